@@ -1,0 +1,57 @@
+import { z } from "zod";
+
+/** Thrown when the environment does not parse; the message names every bad variable. */
+export class ConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "ConfigError";
+  }
+}
+
+/**
+ * Parses `env` once with `shape` and returns a frozen, typed config. Each app calls this at boot;
+ * nothing else reads process.env.
+ */
+export function parseEnv<Shape extends z.ZodRawShape>(
+  app: string,
+  shape: Shape,
+  env: Record<string, string | undefined> = process.env,
+): Readonly<z.infer<z.ZodObject<Shape>>> {
+  const result = z.object(shape).safeParse(env);
+  if (!result.success) {
+    const lines = result.error.issues.map((issue) => `  ${issue.path.join(".") || "(env)"}: ${issue.message}`);
+    throw new ConfigError(`${app}: invalid configuration\n${lines.join("\n")}`);
+  }
+  return Object.freeze(result.data);
+}
+
+/** Reusable variable parsers with the defaults every app shares. */
+export const envVars = {
+  port: (fallback: number) => z.coerce.number().int().min(0).max(65535).default(fallback),
+  host: () => z.string().min(1).default("127.0.0.1"),
+  databaseUrl: () =>
+    z.string().regex(/^postgres(ql)?:\/\//, "must be a postgresql:// URL").default("postgresql://postgres@127.0.0.1:5432/gateway"),
+  redisUrl: () => z.string().regex(/^rediss?:\/\//, "must be a redis:// URL").default("redis://127.0.0.1:6379"),
+  /** Prefix of every Redis key and BullMQ queue, so runs and tenants never share data. */
+  redisPrefix: () => z.string().regex(/^[A-Za-z0-9:_-]*$/, "letters, digits, ':', '_' and '-' only").default("gw"),
+  logLevel: () => z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+  positiveInt: (fallback: number) => z.coerce.number().int().positive().default(fallback),
+  bool: (fallback: boolean) =>
+    z
+      .enum(["true", "false", "1", "0"])
+      .default(fallback ? "true" : "false")
+      .transform((value) => value === "true" || value === "1"),
+};
+
+/** Runs `load`, printing a ConfigError and exiting 1 instead of throwing a stack trace. */
+export function loadOrExit<T>(load: () => T): T {
+  try {
+    return load();
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`${error.message}\n`);
+      process.exit(1);
+    }
+    throw error;
+  }
+}

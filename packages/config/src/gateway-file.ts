@@ -1,0 +1,117 @@
+import { z } from "zod";
+import { parse as parseYaml } from "yaml";
+import { ConfigError } from "./env.ts";
+
+/**
+ * The declarative gateway file (contract section 7): upstreams, models with prices and ordered
+ * targets, server options, vendors. Secrets never live here, only the names of env vars.
+ */
+const name = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._:/-]*$/, "letters, digits and . _ : / - only");
+const usd = z.string().regex(/^\d+(\.\d+)?$/, "a decimal USD amount as a string, e.g. \"0.15\"");
+
+const priceSet = z.strictObject({
+  /** USD per million input tokens. */
+  input: usd.default("0"),
+  /** USD per million output tokens. */
+  output: usd.default("0"),
+  /** USD per million cached input tokens; defaults to the input price. */
+  cached_input: usd.optional(),
+  /** USD per generated image. */
+  image: usd.default("0"),
+});
+
+const upstream = z.strictObject({
+  name,
+  shape: z.enum(["openai", "anthropic"]),
+  base_url: z.url(),
+  secret_env: z.string().regex(/^[A-Z_][A-Z0-9_]*$/, "an environment variable name").nullable().default(null),
+  priority: z.number().int().default(0),
+  weight: z.number().int().positive().default(1),
+  timeouts: z
+    .strictObject({ connect_ms: z.number().int().positive().default(2000), first_byte_ms: z.number().int().positive().default(60000) })
+    .default({ connect_ms: 2000, first_byte_ms: 60000 }),
+  capabilities: z.strictObject({ responses: z.boolean().default(true) }).default({ responses: true }),
+});
+
+const model = z.strictObject({
+  name,
+  display_name: z.string().optional(),
+  owned_by: z.string().default("gateway"),
+  prices: priceSet,
+  targets: z.array(z.strictObject({ upstream: name, model: z.string().min(1), weight: z.number().int().positive().default(1) })).min(1),
+});
+
+const serverOption = z.strictObject({
+  name,
+  description: z.string().default(""),
+  models: z.array(name).min(1),
+  price_multiplier: usd.default("1"),
+  prices: z.record(name, priceSet.partial()).default({}),
+  rate_limits: z
+    .strictObject({ rpm: z.number().int().positive().nullable().default(null), tpm: z.number().int().positive().nullable().default(null) })
+    .default({ rpm: null, tpm: null }),
+});
+
+const vendor = z.strictObject({ name, server_options: z.array(name).default([]) });
+
+export const gatewayFileSchema = z
+  .strictObject({
+    upstreams: z.array(upstream).default([]),
+    models: z.array(model).default([]),
+    server_options: z.array(serverOption).default([]),
+    vendors: z.array(vendor).default([]),
+  })
+  .superRefine((file, ctx) => {
+    const unique = (list: { name: string }[], path: string) => {
+      const seen = new Set<string>();
+      list.forEach((item, index) => {
+        if (seen.has(item.name)) ctx.addIssue({ code: "custom", path: [path, index, "name"], message: `duplicate name "${item.name}"` });
+        seen.add(item.name);
+      });
+      return seen;
+    };
+    const upstreams = unique(file.upstreams, "upstreams");
+    const models = unique(file.models, "models");
+    const options = unique(file.server_options, "server_options");
+    unique(file.vendors, "vendors");
+    file.models.forEach((m, i) =>
+      m.targets.forEach((t, j) => {
+        if (!upstreams.has(t.upstream)) ctx.addIssue({ code: "custom", path: ["models", i, "targets", j, "upstream"], message: `unknown upstream "${t.upstream}"` });
+      }),
+    );
+    file.server_options.forEach((o, i) => {
+      o.models.forEach((m, j) => {
+        if (!models.has(m)) ctx.addIssue({ code: "custom", path: ["server_options", i, "models", j], message: `unknown model "${m}"` });
+      });
+      for (const m of Object.keys(o.prices)) {
+        if (!o.models.includes(m)) ctx.addIssue({ code: "custom", path: ["server_options", i, "prices", m], message: `price for a model not in this server option` });
+      }
+    });
+    file.vendors.forEach((v, i) =>
+      v.server_options.forEach((o, j) => {
+        if (!options.has(o)) ctx.addIssue({ code: "custom", path: ["vendors", i, "server_options", j], message: `unknown server option "${o}"` });
+      }),
+    );
+  });
+
+export type GatewayFile = z.infer<typeof gatewayFileSchema>;
+
+function formatPath(path: PropertyKey[]): string {
+  return path.reduce<string>((out, part) => (typeof part === "number" ? `${out}[${part}]` : out ? `${out}.${String(part)}` : String(part)), "");
+}
+
+/** Parses YAML text; errors name the file and the path inside it (`models[0].targets[1].upstream`). */
+export function parseGatewayFile(text: string, fileName = "gateway.yaml"): GatewayFile {
+  let raw: unknown;
+  try {
+    raw = parseYaml(text) ?? {};
+  } catch (error) {
+    throw new ConfigError(`${fileName}: not valid YAML: ${(error as Error).message}`);
+  }
+  const result = gatewayFileSchema.safeParse(raw);
+  if (!result.success) {
+    const lines = result.error.issues.map((issue) => `  ${formatPath(issue.path) || "(root)"}: ${issue.message}`);
+    throw new ConfigError(`${fileName}: invalid gateway configuration\n${lines.join("\n")}`);
+  }
+  return result.data;
+}

@@ -1,0 +1,100 @@
+/**
+ * The one error type of the gateway and the one envelope it renders to (contract section 2).
+ * Every error path in every app ends in `toEnvelope`.
+ */
+export type ErrorCode =
+  | "invalid_body"
+  | "invalid_json"
+  | "invalid_header"
+  | "unsupported_media_type"
+  | "request_too_large"
+  | "invalid_api_key"
+  | "invalid_vendor_token"
+  | "model_not_allowed"
+  | "missing_scope"
+  | "server_option_not_allowed"
+  | "model_not_found"
+  | "route_not_found"
+  | "not_found"
+  | "idempotency_conflict"
+  | "rate_limit_exceeded"
+  | "insufficient_quota"
+  | "internal_error"
+  | "upstream_error"
+  | "dependency_unavailable"
+  | "upstream_timeout"
+  | "unsupported_feature";
+
+type ErrorType =
+  | "invalid_request_error"
+  | "authentication_error"
+  | "permission_error"
+  | "not_found_error"
+  | "request_too_large"
+  | "rate_limit_error"
+  | "insufficient_quota"
+  | "api_error"
+  | "overloaded_error";
+
+const CATALOG: Record<ErrorCode, { status: number; type: ErrorType }> = {
+  invalid_body: { status: 400, type: "invalid_request_error" },
+  invalid_json: { status: 400, type: "invalid_request_error" },
+  invalid_header: { status: 400, type: "invalid_request_error" },
+  unsupported_feature: { status: 400, type: "invalid_request_error" },
+  unsupported_media_type: { status: 415, type: "invalid_request_error" },
+  request_too_large: { status: 413, type: "request_too_large" },
+  invalid_api_key: { status: 401, type: "authentication_error" },
+  invalid_vendor_token: { status: 401, type: "authentication_error" },
+  model_not_allowed: { status: 403, type: "permission_error" },
+  missing_scope: { status: 403, type: "permission_error" },
+  server_option_not_allowed: { status: 403, type: "permission_error" },
+  model_not_found: { status: 404, type: "not_found_error" },
+  route_not_found: { status: 404, type: "not_found_error" },
+  not_found: { status: 404, type: "not_found_error" },
+  idempotency_conflict: { status: 409, type: "invalid_request_error" },
+  rate_limit_exceeded: { status: 429, type: "rate_limit_error" },
+  insufficient_quota: { status: 429, type: "insufficient_quota" },
+  internal_error: { status: 500, type: "api_error" },
+  upstream_error: { status: 502, type: "api_error" },
+  dependency_unavailable: { status: 503, type: "overloaded_error" },
+  upstream_timeout: { status: 504, type: "api_error" },
+};
+
+export interface ErrorEnvelope {
+  type: "error";
+  error: { type: string; message: string; code: string | null; param: string | null };
+  request_id: string;
+}
+
+export class GatewayError extends Error {
+  readonly code: ErrorCode;
+  readonly status: number;
+  readonly type: ErrorType;
+  readonly param: string | null;
+  /** Seconds, sent as `retry-after` (rate limits). */
+  readonly retryAfter: number | null;
+
+  constructor(code: ErrorCode, message: string, options: { param?: string | null; retryAfter?: number | null; cause?: unknown } = {}) {
+    super(message, { cause: options.cause });
+    this.name = "GatewayError";
+    this.code = code;
+    this.status = CATALOG[code].status;
+    this.type = CATALOG[code].type;
+    this.param = options.param ?? null;
+    this.retryAfter = options.retryAfter ?? null;
+  }
+}
+
+/** Anything thrown becomes a GatewayError; unknown faults are a 500 with a generic message. */
+export function asGatewayError(error: unknown): GatewayError {
+  if (error instanceof GatewayError) return error;
+  return new GatewayError("internal_error", "The gateway hit an internal error.", { cause: error });
+}
+
+export function toEnvelope(error: GatewayError, requestId: string): ErrorEnvelope {
+  return {
+    type: "error",
+    error: { type: error.type, message: error.message, code: error.code, param: error.param },
+    request_id: requestId,
+  };
+}

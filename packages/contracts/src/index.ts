@@ -1,0 +1,5 @@
+export * from "./ids.ts";
+export * from "./secrets.ts";
+export * from "./errors.ts";
+export * from "./money.ts";
+export * from "./billing-event.ts";

@@ -1,0 +1,28 @@
+import { createHash, timingSafeEqual } from "node:crypto";
+import { randomBase62 } from "./ids.ts";
+
+/** Client keys: `sk-` + 32 random bytes in base62. Only the hash is ever stored. */
+export function newApiKey(): string {
+  return `sk-${randomBase62(32)}`;
+}
+
+/** Vendor tokens: `vt_` + 32 random bytes in base62. */
+export function newVendorToken(): string {
+  return `vt_${randomBase62(32)}`;
+}
+
+export function hashSecret(secret: string): string {
+  return createHash("sha256").update(secret).digest("hex");
+}
+
+/** The part of a secret that may be shown and logged: `sk-ab12`, `vt_ab12`. */
+export function displayPrefix(secret: string): string {
+  return secret.slice(0, 7);
+}
+
+/** Constant-time comparison of two hex hashes of equal length. */
+export function hashesEqual(a: string, b: string): boolean {
+  const left = Buffer.from(a, "hex");
+  const right = Buffer.from(b, "hex");
+  return left.length === right.length && timingSafeEqual(left, right);
+}

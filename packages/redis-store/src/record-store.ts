@@ -1,0 +1,80 @@
+import type { Redis } from "ioredis";
+import { redisKeys, type RedisKeys } from "./redis-keys.ts";
+import {
+  keyRecordSchema,
+  routingSnapshotSchema,
+  storeEventSchema,
+  type KeyRecord,
+  type RoutingSnapshot,
+  type StoreEvent,
+} from "./records.ts";
+
+/**
+ * Reads and writes the shared Redis records. The control plane writes (and publishes the change);
+ * proxies read. Writes publish only after the record is stored, so a proxy that reacts to the
+ * event always reads the new value.
+ */
+export class RecordStore {
+  readonly keys: RedisKeys;
+  readonly redis: Redis;
+
+  constructor(redis: Redis, prefix: string) {
+    this.redis = redis;
+    this.keys = redisKeys(prefix);
+  }
+
+  async readKey(hash: string): Promise<KeyRecord | null> {
+    const text = await this.redis.get(this.keys.apiKey(hash));
+    return text === null ? null : keyRecordSchema.parse(JSON.parse(text));
+  }
+
+  async writeKey(hash: string, record: KeyRecord): Promise<void> {
+    await this.redis.set(this.keys.apiKey(hash), JSON.stringify(keyRecordSchema.parse(record)));
+    await this.publish({ type: "key_changed", hash });
+  }
+
+  async deleteKey(hash: string): Promise<void> {
+    await this.redis.del(this.keys.apiKey(hash));
+    await this.publish({ type: "key_changed", hash });
+  }
+
+  async readSnapshot(): Promise<RoutingSnapshot | null> {
+    const text = await this.redis.get(this.keys.snapshot);
+    return text === null ? null : routingSnapshotSchema.parse(JSON.parse(text));
+  }
+
+  async writeSnapshot(snapshot: RoutingSnapshot): Promise<void> {
+    await this.redis.set(this.keys.snapshot, JSON.stringify(routingSnapshotSchema.parse(snapshot)));
+    await this.publish({ type: "snapshot_changed", version: snapshot.version });
+  }
+
+  async publish(event: StoreEvent): Promise<void> {
+    await this.redis.publish(this.keys.events, JSON.stringify(event));
+  }
+
+  /**
+   * Subscribes `subscriber` (a dedicated connection) to store events. `onReconnect` runs after the
+   * subscription is re-established, because events published while disconnected were missed.
+   */
+  async subscribe(subscriber: Redis, onEvent: (event: StoreEvent) => void, onReconnect: () => void): Promise<void> {
+    let ready = false;
+    subscriber.on("ready", () => {
+      if (ready) onReconnect();
+    });
+    subscriber.on("message", (channel: string, message: string) => {
+      if (channel !== this.keys.events) return;
+      const parsed = storeEventSchema.safeParse(safeJson(message));
+      if (parsed.success) onEvent(parsed.data);
+    });
+    await subscriber.subscribe(this.keys.events);
+    ready = true;
+  }
+}
+
+function safeJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return null;
+  }
+}

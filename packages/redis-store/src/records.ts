@@ -1,0 +1,70 @@
+import { z } from "zod";
+
+/**
+ * The records the control plane writes to Redis and every proxy reads. Defined once, here: the
+ * control plane writes with these schemas and the proxy parses with them, so they cannot drift.
+ */
+export const keyRecordSchema = z.object({
+  id: z.string(),
+  vendorId: z.string(),
+  name: z.string(),
+  prefix: z.string(),
+  serverOption: z.string(),
+  status: z.enum(["active", "revoked"]),
+  /** Epoch milliseconds, or null for a key that never expires. */
+  expiresAt: z.number().int().nullable(),
+  /** nano-USD as a decimal string (BigInt does not survive JSON), null = unlimited. */
+  quotaNano: z.string().regex(/^\d+$/).nullable(),
+  rpm: z.number().int().positive().nullable(),
+  tpm: z.number().int().positive().nullable(),
+});
+export type KeyRecord = z.infer<typeof keyRecordSchema>;
+
+export const upstreamRecordSchema = z.object({
+  name: z.string(),
+  shape: z.enum(["openai", "anthropic"]),
+  baseUrl: z.string(),
+  /** Name of the env var that holds the upstream secret; each proxy reads its own environment. */
+  secretEnv: z.string().nullable(),
+  priority: z.number().int(),
+  weight: z.number().int(),
+  connectTimeoutMs: z.number().int(),
+  firstByteTimeoutMs: z.number().int(),
+  supportsResponses: z.boolean(),
+});
+export type UpstreamRecord = z.infer<typeof upstreamRecordSchema>;
+
+export const modelRecordSchema = z.object({
+  name: z.string(),
+  displayName: z.string(),
+  ownedBy: z.string(),
+  /** Epoch seconds, as the model list shows it. */
+  created: z.number().int(),
+  targets: z.array(z.object({ upstream: z.string(), model: z.string(), weight: z.number().int() })),
+});
+export type ModelRecord = z.infer<typeof modelRecordSchema>;
+
+export const serverOptionRecordSchema = z.object({
+  name: z.string(),
+  models: z.array(z.string()),
+  rpm: z.number().int().positive().nullable(),
+  tpm: z.number().int().positive().nullable(),
+});
+export type ServerOptionRecord = z.infer<typeof serverOptionRecordSchema>;
+
+/** Everything a proxy needs to route, published whole so a proxy never sees half an update. */
+export const routingSnapshotSchema = z.object({
+  version: z.number().int(),
+  publishedAt: z.number().int(),
+  upstreams: z.record(z.string(), upstreamRecordSchema),
+  models: z.record(z.string(), modelRecordSchema),
+  serverOptions: z.record(z.string(), serverOptionRecordSchema),
+});
+export type RoutingSnapshot = z.infer<typeof routingSnapshotSchema>;
+
+/** Messages on the invalidation channel. */
+export const storeEventSchema = z.discriminatedUnion("type", [
+  z.object({ type: z.literal("key_changed"), hash: z.string() }),
+  z.object({ type: z.literal("snapshot_changed"), version: z.number().int() }),
+]);
+export type StoreEvent = z.infer<typeof storeEventSchema>;
