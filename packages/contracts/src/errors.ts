@@ -23,7 +23,8 @@ export type ErrorCode =
   | "upstream_error"
   | "dependency_unavailable"
   | "upstream_timeout"
-  | "unsupported_feature";
+  | "unsupported_feature"
+  | "upstream_rejected";
 
 type ErrorType =
   | "invalid_request_error"
@@ -41,6 +42,8 @@ const CATALOG: Record<ErrorCode, { status: number; type: ErrorType }> = {
   invalid_json: { status: 400, type: "invalid_request_error" },
   invalid_header: { status: 400, type: "invalid_request_error" },
   unsupported_feature: { status: 400, type: "invalid_request_error" },
+  /** The upstream refused the request as invalid (its own 400/422); never retried elsewhere. */
+  upstream_rejected: { status: 400, type: "invalid_request_error" },
   unsupported_media_type: { status: 415, type: "invalid_request_error" },
   request_too_large: { status: 413, type: "request_too_large" },
   invalid_api_key: { status: 401, type: "authentication_error" },

@@ -1,0 +1,27 @@
+import { GatewayError, hashSecret } from "@gateway/contracts";
+import type { KeyRecord } from "@gateway/redis-store";
+import type { KeyCache } from "./key-cache.ts";
+
+/** `Authorization: Bearer sk-...` or `x-api-key: sk-...`, on any endpoint (contract section 1). */
+export function presentedKey(headers: Record<string, string | string[] | undefined>): string | null {
+  const apiKey = headers["x-api-key"];
+  if (typeof apiKey === "string" && apiKey.length > 0) return apiKey.trim();
+  const authorization = headers.authorization;
+  if (typeof authorization === "string" && authorization.length > 7 && authorization.slice(0, 7).toLowerCase() === "bearer ") {
+    return authorization.slice(7).trim();
+  }
+  return null;
+}
+
+const INVALID = "Invalid API key. Send `Authorization: Bearer sk-...` or `x-api-key: sk-...`.";
+
+export async function authenticate(headers: Record<string, string | string[] | undefined>, cache: KeyCache): Promise<KeyRecord> {
+  const key = presentedKey(headers);
+  if (!key) throw new GatewayError("invalid_api_key", "Missing API key. Send `Authorization: Bearer sk-...` or `x-api-key: sk-...`.");
+  if (!key.startsWith("sk-") || key.length > 200) throw new GatewayError("invalid_api_key", INVALID);
+  const record = await cache.get(hashSecret(key));
+  if (!record) throw new GatewayError("invalid_api_key", INVALID);
+  if (record.status !== "active") throw new GatewayError("invalid_api_key", "This API key has been revoked.");
+  if (record.expiresAt !== null && record.expiresAt <= Date.now()) throw new GatewayError("invalid_api_key", "This API key has expired.");
+  return record;
+}

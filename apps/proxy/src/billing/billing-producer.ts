@@ -1,0 +1,86 @@
+import type { Queue } from "bullmq";
+import type { BillingEvent } from "@gateway/contracts";
+import type { Logger } from "@gateway/logger";
+
+const JOB_OPTIONS = {
+  attempts: 20,
+  backoff: { type: "exponential", delay: 500 },
+  removeOnComplete: { count: 10_000 },
+  removeOnFail: false,
+} as const;
+
+/**
+ * Puts billing events on the queue off the response's critical path. `record` only appends to a
+ * buffer; a flush loop writes the buffer in batches (`addBulk`, the request id as job id, so a
+ * re-sent batch never bills twice). While Redis is away the buffer holds up to `limit` events and
+ * the loop retries; `close` flushes what is left.
+ */
+export class BillingProducer {
+  private buffer: BillingEvent[] = [];
+  private flushing: Promise<void> | null = null;
+  private scheduled = false;
+  private retryDelayMs = 100;
+  private readonly queue: Queue;
+  private readonly logger: Logger;
+  private readonly limit: number;
+  dropped = 0;
+
+  constructor(queue: Queue, logger: Logger, limit: number) {
+    this.queue = queue;
+    this.logger = logger;
+    this.limit = limit;
+  }
+
+  get pending(): number {
+    return this.buffer.length;
+  }
+
+  record(event: BillingEvent): void {
+    if (this.buffer.length >= this.limit) {
+      // The buffer is full only after Redis has been away for a long time; say so loudly.
+      this.dropped += 1;
+      this.logger.error({ requestId: event.requestId }, "billing buffer full; event not queued");
+      return;
+    }
+    this.buffer.push(event);
+    if (!this.scheduled && !this.flushing) {
+      this.scheduled = true;
+      setImmediate(() => {
+        this.scheduled = false;
+        void this.flush();
+      });
+    }
+  }
+
+  /** Writes everything buffered; resolves when the buffer was empty at some point. */
+  flush(): Promise<void> {
+    this.flushing ??= this.drain().finally(() => {
+      this.flushing = null;
+    });
+    return this.flushing;
+  }
+
+  private async drain(): Promise<void> {
+    while (this.buffer.length > 0) {
+      const batch = this.buffer.slice(0, 500);
+      try {
+        await this.queue.addBulk(batch.map((event) => ({ name: "usage", data: event, opts: { ...JOB_OPTIONS, jobId: event.requestId } })));
+        this.buffer.splice(0, batch.length);
+        this.retryDelayMs = 100;
+      } catch (error) {
+        this.logger.warn({ err: error, pending: this.buffer.length }, "billing queue write failed; will retry");
+        await new Promise((resolve) => setTimeout(resolve, this.retryDelayMs));
+        this.retryDelayMs = Math.min(this.retryDelayMs * 2, 5_000);
+      }
+    }
+  }
+
+  /** Flushes with a deadline; what could not be written is logged with its request ids. */
+  async close(deadlineMs: number): Promise<void> {
+    const timeout = new Promise<"timeout">((resolve) => setTimeout(() => resolve("timeout"), deadlineMs).unref());
+    const result = await Promise.race([this.flush(), timeout]);
+    if (result === "timeout" && this.buffer.length > 0) {
+      this.logger.error({ lost: this.buffer.map((event) => event.requestId) }, "billing events could not be flushed before shutdown");
+    }
+  }
+}

@@ -1,0 +1,42 @@
+import { envVars, parseEnv } from "@gateway/config";
+import { z } from "zod";
+
+/** The proxy's whole configuration, read once at boot. */
+export function loadProxyConfig(env: Record<string, string | undefined> = process.env) {
+  return parseEnv("proxy", {
+    /** Port the client-facing API listens on (0 = any free port). */
+    PORT: envVars.port(8080),
+    HOST: envVars.host(),
+    /** Redis holding key records, the routing snapshot and the billing queue. */
+    REDIS_URL: envVars.redisUrl(),
+    REDIS_PREFIX: envVars.redisPrefix(),
+    LOG_LEVEL: envVars.logLevel(),
+    /** The `service` field of GET /v1. */
+    SERVICE_NAME: z.string().min(1).default("llm-gateway"),
+    /** Largest accepted request body (contract: default 10 MiB). */
+    BODY_LIMIT_BYTES: envVars.positiveInt(10 * 1024 * 1024),
+    /** How long a key record stays in the in-process cache; pub/sub evicts sooner on change. */
+    KEY_CACHE_TTL_MS: envVars.positiveInt(60_000),
+    /** How long "no such key" is remembered, so floods of bad keys do not hit Redis. */
+    KEY_NEGATIVE_TTL_MS: envVars.positiveInt(2_000),
+    /** Upstream attempts per request across the model's ordered targets. */
+    MAX_ATTEMPTS: envVars.positiveInt(3),
+    /** Consecutive failures that open a target's circuit, and how long it stays open. */
+    CIRCUIT_FAILURE_THRESHOLD: envVars.positiveInt(3),
+    CIRCUIT_COOLDOWN_MS: envVars.positiveInt(30_000),
+    /** Longest pause between two chunks of a started stream before it is ended with an error. */
+    STREAM_IDLE_TIMEOUT_MS: envVars.positiveInt(300_000),
+    /** Pooled keep-alive connections per upstream origin. */
+    UPSTREAM_CONNECTIONS: envVars.positiveInt(256),
+    /** Billing events kept in memory while Redis is away; past this the oldest wait is refused. */
+    BILLING_BUFFER_LIMIT: envVars.positiveInt(100_000),
+    /** How long SIGTERM waits for in-flight requests before closing them. */
+    SHUTDOWN_DEADLINE_MS: envVars.positiveInt(30_000),
+    /** Control plane base URL, for /v1/usage. */
+    CONTROL_PLANE_URL: z.url().default("http://127.0.0.1:8081"),
+    /** Shared secret for the control plane's internal endpoints. */
+    INTERNAL_TOKEN: z.string().min(16, "at least 16 characters").default("dev-internal-token-change-me"),
+  }, env);
+}
+
+export type ProxyConfig = ReturnType<typeof loadProxyConfig>;

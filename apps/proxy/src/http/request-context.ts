@@ -1,0 +1,20 @@
+import type { NextFunction, Request, Response } from "express";
+import { newId } from "@gateway/contracts";
+
+declare global {
+  // eslint-disable-next-line @typescript-eslint/no-namespace
+  namespace Express {
+    interface Request {
+      requestId: string;
+      startedAt: number;
+    }
+  }
+}
+
+/** Gives every request its id before anything else runs; every response carries it. */
+export function requestContext(request: Request, response: Response, next: NextFunction): void {
+  request.requestId = newId("req");
+  request.startedAt = Date.now();
+  response.setHeader("x-request-id", request.requestId);
+  next();
+}

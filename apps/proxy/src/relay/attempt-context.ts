@@ -1,0 +1,52 @@
+import type { Response } from "express";
+import type { Usage } from "@gateway/contracts";
+import type { ParsedRequest, UpstreamShapeAdapter, WireFormat } from "../upstreams/index.ts";
+import type { Target } from "../routing/routing-table.ts";
+import type { UpstreamClient } from "./upstream-client.ts";
+
+/** Everything one upstream attempt needs. */
+export interface AttemptContext {
+  client: UpstreamClient;
+  response: Response;
+  requestId: string;
+  wire: WireFormat;
+  adapter: UpstreamShapeAdapter;
+  request: ParsedRequest;
+  requestBytes: number;
+  clientHeaders: Record<string, string | string[] | undefined>;
+  target: Target;
+  /** Aborted when the client goes away. */
+  clientSignal: AbortSignal;
+  streamIdleTimeoutMs: number;
+  startedAt: number;
+}
+
+/** What a finished attempt reports for billing. */
+export interface AttemptOutcome {
+  status: "ok" | "error" | "client_aborted";
+  usage: Usage;
+  estimated: boolean;
+  ttfbMs: number | null;
+}
+
+/** Reads at most `limit` bytes of an error body, then drops the rest. */
+export async function readBounded(body: AsyncIterable<Buffer> & { destroy?: () => void }, limit = 64 * 1024): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  try {
+    for await (const chunk of body) {
+      chunks.push(chunk);
+      size += chunk.length;
+      if (size >= limit) break;
+    }
+  } catch {
+    // An error body cut short still tells us the status; its text is optional.
+  }
+  return Buffer.concat(chunks).toString("utf8").slice(0, limit);
+}
+
+/** Secrets come from each proxy's own environment, by the name the config gives. */
+export function upstreamSecret(target: Target): string | null {
+  const name = target.upstream.secretEnv;
+  return name ? (process.env[name] ?? null) : null;
+}

@@ -1,0 +1,58 @@
+import { GatewayError } from "@gateway/contracts";
+import type { UpstreamShapeAdapter } from "../upstreams/index.ts";
+import { tryJson } from "../upstreams/request-fields.ts";
+
+/**
+ * Why one upstream attempt failed, and whether another target may be tried. Everything that
+ * happens before the first byte reaches the client is retryable except a client error.
+ */
+export class AttemptFailure extends Error {
+  readonly retryable: boolean;
+  readonly timeout: boolean;
+  /** Set when the client must see this error as is (the upstream rejected the request itself). */
+  readonly clientError: GatewayError | null;
+
+  constructor(message: string, options: { retryable: boolean; timeout?: boolean; clientError?: GatewayError; cause?: unknown }) {
+    super(message, { cause: options.cause });
+    this.name = "AttemptFailure";
+    this.retryable = options.retryable;
+    this.timeout = options.timeout ?? false;
+    this.clientError = options.clientError ?? null;
+  }
+}
+
+/** Raised when the attempt's own timer fired before the first byte. */
+export class FirstByteTimeout extends Error {
+  constructor() {
+    super("no first byte from the upstream in time");
+    this.name = "FirstByteTimeout";
+  }
+}
+
+const TIMEOUT_CODES = new Set(["UND_ERR_HEADERS_TIMEOUT", "UND_ERR_BODY_TIMEOUT", "UND_ERR_CONNECT_TIMEOUT"]);
+
+/** A thrown transport error -> a retryable failure (connection error, reset, timeout). */
+export function transportFailure(error: unknown, signal: AbortSignal): AttemptFailure {
+  if (error instanceof AttemptFailure) return error;
+  const reason = signal.aborted ? signal.reason : undefined;
+  const code = (error as { code?: string } | null)?.code;
+  const timeout = reason instanceof FirstByteTimeout || (code !== undefined && TIMEOUT_CODES.has(code));
+  const message = timeout ? "the upstream timed out" : `the upstream connection failed (${code ?? (error as Error)?.name ?? "error"})`;
+  return new AttemptFailure(message, { retryable: true, timeout, cause: error });
+}
+
+/** Upstream statuses that another target may fix: timeouts, limits, its own faults, its config. */
+function retryableStatus(status: number): boolean {
+  return status === 408 || status === 409 || status === 429 || status >= 500 || status === 401 || status === 403 || status === 404;
+}
+
+export function statusFailure(status: number, bodyText: string, adapter: UpstreamShapeAdapter): AttemptFailure {
+  const message = adapter.errorMessage(tryJson(bodyText));
+  if (retryableStatus(status)) {
+    return new AttemptFailure(`the upstream answered ${status}${message ? `: ${message}` : ""}`, { retryable: true, timeout: status === 408 });
+  }
+  return new AttemptFailure(`the upstream rejected the request (${status})`, {
+    retryable: false,
+    clientError: new GatewayError("upstream_rejected", message ?? `The upstream rejected the request (${status}).`),
+  });
+}

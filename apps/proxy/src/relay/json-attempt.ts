@@ -1,0 +1,49 @@
+import { AttemptFailure, FirstByteTimeout, statusFailure, transportFailure } from "./attempt-failure.ts";
+import { readBounded, upstreamSecret, type AttemptContext, type AttemptOutcome } from "./attempt-context.ts";
+import { estimateUsage } from "./usage-estimate.ts";
+
+/**
+ * One non-streaming attempt: the whole upstream body is read and checked before the client gets
+ * a byte, so a cut or broken body is still a failure another target can fix. The body that
+ * reaches the client is the upstream's own bytes, never re-serialised.
+ */
+export async function jsonAttempt(context: AttemptContext): Promise<AttemptOutcome> {
+  const { target, wire } = context;
+  const attempt = new AbortController();
+  const onClientAbort = () => attempt.abort(context.clientSignal.reason);
+  context.clientSignal.addEventListener("abort", onClientAbort, { once: true });
+  const timer = setTimeout(() => attempt.abort(new FirstByteTimeout()), target.upstream.firstByteTimeoutMs);
+  try {
+    const upstream = await context.client.send({
+      upstream: target.upstream,
+      path: wire.upstreamPath,
+      headers: { ...context.adapter.headers(upstreamSecret(target), context.clientHeaders), "x-request-id": context.requestId },
+      body: JSON.stringify(wire.upstreamBody(context.request, target.model)),
+      signal: attempt.signal,
+      headersTimeoutMs: target.upstream.firstByteTimeoutMs,
+      bodyTimeoutMs: context.streamIdleTimeoutMs,
+    });
+    if (upstream.statusCode >= 400) throw statusFailure(upstream.statusCode, await readBounded(upstream.body), context.adapter);
+    const text = await upstream.body.text();
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch (error) {
+      throw new AttemptFailure("the upstream sent a body that is not JSON", { retryable: true, cause: error });
+    }
+    clearTimeout(timer);
+    const usage = wire.usageFromResponse(parsed);
+    const ttfbMs = Date.now() - context.startedAt;
+    context.response.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(text) });
+    context.response.end(text);
+    return { status: "ok", usage: usage ?? estimateUsage(context.requestBytes, 0), estimated: usage === null, ttfbMs };
+  } catch (error) {
+    if (context.clientSignal.aborted) {
+      return { status: "client_aborted", usage: estimateUsage(context.requestBytes, 0), estimated: true, ttfbMs: null };
+    }
+    throw transportFailure(error, attempt.signal);
+  } finally {
+    clearTimeout(timer);
+    context.clientSignal.removeEventListener("abort", onClientAbort);
+  }
+}

@@ -1,0 +1,99 @@
+import type { Request, Response } from "express";
+import { GatewayError, type BillingEvent, EMPTY_USAGE } from "@gateway/contracts";
+import type { KeyRecord, ModelRecord } from "@gateway/redis-store";
+import { SHAPE_ADAPTERS, type ParsedRequest, type WireFormat } from "../upstreams/index.ts";
+import type { ProxyServices } from "../services.ts";
+import { AttemptFailure } from "./attempt-failure.ts";
+import type { AttemptContext, AttemptOutcome } from "./attempt-context.ts";
+import { jsonAttempt } from "./json-attempt.ts";
+import { streamAttempt } from "./stream-attempt.ts";
+
+export interface RelayInput {
+  services: ProxyServices;
+  request: Request;
+  response: Response;
+  wire: WireFormat;
+  parsed: ParsedRequest;
+  key: KeyRecord;
+  model: ModelRecord;
+}
+
+/**
+ * Sends the request to the model's targets in order until one answers: failover only before the
+ * first byte reaches the client, at most MAX_ATTEMPTS tries, open circuits last. Exactly one
+ * billing event per request, whatever happened.
+ */
+export async function relayRequest(input: RelayInput): Promise<void> {
+  const { services, request, response, wire, parsed, key, model } = input;
+  const targets = services.breaker
+    .order(services.routing.targets(model))
+    .filter((target) => target.upstream.shape === wire.shape);
+  if (targets.length === 0) {
+    throw new GatewayError("unsupported_feature", `Model ${model.name} is not served in the ${wire.endpoint} shape by any upstream.`, { param: "model" });
+  }
+  const client = new AbortController();
+  response.on("close", () => {
+    if (!response.writableFinished) client.abort(new Error("client disconnected"));
+  });
+
+  const bill = (outcome: AttemptOutcome, upstream: string | null, upstreamModel: string | null) => {
+    const event: BillingEvent = {
+      requestId: request.requestId,
+      apiKeyId: key.id,
+      vendorId: key.vendorId,
+      serverOption: key.serverOption,
+      model: model.name,
+      endpoint: wire.endpoint,
+      upstream,
+      upstreamModel,
+      status: outcome.status,
+      estimated: outcome.estimated,
+      usage: outcome.usage,
+      startedAt: request.startedAt,
+      finishedAt: Date.now(),
+      ttfbMs: outcome.ttfbMs,
+    };
+    services.billing.record(event);
+  };
+
+  const attempts = services.config.MAX_ATTEMPTS;
+  let lastFailure: AttemptFailure | null = null;
+  let lastTarget = targets[0]!;
+  for (let index = 0; index < attempts && !client.signal.aborted; index += 1) {
+    const target = targets[index % targets.length]!;
+    lastTarget = target;
+    const context: AttemptContext = {
+      client: services.upstreams,
+      response,
+      requestId: request.requestId,
+      wire,
+      adapter: SHAPE_ADAPTERS[target.upstream.shape],
+      request: parsed,
+      requestBytes: Number(request.headers["content-length"] ?? 0),
+      clientHeaders: request.headers,
+      target,
+      clientSignal: client.signal,
+      streamIdleTimeoutMs: services.config.STREAM_IDLE_TIMEOUT_MS,
+      startedAt: request.startedAt,
+    };
+    try {
+      const outcome = parsed.stream ? await streamAttempt(context) : await jsonAttempt(context);
+      if (outcome.status === "ok") services.breaker.recordSuccess(target.upstream.name);
+      bill(outcome, target.upstream.name, target.model);
+      return;
+    } catch (error) {
+      const failure = error instanceof AttemptFailure ? error : new AttemptFailure(String(error), { retryable: false, cause: error });
+      services.logger.warn({ requestId: request.requestId, upstream: target.upstream.name, attempt: index + 1, reason: failure.message }, "upstream attempt failed");
+      if (!failure.retryable) {
+        bill({ status: "error", usage: EMPTY_USAGE, estimated: false, ttfbMs: null }, target.upstream.name, target.model);
+        throw failure.clientError ?? new GatewayError("internal_error", "The gateway hit an internal error.", { cause: error });
+      }
+      services.breaker.recordFailure(target.upstream.name);
+      lastFailure = failure;
+    }
+  }
+  const status = client.signal.aborted ? "client_aborted" : "error";
+  bill({ status, usage: EMPTY_USAGE, estimated: false, ttfbMs: null }, lastTarget.upstream.name, lastTarget.model);
+  if (lastFailure?.timeout) throw new GatewayError("upstream_timeout", `Every upstream attempt for ${model.name} timed out.`);
+  throw new GatewayError("upstream_error", `Every upstream attempt for ${model.name} failed: ${lastFailure?.message ?? "no attempt made"}.`);
+}

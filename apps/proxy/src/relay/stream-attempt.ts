@@ -1,0 +1,109 @@
+import { once } from "node:events";
+import { createParser, type EventSourceMessage } from "eventsource-parser";
+import type { Response } from "express";
+import { sseFrame } from "../upstreams/sse.ts";
+import { AttemptFailure, FirstByteTimeout, statusFailure, transportFailure } from "./attempt-failure.ts";
+import { readBounded, upstreamSecret, type AttemptContext, type AttemptOutcome } from "./attempt-context.ts";
+import { estimateUsage } from "./usage-estimate.ts";
+
+const SSE_HEADERS = {
+  "content-type": "text/event-stream; charset=utf-8",
+  "cache-control": "no-cache",
+  connection: "keep-alive",
+  "x-accel-buffering": "no",
+};
+
+/** Waits until the client can take more, or has gone. */
+async function drained(response: Response): Promise<void> {
+  if (response.destroyed) return;
+  await Promise.race([once(response, "drain"), once(response, "close")]);
+}
+
+/**
+ * One streaming attempt. Events are relayed as each upstream chunk arrives; nothing is sent until
+ * the first whole event is in and is not an error, so up to then a failure moves on to the next
+ * target. After the first byte there is no retry: a failure ends the stream with the shape's own
+ * final error event.
+ */
+export async function streamAttempt(context: AttemptContext): Promise<AttemptOutcome> {
+  const { target, wire, response } = context;
+  const attempt = new AbortController();
+  const onClientAbort = () => attempt.abort(context.clientSignal.reason);
+  context.clientSignal.addEventListener("abort", onClientAbort, { once: true });
+  const timer = setTimeout(() => attempt.abort(new FirstByteTimeout()), target.upstream.firstByteTimeoutMs);
+
+  const tracker = wire.createStreamTracker(context.request);
+  let committed = false;
+  let ttfbMs: number | null = null;
+  let events = 0;
+  let out = "";
+  let upstreamError: EventSourceMessage | null = null;
+  const parser = createParser({
+    onEvent(event) {
+      if (tracker.isError(event)) {
+        // Before the first byte an error event is a failed attempt; after it, the client gets it.
+        if (!committed && out === "") upstreamError = event;
+        else out += sseFrame(event.data, event.event);
+        upstreamError ??= event;
+        return;
+      }
+      events += 1;
+      if (tracker.observe(event)) out += sseFrame(event.data, event.event);
+    },
+  });
+
+  const outcome = (status: AttemptOutcome["status"]): AttemptOutcome => {
+    const usage = tracker.usage();
+    return { status, usage: usage ?? estimateUsage(context.requestBytes, tracker.contentEvents), estimated: usage === null, ttfbMs };
+  };
+  const endWithError = (message: string): AttemptOutcome => {
+    if (!response.destroyed) response.end(wire.streamErrorEvent(message, "upstream_error", events));
+    return outcome("error");
+  };
+
+  try {
+    const upstream = await context.client.send({
+      upstream: target.upstream,
+      path: wire.upstreamPath,
+      headers: { ...context.adapter.headers(upstreamSecret(target), context.clientHeaders), accept: "text/event-stream", "x-request-id": context.requestId },
+      body: JSON.stringify(wire.upstreamBody(context.request, target.model)),
+      signal: attempt.signal,
+      headersTimeoutMs: target.upstream.firstByteTimeoutMs,
+      bodyTimeoutMs: context.streamIdleTimeoutMs,
+    });
+    if (upstream.statusCode >= 400) throw statusFailure(upstream.statusCode, await readBounded(upstream.body), context.adapter);
+    const decoder = new TextDecoder();
+    for await (const chunk of upstream.body) {
+      parser.feed(decoder.decode(chunk as Buffer, { stream: true }));
+      if (!committed) {
+        if (upstreamError) throw new AttemptFailure("the upstream sent an error event before any content", { retryable: true });
+        if (out === "") continue;
+        clearTimeout(timer);
+        committed = true;
+        ttfbMs = Date.now() - context.startedAt;
+        response.writeHead(200, SSE_HEADERS);
+      }
+      if (out !== "") {
+        const flushed = response.write(out);
+        out = "";
+        if (!flushed) await drained(response);
+      }
+    }
+    if (!committed) throw new AttemptFailure("the upstream closed the stream before the first event", { retryable: true });
+    if (upstreamError) {
+      response.end();
+      return outcome("error");
+    }
+    if (!tracker.complete) return endWithError("The upstream stream ended before it was complete.");
+    response.end();
+    return outcome("ok");
+  } catch (error) {
+    if (context.clientSignal.aborted) return outcome("client_aborted");
+    if (!committed) throw transportFailure(error, attempt.signal);
+    const failure = transportFailure(error, attempt.signal);
+    return endWithError(failure.timeout ? "The upstream stopped sending mid-stream." : "The upstream connection failed mid-stream.");
+  } finally {
+    clearTimeout(timer);
+    context.clientSignal.removeEventListener("abort", onClientAbort);
+  }
+}

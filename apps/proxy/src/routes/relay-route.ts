@@ -1,0 +1,29 @@
+import type { NextFunction, Request, Response } from "express";
+import { GatewayError } from "@gateway/contracts";
+import type { WireFormat } from "../upstreams/index.ts";
+import type { ProxyServices } from "../services.ts";
+import { authenticate } from "../auth/authenticate.ts";
+import { relayRequest } from "../relay/relay-request.ts";
+
+/**
+ * The handler shared by every model endpoint: key, body fields, model permission, then relay.
+ * `checkHeaders` lets an endpoint refuse a bad header of its own (the Anthropic version).
+ */
+export function relayRoute(services: ProxyServices, wire: WireFormat, checkHeaders?: (request: Request) => void) {
+  return async (request: Request, response: Response, next: NextFunction): Promise<void> => {
+    try {
+      checkHeaders?.(request);
+      const key = await authenticate(request.headers, services.keyCache);
+      const parsed = wire.parse(request.body);
+      const model = services.routing.model(parsed.model);
+      if (!model) throw new GatewayError("model_not_found", `The model '${parsed.model}' does not exist.`, { param: "model" });
+      const option = services.routing.serverOption(key.serverOption);
+      if (!option?.models.includes(model.name)) {
+        throw new GatewayError("model_not_allowed", `This key may not call the model '${model.name}'.`, { param: "model" });
+      }
+      await relayRequest({ services, request, response, wire, parsed, key, model });
+    } catch (error) {
+      next(error);
+    }
+  };
+}

@@ -1,0 +1,6 @@
+import { WIRE_FORMATS } from "../upstreams/index.ts";
+import type { ProxyServices } from "../services.ts";
+import { relayRoute } from "./relay-route.ts";
+
+/** POST /v1/images/generations */
+export const imagesGenerationsRoute = (services: ProxyServices) => relayRoute(services, WIRE_FORMATS["images.generations"]);

@@ -1,0 +1,47 @@
+import type { NextFunction, Request, Response } from "express";
+import { GatewayError } from "@gateway/contracts";
+import type { ModelRecord } from "@gateway/redis-store";
+import type { ProxyServices } from "../services.ts";
+import { authenticate } from "../auth/authenticate.ts";
+
+/** One model object readable by both SDKs (contract section 5). */
+function modelObject(model: ModelRecord) {
+  return {
+    id: model.name,
+    object: "model",
+    type: "model",
+    created: model.created,
+    created_at: new Date(model.created * 1000).toISOString(),
+    owned_by: model.ownedBy,
+    display_name: model.displayName,
+  };
+}
+
+/** GET /v1/models: exactly the models the key's server option allows. */
+export function listModelsRoute(services: ProxyServices) {
+  return async (request: Request, response: Response, next: NextFunction): Promise<void> => {
+    try {
+      const key = await authenticate(request.headers, services.keyCache);
+      const data = services.routing.allowedModels(key.serverOption).map(modelObject);
+      response.json({ object: "list", data, has_more: false, first_id: data[0]?.id ?? null, last_id: data.at(-1)?.id ?? null });
+    } catch (error) {
+      next(error);
+    }
+  };
+}
+
+/** GET /v1/models/{id} */
+export function getModelRoute(services: ProxyServices) {
+  return async (request: Request, response: Response, next: NextFunction): Promise<void> => {
+    try {
+      const key = await authenticate(request.headers, services.keyCache);
+      const raw = (request.params as Record<string, string | string[]>).id ?? "";
+      const id = Array.isArray(raw) ? raw.join("/") : raw;
+      const model = services.routing.allowedModels(key.serverOption).find((candidate) => candidate.name === id);
+      if (!model) throw new GatewayError("model_not_found", `The model '${id}' does not exist.`, { param: "model" });
+      response.json(modelObject(model));
+    } catch (error) {
+      next(error);
+    }
+  };
+}

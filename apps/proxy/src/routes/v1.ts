@@ -1,0 +1,21 @@
+import type { Request, Response } from "express";
+import type { ProxyServices } from "../services.ts";
+
+/** GET /v1: the public discovery object (spec section 2, contract section 5). */
+export function discoveryRoute(services: ProxyServices) {
+  return (_request: Request, response: Response): void => {
+    response.json({
+      service: services.config.SERVICE_NAME,
+      status: services.redis.status === "ready" ? "ok" : "degraded",
+      endpoints: {
+        chat_completions: "POST /v1/chat/completions",
+        responses: "POST /v1/responses",
+        messages: "POST /v1/messages",
+        images_generations: "POST /v1/images/generations",
+        models: "GET /v1/models",
+        usage: "GET /v1/usage",
+      },
+      compatible_with: ["openai", "anthropic"],
+    });
+  };
+}

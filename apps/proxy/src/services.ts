@@ -1,0 +1,85 @@
+import { Queue } from "bullmq";
+import type { Redis } from "ioredis";
+import { BILLING_QUEUE } from "@gateway/contracts";
+import { createLogger, type Logger } from "@gateway/logger";
+import { connectRedis, RecordStore } from "@gateway/redis-store";
+import type { ProxyConfig } from "./config.ts";
+import { KeyCache } from "./auth/key-cache.ts";
+import { RoutingTable } from "./routing/routing-table.ts";
+import { CircuitBreaker } from "./relay/circuit-breaker.ts";
+import { UpstreamClient } from "./relay/upstream-client.ts";
+import { BillingProducer } from "./billing/billing-producer.ts";
+
+/** Every client the proxy uses, built once at boot and passed around as one object. */
+export interface ProxyServices {
+  config: ProxyConfig;
+  logger: Logger;
+  redis: Redis;
+  subscriber: Redis;
+  records: RecordStore;
+  keyCache: KeyCache;
+  routing: RoutingTable;
+  breaker: CircuitBreaker;
+  upstreams: UpstreamClient;
+  queue: Queue;
+  billing: BillingProducer;
+  state: { shuttingDown: boolean };
+  close(): Promise<void>;
+}
+
+export async function createProxyServices(config: ProxyConfig, logger = createLogger({ name: "proxy", level: config.LOG_LEVEL })): Promise<ProxyServices> {
+  const redis = connectRedis(config.REDIS_URL, { failFast: true, name: "proxy" });
+  const subscriber = connectRedis(config.REDIS_URL, { name: "proxy-subscriber" });
+  const queueConnection = connectRedis(config.REDIS_URL, { name: "proxy-billing" });
+  for (const connection of [redis, subscriber, queueConnection]) {
+    connection.on("error", (error: Error) => logger.warn({ err: error.message }, "redis connection error"));
+  }
+  const records = new RecordStore(redis, config.REDIS_PREFIX);
+  const keyCache = new KeyCache(records, { ttlMs: config.KEY_CACHE_TTL_MS, negativeTtlMs: config.KEY_NEGATIVE_TTL_MS });
+  const routing = new RoutingTable(records, logger);
+  const queue = new Queue(BILLING_QUEUE, { connection: queueConnection, prefix: records.keys.queuePrefix });
+  queue.on("error", (error: Error) => logger.warn({ err: error.message }, "billing queue error"));
+  const billing = new BillingProducer(queue, logger, config.BILLING_BUFFER_LIMIT);
+
+  await records.subscribe(
+    subscriber,
+    (event) => {
+      if (event.type === "key_changed") keyCache.invalidate(event.hash);
+      else if (event.version !== routing.version) void routing.refresh();
+    },
+    () => {
+      // Events were missed while disconnected: forget every cached key and re-read the routes.
+      keyCache.clear();
+      void routing.refresh();
+    },
+  );
+  await routing.refresh();
+  // A backstop for a missed event: the snapshot is small and read rarely.
+  const refreshTimer = setInterval(() => void routing.refresh(), 30_000);
+  refreshTimer.unref();
+
+  const services: ProxyServices = {
+    config,
+    logger,
+    redis,
+    subscriber,
+    records,
+    keyCache,
+    routing,
+    breaker: new CircuitBreaker({ threshold: config.CIRCUIT_FAILURE_THRESHOLD, cooldownMs: config.CIRCUIT_COOLDOWN_MS }),
+    upstreams: new UpstreamClient({ connections: config.UPSTREAM_CONNECTIONS }),
+    queue,
+    billing,
+    state: { shuttingDown: false },
+    async close() {
+      clearInterval(refreshTimer);
+      await billing.close(config.SHUTDOWN_DEADLINE_MS);
+      await services.upstreams.close();
+      await queue.close();
+      subscriber.disconnect();
+      redis.disconnect();
+      queueConnection.disconnect();
+    },
+  };
+  return services;
+}

@@ -1,0 +1,56 @@
+import type { EventSourceMessage } from "eventsource-parser";
+import type { Usage } from "@gateway/contracts";
+import type { StreamTracker, WireFormat } from "../types.ts";
+import { asRecord, parseRequestFields, requirePositiveInteger, tryJson } from "../request-fields.ts";
+import { sseFrame } from "../sse.ts";
+import { messagesUsage } from "./usage.ts";
+
+class MessagesStreamTracker implements StreamTracker {
+  complete = false;
+  contentEvents = 0;
+  private captured: Usage | null = null;
+
+  observe(event: EventSourceMessage): boolean {
+    switch (event.event) {
+      case "content_block_delta":
+        this.contentEvents += 1;
+        break;
+      case "message_start":
+        this.captured = messagesUsage(asRecord(asRecord(tryJson(event.data))?.message)?.usage, this.captured);
+        break;
+      case "message_delta":
+        // Cumulative: the delta's fields replace what message_start said; never add them up.
+        this.captured = messagesUsage(asRecord(tryJson(event.data))?.usage, this.captured);
+        break;
+      case "message_stop":
+        this.complete = true;
+        break;
+      default:
+        break;
+    }
+    return true;
+  }
+
+  isError(event: EventSourceMessage): boolean {
+    return event.event === "error";
+  }
+
+  usage(): Usage | null {
+    return this.captured;
+  }
+}
+
+export const messages: WireFormat = {
+  endpoint: "messages",
+  shape: "anthropic",
+  upstreamPath: "/v1/messages",
+  parse(body) {
+    const request = parseRequestFields(body, ["model", "max_tokens", "messages"]);
+    requirePositiveInteger(request.body, "max_tokens");
+    return request;
+  },
+  upstreamBody: (request, upstreamModel) => ({ ...request.body, model: upstreamModel }),
+  usageFromResponse: (body) => messagesUsage(asRecord(body)?.usage),
+  createStreamTracker: () => new MessagesStreamTracker(),
+  streamErrorEvent: (message) => sseFrame(JSON.stringify({ type: "error", error: { type: "api_error", message } }), "error"),
+};

@@ -1,0 +1,17 @@
+import type { EndpointName, Shape, UpstreamShapeAdapter, WireFormat } from "./types.ts";
+import { chatCompletions, imagesGenerations, openaiAdapter, responses } from "./openai/index.ts";
+import { anthropicAdapter, messages } from "./anthropic/index.ts";
+
+export type * from "./types.ts";
+
+export const WIRE_FORMATS: Record<EndpointName, WireFormat> = {
+  "chat.completions": chatCompletions,
+  messages,
+  responses,
+  "images.generations": imagesGenerations,
+};
+
+export const SHAPE_ADAPTERS: Record<Shape, UpstreamShapeAdapter> = {
+  openai: openaiAdapter,
+  anthropic: anthropicAdapter,
+};

@@ -1,0 +1,63 @@
+import type { EventSourceMessage } from "eventsource-parser";
+import type { Usage } from "@gateway/contracts";
+import type { ParsedRequest, StreamTracker, WireFormat } from "../types.ts";
+import { asRecord, parseRequestFields, tryJson } from "../request-fields.ts";
+import { sseFrame } from "../sse.ts";
+import { chatUsage } from "./usage.ts";
+
+function clientAskedForUsage(request: ParsedRequest): boolean {
+  return asRecord(request.body.stream_options)?.include_usage === true;
+}
+
+class ChatStreamTracker implements StreamTracker {
+  complete = false;
+  contentEvents = 0;
+  private captured: Usage | null = null;
+  private readonly showUsage: boolean;
+
+  constructor(showUsage: boolean) {
+    this.showUsage = showUsage;
+  }
+
+  observe(event: EventSourceMessage): boolean {
+    const data = event.data;
+    if (data === "[DONE]") {
+      this.complete = true;
+      return true;
+    }
+    this.contentEvents += 1;
+    // Only chunks that carry a usage object are parsed; some upstreams put it on a chunk with
+    // choices, so the last non-null usage on any chunk wins (LiteLLM #36168).
+    if (!data.includes('"usage":{')) return true;
+    const chunk = asRecord(tryJson(data));
+    const usage = chatUsage(chunk?.usage);
+    if (usage) this.captured = usage;
+    const usageOnly = Array.isArray(chunk?.choices) && chunk.choices.length === 0;
+    return this.showUsage || !usageOnly;
+  }
+
+  isError(event: EventSourceMessage): boolean {
+    return event.event === "error" || (event.data.startsWith('{"error"') && asRecord(tryJson(event.data))?.error !== undefined);
+  }
+
+  usage(): Usage | null {
+    return this.captured;
+  }
+}
+
+export const chatCompletions: WireFormat = {
+  endpoint: "chat.completions",
+  shape: "openai",
+  upstreamPath: "/chat/completions",
+  parse: (body) => parseRequestFields(body, ["model", "messages"]),
+  upstreamBody(request, upstreamModel) {
+    if (!request.stream) return { ...request.body, model: upstreamModel };
+    // Always ask for usage so billing never guesses; the client sees it only if it asked.
+    const streamOptions = asRecord(request.body.stream_options) ?? {};
+    return { ...request.body, model: upstreamModel, stream_options: { ...streamOptions, include_usage: true } };
+  },
+  usageFromResponse: (body) => chatUsage(asRecord(body)?.usage),
+  createStreamTracker: (request) => new ChatStreamTracker(clientAskedForUsage(request)),
+  streamErrorEvent: (message, code) =>
+    sseFrame(JSON.stringify({ error: { type: "api_error", message, code, param: null } })),
+};

@@ -1,0 +1,27 @@
+import { GatewayError } from "@gateway/contracts";
+import type { WireFormat } from "../types.ts";
+import { asRecord, parseRequestFields } from "../request-fields.ts";
+import { responsesUsage } from "./usage.ts";
+
+export const imagesGenerations: WireFormat = {
+  endpoint: "images.generations",
+  shape: "openai",
+  upstreamPath: "/images/generations",
+  parse(body) {
+    const request = parseRequestFields(body, ["model", "prompt"]);
+    if (request.stream) {
+      throw new GatewayError("unsupported_feature", "stream: streamed image generation is not supported by this gateway", { param: "stream" });
+    }
+    return request;
+  },
+  upstreamBody: (request, upstreamModel) => ({ ...request.body, model: upstreamModel }),
+  usageFromResponse(body) {
+    const record = asRecord(body);
+    const images = Array.isArray(record?.data) ? record.data.length : 0;
+    return responsesUsage(record?.usage, images) ?? { inputTokens: 0, outputTokens: 0, cachedInputTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0, images };
+  },
+  createStreamTracker() {
+    throw new Error("images.generations has no stream");
+  },
+  streamErrorEvent: () => "",
+};

@@ -1,0 +1,50 @@
+import type { EventSourceMessage } from "eventsource-parser";
+import type { Usage } from "@gateway/contracts";
+import type { StreamTracker, WireFormat } from "../types.ts";
+import { asRecord, parseRequestFields, tryJson } from "../request-fields.ts";
+import { sseFrame } from "../sse.ts";
+import { responsesUsage } from "./usage.ts";
+
+/** Terminal events of a Responses stream; each carries the final usage. */
+const TERMINAL = new Set(["response.completed", "response.incomplete", "response.failed"]);
+
+class ResponsesStreamTracker implements StreamTracker {
+  complete = false;
+  contentEvents = 0;
+  events = 0;
+  private captured: Usage | null = null;
+
+  observe(event: EventSourceMessage): boolean {
+    this.events += 1;
+    if (event.event === "response.output_text.delta" || event.event === "response.function_call_arguments.delta") {
+      this.contentEvents += 1;
+    } else if (event.event !== undefined && TERMINAL.has(event.event)) {
+      this.complete = true;
+      this.captured = responsesUsage(asRecord(asRecord(tryJson(event.data))?.response)?.usage);
+    }
+    return true;
+  }
+
+  isError(event: EventSourceMessage): boolean {
+    return event.event === "error";
+  }
+
+  usage(): Usage | null {
+    return this.captured;
+  }
+}
+
+export const responses: WireFormat = {
+  endpoint: "responses",
+  shape: "openai",
+  upstreamPath: "/responses",
+  parse: (body) => parseRequestFields(body, ["model"]),
+  upstreamBody: (request, upstreamModel) => ({ ...request.body, model: upstreamModel }),
+  usageFromResponse: (body) => responsesUsage(asRecord(body)?.usage),
+  createStreamTracker: () => new ResponsesStreamTracker(),
+  streamErrorEvent: (message, code, sequenceNumber) =>
+    sseFrame(
+      JSON.stringify({ type: "error", code, message, param: null, sequence_number: sequenceNumber }),
+      "error",
+    ),
+};

@@ -1,0 +1,53 @@
+import type { EventSourceMessage } from "eventsource-parser";
+import type { Usage } from "@gateway/contracts";
+
+export type Shape = "openai" | "anthropic";
+export type EndpointName = "chat.completions" | "messages" | "responses" | "images.generations";
+
+/** Watches one stream's events as they pass: captures usage, decides what the client sees. */
+export interface StreamTracker {
+  /** Returns false when the event must not reach the client (the usage chunk it did not ask for). */
+  observe(event: EventSourceMessage): boolean;
+  /** The upstream's own error event (it failed mid-stream, or before any content). */
+  isError(event: EventSourceMessage): boolean;
+  /** Saw the shape's terminal event: the stream is whole. */
+  readonly complete: boolean;
+  /** Usage from the terminal data, or null when the upstream never sent it. */
+  usage(): Usage | null;
+  /** Content events relayed so far (about one token each): the flagged estimate when usage never came. */
+  readonly contentEvents: number;
+}
+
+/** The client's request after the required fields were checked; the rest passes through. */
+export interface ParsedRequest {
+  body: Record<string, unknown>;
+  model: string;
+  stream: boolean;
+}
+
+/**
+ * One wire format (an endpoint of a shape): how to check, prepare and read its requests, responses
+ * and streams. Core code never asks which shape it talks to; it calls these.
+ */
+export interface WireFormat {
+  endpoint: EndpointName;
+  shape: Shape;
+  /** Path appended to the upstream's base URL. */
+  upstreamPath: string;
+  /** Checks the required fields only (400 envelope naming the field). */
+  parse(body: unknown): ParsedRequest;
+  /** The upstream body: the client's, with `model` rewritten and usage always requested. */
+  upstreamBody(request: ParsedRequest, upstreamModel: string): Record<string, unknown>;
+  usageFromResponse(body: unknown): Usage | null;
+  createStreamTracker(request: ParsedRequest): StreamTracker;
+  /** The shape's own final error event (contract section 3), as SSE text. */
+  streamErrorEvent(message: string, code: string, sequenceNumber: number): string;
+}
+
+/** How to talk to an upstream of one shape: its auth and how its error bodies read. */
+export interface UpstreamShapeAdapter {
+  shape: Shape;
+  headers(secret: string | null, clientHeaders: Record<string, string | string[] | undefined>): Record<string, string>;
+  /** The message inside the provider's own error body, if it has one. */
+  errorMessage(body: unknown): string | null;
+}
