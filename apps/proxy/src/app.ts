@@ -1,8 +1,6 @@
 import express, { type Express } from "express";
 import type { ProxyServices } from "./services.ts";
-import { requestContext } from "./http/request-context.ts";
-import { jsonBody } from "./http/json-body.ts";
-import { errorHandler, notFoundHandler } from "./http/error-handler.ts";
+import { errorHandler, jsonBody, notFoundHandler, requestContext } from "@gateway/http";
 import { healthRoute, readyRoute } from "./routes/health.ts";
 import { discoveryRoute } from "./routes/v1.ts";
 import { getModelRoute, listModelsRoute } from "./routes/v1-models.ts";

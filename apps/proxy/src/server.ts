@@ -1,5 +1,4 @@
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
+import { listen, type Listening } from "@gateway/http";
 import { createProxyApp } from "./app.ts";
 import { createProxyServices, type ProxyServices } from "./services.ts";
 import type { ProxyConfig } from "./config.ts";
@@ -7,7 +6,7 @@ import type { ProxyConfig } from "./config.ts";
 export interface RunningProxy {
   url: string;
   port: number;
-  server: Server;
+  http: Listening;
   services: ProxyServices;
   /** Graceful stop: not ready, no new connections, in-flight requests finish (up to the deadline), billing flushed. */
   close(): Promise<void>;
@@ -15,26 +14,17 @@ export interface RunningProxy {
 
 export async function startProxy(config: ProxyConfig, logger?: ProxyServices["logger"]): Promise<RunningProxy> {
   const services = await createProxyServices(config, logger);
-  const server = createServer({ keepAliveTimeout: 65_000 }, createProxyApp(services));
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(config.PORT, config.HOST, resolve);
-  });
-  const { port } = server.address() as AddressInfo;
+  const http = await listen(createProxyApp(services), config.PORT, config.HOST);
   let closing: Promise<void> | null = null;
   return {
-    url: `http://${config.HOST}:${port}`,
-    port,
-    server,
+    url: http.url,
+    port: http.port,
+    http,
     services,
     close() {
       closing ??= (async () => {
         services.state.shuttingDown = true;
-        const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-        server.closeIdleConnections();
-        const deadline = setTimeout(() => server.closeAllConnections(), config.SHUTDOWN_DEADLINE_MS);
-        await closed;
-        clearTimeout(deadline);
+        await http.close(config.SHUTDOWN_DEADLINE_MS);
         await services.close();
       })();
       return closing;

@@ -1,0 +1,21 @@
+import express, { type Express } from "express";
+import { errorHandler, notFoundHandler, requestContext } from "@gateway/http";
+import type { ControlPlaneServices } from "./services.ts";
+import { healthRoute, readyRoute } from "./routes/health.ts";
+import { internalKeyUsageRoute } from "./routes/internal-key-usage.ts";
+import { mountVendorApi } from "./routes/vendor-api.ts";
+
+/** The control plane's HTTP surface: health, the vendor API (/api) and internal endpoints. */
+export function createControlPlaneApp(services: ControlPlaneServices, state: { shuttingDown: boolean }): Express {
+  const app = express();
+  app.disable("x-powered-by");
+  app.set("etag", false);
+  app.use(requestContext);
+  app.get("/healthz", healthRoute);
+  app.get("/readyz", readyRoute(services, state));
+  app.get("/internal/keys/:id/usage", internalKeyUsageRoute(services));
+  mountVendorApi(app, services);
+  app.use(notFoundHandler);
+  app.use(errorHandler(services.logger));
+  return app;
+}

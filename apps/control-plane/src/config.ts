@@ -1,0 +1,28 @@
+import { envVars, parseEnv } from "@gateway/config";
+import { z } from "zod";
+
+/** The control plane's whole configuration, read once at boot. */
+export function loadControlPlaneConfig(env: Record<string, string | undefined> = process.env) {
+  return parseEnv("control-plane", {
+    /** Port of the vendor API and the internal endpoints. */
+    PORT: envVars.port(8081),
+    HOST: envVars.host(),
+    DATABASE_URL: envVars.databaseUrl(),
+    /** Upper bound of pooled PostgreSQL connections of this process. */
+    DB_POOL_SIZE: envVars.positiveInt(10),
+    REDIS_URL: envVars.redisUrl(),
+    REDIS_PREFIX: envVars.redisPrefix(),
+    LOG_LEVEL: envVars.logLevel(),
+    /** The gateway YAML applied at start (optional; `cli apply FILE` applies one at any time). */
+    GATEWAY_CONFIG_FILE: z.string().min(1).optional(),
+    /** Shared secret the proxy presents on /internal/* (usage lookups). */
+    INTERNAL_TOKEN: z.string().min(16, "at least 16 characters").default("dev-internal-token-change-me"),
+    /** Key that encrypts stored Idempotency-Key responses (they hold a plaintext key). */
+    IDEMPOTENCY_SECRET: z.string().min(16, "at least 16 characters").default("dev-idempotency-secret-change-me"),
+    /** Largest accepted request body on the vendor API. */
+    BODY_LIMIT_BYTES: envVars.positiveInt(1024 * 1024),
+    SHUTDOWN_DEADLINE_MS: envVars.positiveInt(10_000),
+  }, env);
+}
+
+export type ControlPlaneConfig = ReturnType<typeof loadControlPlaneConfig>;

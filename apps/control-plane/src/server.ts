@@ -1,0 +1,48 @@
+import { readFile } from "node:fs/promises";
+import { parseGatewayFile } from "@gateway/config";
+import { listen, type Listening } from "@gateway/http";
+import { createControlPlaneApp } from "./app.ts";
+import { createControlPlaneServices, type ControlPlaneServices } from "./services.ts";
+import type { ControlPlaneConfig } from "./config.ts";
+import { applyGatewayFile } from "./config-file/apply-gateway-file.ts";
+import { rebuildRedis } from "./rebuild-redis.ts";
+
+export interface RunningControlPlane {
+  url: string;
+  port: number;
+  http: Listening;
+  services: ControlPlaneServices;
+  close(): Promise<void>;
+}
+
+/**
+ * Boots the control plane: applies the gateway file if one is configured, rebuilds every Redis
+ * record from Postgres (so a flushed Redis recovers), then serves.
+ */
+export async function startControlPlane(config: ControlPlaneConfig, logger?: ControlPlaneServices["logger"]): Promise<RunningControlPlane> {
+  const services = createControlPlaneServices(config, logger);
+  if (config.GATEWAY_CONFIG_FILE) {
+    const file = parseGatewayFile(await readFile(config.GATEWAY_CONFIG_FILE, "utf8"), config.GATEWAY_CONFIG_FILE);
+    const report = await applyGatewayFile(services.db.prisma, services.records, file);
+    services.logger.info(report, "gateway file applied");
+  }
+  const rebuilt = await rebuildRedis(services);
+  services.logger.info(rebuilt, "redis records rebuilt from postgres");
+  const state = { shuttingDown: false };
+  const http = await listen(createControlPlaneApp(services, state), config.PORT, config.HOST);
+  let closing: Promise<void> | null = null;
+  return {
+    url: http.url,
+    port: http.port,
+    http,
+    services,
+    close() {
+      closing ??= (async () => {
+        state.shuttingDown = true;
+        await http.close(config.SHUTDOWN_DEADLINE_MS);
+        await services.close();
+      })();
+      return closing;
+    },
+  };
+}

@@ -1,0 +1,33 @@
+import type { Redis } from "ioredis";
+import { createDb, type Db } from "@gateway/db";
+import { createLogger, type Logger } from "@gateway/logger";
+import { connectRedis, RecordStore } from "@gateway/redis-store";
+import type { ControlPlaneConfig } from "./config.ts";
+
+/** Every client the control plane uses, built once and passed around as one object. */
+export interface ControlPlaneServices {
+  config: ControlPlaneConfig;
+  logger: Logger;
+  db: Db;
+  redis: Redis;
+  records: RecordStore;
+  close(): Promise<void>;
+}
+
+export function createControlPlaneServices(config: ControlPlaneConfig, logger = createLogger({ name: "control-plane", level: config.LOG_LEVEL })): ControlPlaneServices {
+  const db = createDb({ url: config.DATABASE_URL, poolSize: config.DB_POOL_SIZE });
+  // Writes must fail fast when Redis is away: a revocation that cannot reach Redis must fail.
+  const redis = connectRedis(config.REDIS_URL, { failFast: true, name: "control-plane" });
+  redis.on("error", (error: Error) => logger.warn({ err: error.message }, "redis connection error"));
+  return {
+    config,
+    logger,
+    db,
+    redis,
+    records: new RecordStore(redis, config.REDIS_PREFIX),
+    async close() {
+      await db.close();
+      redis.disconnect();
+    },
+  };
+}

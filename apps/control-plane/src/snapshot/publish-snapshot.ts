@@ -1,0 +1,65 @@
+import type { PrismaClient } from "@gateway/db";
+import type { RecordStore, RoutingSnapshot } from "@gateway/redis-store";
+
+/** Reads the routing state from Postgres into the snapshot shape the proxies read. */
+export async function buildSnapshot(prisma: PrismaClient): Promise<Omit<RoutingSnapshot, "version" | "publishedAt">> {
+  const [upstreams, models, options] = await Promise.all([
+    prisma.upstream.findMany({ orderBy: { name: "asc" } }),
+    prisma.model.findMany({ orderBy: { name: "asc" }, include: { routes: { orderBy: { position: "asc" }, include: { upstream: true } } } }),
+    prisma.serverOption.findMany({ orderBy: { name: "asc" }, include: { models: { include: { model: true } } } }),
+  ]);
+  return {
+    upstreams: Object.fromEntries(
+      upstreams.map((u) => [
+        u.name,
+        {
+          name: u.name,
+          shape: u.shape === "anthropic" ? "anthropic" : "openai",
+          baseUrl: u.baseUrl,
+          secretEnv: u.secretEnv,
+          priority: u.priority,
+          weight: u.weight,
+          connectTimeoutMs: u.connectTimeoutMs,
+          firstByteTimeoutMs: u.firstByteTimeoutMs,
+          supportsResponses: u.supportsResponses,
+        },
+      ]),
+    ),
+    models: Object.fromEntries(
+      models.map((m) => [
+        m.name,
+        {
+          name: m.name,
+          displayName: m.displayName,
+          ownedBy: m.ownedBy,
+          created: Math.floor(m.createdAt.getTime() / 1000),
+          targets: m.routes.map((r) => ({ upstream: r.upstream.name, model: r.upstreamModel, weight: r.weight })),
+        },
+      ]),
+    ),
+    serverOptions: Object.fromEntries(
+      options.map((o) => [
+        o.name,
+        { name: o.name, models: o.models.map((link) => link.model.name).sort(), rpm: o.rpm, tpm: o.tpm },
+      ]),
+    ),
+  };
+}
+
+/**
+ * Publishes the snapshot when it differs from the one in Redis (or Redis has none). Returns the
+ * version the proxies now see.
+ */
+export async function publishSnapshot(prisma: PrismaClient, records: RecordStore, options: { force?: boolean } = {}): Promise<number> {
+  const content = await buildSnapshot(prisma);
+  const current = await records.readSnapshot();
+  if (!options.force && current && sameContent(current, content)) return current.version;
+  const version = Math.max(Date.now(), (current?.version ?? 0) + 1);
+  await records.writeSnapshot({ version, publishedAt: Date.now(), ...content });
+  return version;
+}
+
+function sameContent(current: RoutingSnapshot, content: Omit<RoutingSnapshot, "version" | "publishedAt">): boolean {
+  const { version: _version, publishedAt: _publishedAt, ...rest } = current;
+  return JSON.stringify(rest) === JSON.stringify(content);
+}

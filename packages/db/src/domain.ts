@@ -1,0 +1,10 @@
+// Values of the string columns the database does not constrain (checked by the application).
+
+export const UPSTREAM_SHAPES = ["openai", "anthropic"] as const;
+export type UpstreamShape = (typeof UPSTREAM_SHAPES)[number];
+
+export const API_KEY_STATUSES = ["active", "revoked"] as const;
+export type ApiKeyStatus = (typeof API_KEY_STATUSES)[number];
+
+export const USAGE_STATUSES = ["ok", "error", "client_aborted"] as const;
+export type UsageStatus = (typeof USAGE_STATUSES)[number];

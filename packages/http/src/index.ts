@@ -1,0 +1,5 @@
+export * from "./request-context.ts";
+export * from "./json-body.ts";
+export * from "./send-error.ts";
+export * from "./error-handler.ts";
+export * from "./listen.ts";
