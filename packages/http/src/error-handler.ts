@@ -7,7 +7,7 @@ import { sendError } from "./send-error.ts";
 export function errorHandler(logger: Logger) {
   return (error: unknown, request: Request, response: Response, _next: NextFunction): void => {
     const requestId = request.requestId ?? newId("req");
-    const gatewayError = isBodyParserError(error) ? fromBodyParser(error) : asGatewayError(error);
+    const gatewayError = asGatewayError(error);
     if (gatewayError.status >= 500) {
       logger.error({ requestId, err: error, path: request.path }, "request failed");
     }
@@ -18,14 +18,4 @@ export function errorHandler(logger: Logger) {
 /** Not found for every unknown route, in the same envelope. */
 export function notFoundHandler(request: Request, _response: Response, next: NextFunction): void {
   next(new GatewayError("route_not_found", `Unknown route: ${request.method} ${request.path}`));
-}
-
-function isBodyParserError(error: unknown): error is { type: string; status: number } {
-  return typeof error === "object" && error !== null && "type" in error && "status" in error && typeof (error as { type: unknown }).type === "string";
-}
-
-function fromBodyParser(error: { type: string; status: number }): GatewayError {
-  if (error.status === 413) return new GatewayError("request_too_large", "Request body is too large.");
-  if (error.status === 415) return new GatewayError("unsupported_media_type", "Content-Type must be application/json.");
-  return new GatewayError("invalid_json", "The request body is not valid JSON.");
 }

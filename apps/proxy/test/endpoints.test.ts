@@ -1,0 +1,121 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import OpenAI from "openai";
+import Anthropic from "@anthropic-ai/sdk";
+import { startStack, type Stack } from "./stack.ts";
+
+let stack: Stack;
+let openai: OpenAI;
+let anthropic: Anthropic;
+
+beforeAll(async () => {
+  stack = await startStack();
+  const { key } = await stack.mintKey();
+  openai = new OpenAI({ baseURL: `${stack.proxy.url}/v1`, apiKey: key, maxRetries: 0 });
+  anthropic = new Anthropic({ baseURL: stack.proxy.url, apiKey: key, maxRetries: 0 });
+});
+afterAll(async () => stack?.close());
+
+const lastUpstreamRequest = () => stack.simulator.stats.requests.at(-1)!;
+
+describe("every /v1 endpoint through the official SDKs", () => {
+  it("chat completions: the upstream's answer, model rewritten, usage billed once", async () => {
+    const { data, response } = await openai.chat.completions
+      .create({ model: "gpt-test", messages: [{ role: "user", content: "Hello there" }] })
+      .withResponse();
+    expect(data.object).toBe("chat.completion");
+    expect(data.choices[0]!.message.content).toMatch(/\w+/);
+    const upstream = lastUpstreamRequest();
+    expect(upstream.model).toBe("gpt-upstream-a");
+    expect(upstream.authorized).toBe(true);
+    const requestId = response.headers.get("x-request-id")!;
+    expect(requestId).toMatch(/^req_/);
+    const events = await stack.billingEvents(requestId);
+    expect(events).toHaveLength(1);
+    expect(events[0]!.usage.inputTokens).toBe(upstream.usage!.input_tokens);
+    expect(events[0]!.usage.outputTokens).toBe(upstream.usage!.output_tokens);
+    expect(events[0]).toMatchObject({ model: "gpt-test", upstream: "sim-openai-a", upstreamModel: "gpt-upstream-a", status: "ok", estimated: false });
+  });
+
+  it("chat completions streaming: the SDK assembles the message; usage hidden unless asked, billed anyway", async () => {
+    const final = await openai.chat.completions.stream({ model: "gpt-test", messages: [{ role: "user", content: "Stream please" }] }).finalChatCompletion();
+    expect(final.choices[0]!.message.content).toMatch(/\w+/);
+
+    const { data: stream, response } = await openai.chat.completions
+      .create({ model: "gpt-test", messages: [{ role: "user", content: "Stream again" }], stream: true })
+      .withResponse();
+    const chunks: OpenAI.Chat.Completions.ChatCompletionChunk[] = [];
+    for await (const chunk of stream) chunks.push(chunk);
+    expect(chunks.length).toBeGreaterThan(2);
+    expect(chunks.every((chunk) => chunk.choices.length > 0)).toBe(true);
+    const upstream = lastUpstreamRequest();
+    expect((upstream.body as { stream_options?: unknown }).stream_options).toEqual({ include_usage: true });
+    const events = await stack.billingEvents(response.headers.get("x-request-id")!);
+    expect(events).toHaveLength(1);
+    expect(events[0]!.usage.outputTokens).toBe(upstream.usage!.output_tokens);
+    expect(events[0]!.usage.inputTokens).toBe(upstream.usage!.input_tokens);
+  });
+
+  it("chat completions streaming with include_usage: the client sees the usage chunk", async () => {
+    const stream = await openai.chat.completions.create({
+      model: "gpt-test",
+      messages: [{ role: "user", content: "count" }],
+      stream: true,
+      stream_options: { include_usage: true },
+    });
+    let usage: OpenAI.CompletionUsage | null | undefined = null;
+    for await (const chunk of stream) if (chunk.usage) usage = chunk.usage;
+    expect(usage?.completion_tokens).toBe(lastUpstreamRequest().usage!.output_tokens);
+  });
+
+  it("messages: non-streaming and streaming with the SDK's stream helper", async () => {
+    const message = await anthropic.messages.create({ model: "claude-test", max_tokens: 100, messages: [{ role: "user", content: "Hi" }] });
+    expect(message.type).toBe("message");
+    expect(message.content[0]!.type).toBe("text");
+    expect(lastUpstreamRequest().model).toBe("claude-upstream-a");
+    expect(lastUpstreamRequest().headers["anthropic-version"]).toMatch(/^\d{4}-\d{2}-\d{2}$/);
+
+    const final = await anthropic.messages.stream({ model: "claude-test", max_tokens: 100, messages: [{ role: "user", content: "Stream" }] }).finalMessage();
+    expect(final.stop_reason).toBe("end_turn");
+    expect(final.usage.output_tokens).toBe(lastUpstreamRequest().usage!.output_tokens);
+  });
+
+  it("responses: non-streaming and streaming", async () => {
+    const response = await openai.responses.create({ model: "gpt-test", input: "Hello" });
+    expect(response.object).toBe("response");
+    expect(response.output_text).toMatch(/\w+/);
+    const final = await openai.responses.stream({ model: "gpt-test", input: "Stream it" }).finalResponse();
+    expect(final.status).toBe("completed");
+    expect(final.usage?.output_tokens).toBe(lastUpstreamRequest().usage!.output_tokens);
+  });
+
+  it("images: generated and billed per image", async () => {
+    const { data, response } = await openai.images.generate({ model: "image-test", prompt: "a cat", n: 2, response_format: "b64_json" }).withResponse();
+    expect(data.data).toHaveLength(2);
+    const events = await stack.billingEvents(response.headers.get("x-request-id")!);
+    expect(events[0]!.usage.images).toBe(2);
+  });
+
+  it("models: exactly the server option's models, in both SDKs' list shape", async () => {
+    const openaiModels = [];
+    for await (const model of openai.models.list()) openaiModels.push(model.id);
+    expect(openaiModels.sort()).toEqual(["claude-test", "dead-test", "gpt-test", "image-test"]);
+    const anthropicModels = [];
+    for await (const model of anthropic.models.list()) anthropicModels.push(model.id);
+    expect(anthropicModels.sort()).toEqual(openaiModels);
+    const one = await openai.models.retrieve("gpt-test");
+    expect(one).toMatchObject({ id: "gpt-test", object: "model" });
+    await expect(openai.models.retrieve("hidden-test")).rejects.toMatchObject({ status: 404 });
+  });
+
+  it("extra fields reach the upstream unchanged; only model is rewritten", async () => {
+    const extra = { temperature: 0.25, top_p: 0.5, metadata: { team: "x" }, vendor_specific: { nested: [1, 2, { a: null }] }, response_format: { type: "text" } };
+    await openai.chat.completions.create({ model: "gpt-test", messages: [{ role: "user", content: [{ type: "text", text: "parts" }] }], ...extra } as never);
+    const body = lastUpstreamRequest().body as Record<string, unknown>;
+    expect(body).toEqual({ model: "gpt-upstream-a", messages: [{ role: "user", content: [{ type: "text", text: "parts" }] }], ...extra });
+
+    const anthropicExtra = { system: [{ type: "text", text: "be brief" }], temperature: 0.1, stop_sequences: ["zzz"], unknown_future_field: { x: 1 } };
+    await anthropic.messages.create({ model: "claude-test", max_tokens: 50, messages: [{ role: "user", content: "Hi" }], ...anthropicExtra } as never);
+    expect(lastUpstreamRequest().body).toEqual({ model: "claude-upstream-a", max_tokens: 50, messages: [{ role: "user", content: "Hi" }], ...anthropicExtra });
+  });
+});
+

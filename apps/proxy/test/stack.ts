@@ -1,0 +1,129 @@
+import { randomUUID } from "node:crypto";
+import { Queue } from "bullmq";
+import { Redis } from "ioredis";
+import { BILLING_QUEUE, type BillingEvent } from "@gateway/contracts";
+import { parseGatewayFile } from "@gateway/config";
+import { createLogger } from "@gateway/logger";
+import { redisKeys } from "@gateway/redis-store";
+import { createTestDatabase, resolveTestServices } from "@gateway/testing";
+import { startSimulator, type Simulator } from "@gateway/simulator";
+import {
+  applyGatewayFile,
+  createControlPlaneServices,
+  loadControlPlaneConfig,
+  mintKey,
+  revokeKey,
+  type ControlPlaneServices,
+} from "@gateway/control-plane";
+import { loadProxyConfig } from "../src/config.ts";
+import { startProxy, type RunningProxy } from "../src/server.ts";
+
+export const SIMULATOR_SECRET = "sim-test-secret-0123456789";
+process.env.TEST_SIMULATOR_KEY = SIMULATOR_SECRET;
+
+/** The gateway file of the tests: one simulator behind several upstream names, so failover is visible. */
+export function testGatewayYaml(simulatorUrl: string): string {
+  return `
+upstreams:
+  - { name: sim-openai-a, shape: openai, base_url: "${simulatorUrl}/v1", secret_env: TEST_SIMULATOR_KEY, timeouts: { connect_ms: 1000, first_byte_ms: 1500 } }
+  - { name: sim-openai-b, shape: openai, base_url: "${simulatorUrl}/v1", secret_env: TEST_SIMULATOR_KEY, timeouts: { connect_ms: 1000, first_byte_ms: 1500 } }
+  - { name: sim-anthropic-a, shape: anthropic, base_url: "${simulatorUrl}", secret_env: TEST_SIMULATOR_KEY, timeouts: { connect_ms: 1000, first_byte_ms: 1500 } }
+  - { name: sim-anthropic-b, shape: anthropic, base_url: "${simulatorUrl}", secret_env: TEST_SIMULATOR_KEY, timeouts: { connect_ms: 1000, first_byte_ms: 1500 } }
+  - { name: dead-openai, shape: openai, base_url: "http://127.0.0.1:9/v1", timeouts: { connect_ms: 500, first_byte_ms: 1000 } }
+models:
+  - name: gpt-test
+    prices: { input: "0.15", output: "0.60", cached_input: "0.075" }
+    targets: [ { upstream: sim-openai-a, model: gpt-upstream-a }, { upstream: sim-openai-b, model: gpt-upstream-b } ]
+  - name: claude-test
+    prices: { input: "3.00", output: "15.00", cached_input: "0.30" }
+    targets: [ { upstream: sim-anthropic-a, model: claude-upstream-a }, { upstream: sim-anthropic-b, model: claude-upstream-b } ]
+  - name: image-test
+    prices: { image: "0.04" }
+    targets: [ { upstream: sim-openai-a, model: image-upstream } ]
+  - name: dead-test
+    prices: { input: "1", output: "1" }
+    targets: [ { upstream: dead-openai, model: nothing } ]
+  - name: hidden-test
+    prices: { input: "1", output: "1" }
+    targets: [ { upstream: sim-openai-a, model: hidden-upstream } ]
+server_options:
+  - { name: standard, models: [gpt-test, claude-test, image-test, dead-test], rate_limits: { rpm: 600, tpm: 200000 } }
+  - { name: premium, models: [hidden-test] }
+vendors:
+  - { name: test-vendor, server_options: [standard, premium] }
+`;
+}
+
+export interface Stack {
+  simulator: Simulator;
+  proxy: RunningProxy;
+  controlPlane: ControlPlaneServices;
+  prefix: string;
+  /** A fresh active key on the `standard` server option (plaintext). */
+  mintKey(options?: { serverOption?: string }): Promise<{ id: string; key: string }>;
+  revokeKey(id: string): Promise<void>;
+  /** Billing events queued for a request id (after flushing the proxy's buffer). */
+  billingEvents(requestId: string): Promise<BillingEvent[]>;
+  close(): Promise<void>;
+}
+
+const silent = createLogger({ name: "test", level: "silent" });
+
+export async function startStack(proxyEnv: Record<string, string> = {}): Promise<Stack> {
+  const services = await resolveTestServices();
+  const database = await createTestDatabase();
+  const prefix = `test-${randomUUID().slice(0, 8)}`;
+  const simulator = await startSimulator({ apiKey: SIMULATOR_SECRET });
+  const controlPlane = createControlPlaneServices(
+    loadControlPlaneConfig({ DATABASE_URL: database.url, REDIS_URL: services.redisUrl, REDIS_PREFIX: prefix, DB_POOL_SIZE: "4" }),
+    silent,
+  );
+  await applyGatewayFile(controlPlane.db.prisma, controlPlane.records, parseGatewayFile(testGatewayYaml(simulator.url)));
+  const proxy = await startProxy(
+    loadProxyConfig({ PORT: "0", REDIS_URL: services.redisUrl, REDIS_PREFIX: prefix, CIRCUIT_FAILURE_THRESHOLD: "1000", ...proxyEnv }),
+    silent,
+  );
+  const vendor = await controlPlane.db.prisma.vendor.findUniqueOrThrow({ where: { name: "test-vendor" } });
+  const queueConnection = new Redis(services.redisUrl, { maxRetriesPerRequest: null });
+  const queue = new Queue(BILLING_QUEUE, { connection: queueConnection, prefix: redisKeys(prefix).queuePrefix });
+
+  return {
+    simulator,
+    proxy,
+    controlPlane,
+    prefix,
+    async mintKey(options = {}) {
+      const minted = await mintKey(controlPlane.db.prisma, controlPlane.records, {
+        vendorId: vendor.id,
+        serverOption: options.serverOption ?? "standard",
+        name: "test key",
+        quotaNano: null,
+        expiresAt: null,
+        rpm: null,
+        tpm: null,
+        metadata: {},
+      });
+      return { id: minted.row.id, key: minted.plaintext };
+    },
+    async revokeKey(id) {
+      await revokeKey(controlPlane.db.prisma, controlPlane.records, id);
+    },
+    async billingEvents(requestId) {
+      await proxy.services.billing.flush();
+      const jobs = await queue.getJobs(["waiting", "active", "completed", "failed", "delayed", "prioritized"]);
+      return jobs.filter((job) => job.data.requestId === requestId).map((job) => job.data as BillingEvent);
+    },
+    async close() {
+      await proxy.close();
+      await queue.obliterate({ force: true }).catch(() => undefined);
+      await queue.close();
+      queueConnection.disconnect();
+      const redis = controlPlane.redis;
+      const keys = await redis.keys(`${prefix}:*`);
+      if (keys.length > 0) await redis.del(...keys);
+      await controlPlane.close();
+      await simulator.close();
+      await database.drop();
+    },
+  };
+}

@@ -1,0 +1,142 @@
+/** Anthropic `POST /v1/messages`: request parsing, `message` body and the named-event stream. */
+import type { ErrorSpec } from './errors.ts';
+import { newId } from './ids.ts';
+import type { GenInput, GenerationShape, Plan, ToolChoice, ToolSpec } from './plan.ts';
+import { eventFrame, type Frame } from './sse.ts';
+import { asObject, lastUserText, stopList, textChars } from './text-extract.ts';
+
+function parseTools(value: unknown): ToolSpec[] {
+  if (!Array.isArray(value)) return [];
+  const tools: ToolSpec[] = [];
+  for (const tool of value) {
+    const t = asObject(tool);
+    if (!t || typeof t['name'] !== 'string') continue;
+    if (t['type'] !== undefined && t['type'] !== null && t['type'] !== 'custom') continue; // server tools
+    tools.push({ name: t['name'], schema: t['input_schema'] });
+  }
+  return tools;
+}
+
+function parseToolChoice(value: unknown): ToolChoice {
+  const choice = asObject(value);
+  if (choice?.['type'] === 'none') return { mode: 'none' };
+  if (choice?.['type'] === 'any') return { mode: 'required' };
+  if (choice?.['type'] === 'tool' && typeof choice['name'] === 'string') return { mode: 'named', name: choice['name'] };
+  return { mode: 'auto' };
+}
+
+function isToolResultMessage(message: unknown): boolean {
+  const m = asObject(message);
+  const content = m?.['content'];
+  return m?.['role'] === 'user' && Array.isArray(content) && content.some((block) => asObject(block)?.['type'] === 'tool_result');
+}
+
+function stopReason(plan: Plan): string {
+  switch (plan.finish) {
+    case 'tool_call': return 'tool_use';
+    case 'length': return 'max_tokens';
+    case 'stop_sequence': return 'stop_sequence';
+    default: return 'end_turn';
+  }
+}
+
+function cacheFields(plan: Plan): object {
+  return {
+    input_tokens: plan.inputTokens - plan.cachedTokens,
+    cache_creation_input_tokens: 0,
+    cache_read_input_tokens: plan.cachedTokens,
+  };
+}
+
+function usage(plan: Plan, outputTokens: number): object {
+  return {
+    ...cacheFields(plan),
+    cache_creation: { ephemeral_5m_input_tokens: 0, ephemeral_1h_input_tokens: 0 },
+    output_tokens: outputTokens,
+    service_tier: 'standard',
+    server_tool_use: null,
+    inference_geo: null,
+  };
+}
+
+/** A `message` object; `final` false gives the `message_start` form (no stop reason yet). */
+function message(id: string, model: string, content: object[], plan: Plan, final: boolean, outputTokens: number): object {
+  return {
+    id,
+    type: 'message',
+    role: 'assistant',
+    model,
+    content,
+    stop_reason: final ? stopReason(plan) : null,
+    stop_sequence: final ? plan.stopSequence : null,
+    stop_details: null,
+    container: null,
+    usage: usage(plan, outputTokens),
+  };
+}
+
+export const anthropicMessages: GenerationShape = {
+  parse(body): GenInput | ErrorSpec {
+    const invalid = (message: string): ErrorSpec => ({ status: 400, message });
+    if (typeof body['model'] !== 'string' || body['model'].length === 0) return invalid('model: Field required');
+    const maxTokens = body['max_tokens'];
+    if (maxTokens === undefined) return invalid('max_tokens: Field required');
+    if (typeof maxTokens !== 'number' || !Number.isInteger(maxTokens) || maxTokens < 1) {
+      return invalid('max_tokens: Input should be a valid integer greater than or equal to 1');
+    }
+    const messages = body['messages'];
+    if (!Array.isArray(messages)) return invalid('messages: Field required');
+    if (messages.length === 0) return invalid('messages: at least one message is required');
+    for (const [i, m] of messages.entries()) {
+      const role = asObject(m)?.['role'];
+      if (role !== 'user' && role !== 'assistant') {
+        return invalid(`messages.${i}.role: Input should be 'user' or 'assistant'`);
+      }
+    }
+    const system = body['system'];
+    return {
+      model: body['model'],
+      stream: body['stream'] === true,
+      lastUserText: lastUserText(messages),
+      inputChars: textChars(messages) + textChars(system ?? ''),
+      maxTokens,
+      stop: stopList(body['stop_sequences']),
+      tools: parseTools(body['tools']),
+      toolChoice: parseToolChoice(body['tool_choice']),
+      lastIsToolResult: isToolResultMessage(messages.at(-1)),
+    };
+  },
+
+  body(plan, input) {
+    const toolCall = plan.toolCall;
+    const block = toolCall
+      ? { type: 'tool_use', id: newId('toolu_'), name: toolCall.name, input: JSON.parse(toolCall.arguments) as unknown, caller: { type: 'direct' } }
+      : { type: 'text', text: plan.text, citations: null };
+    return message(newId('msg_'), input.model, [block], plan, true, plan.outputTokens);
+  },
+
+  frames(plan, input) {
+    const frames: Frame[] = [];
+    const emit = (type: string, fields: object, content = false): void => {
+      frames.push(eventFrame(type, { type, ...fields }, content));
+    };
+    emit('message_start', { message: message(newId('msg_'), input.model, [], plan, false, 1) });
+    const toolCall = plan.toolCall;
+    if (toolCall) {
+      emit('content_block_start', { index: 0, content_block: { type: 'tool_use', id: newId('toolu_'), name: toolCall.name, input: {}, caller: { type: 'direct' } } });
+      emit('ping', {});
+      for (const piece of toolCall.pieces) emit('content_block_delta', { index: 0, delta: { type: 'input_json_delta', partial_json: piece } }, true);
+    } else {
+      emit('content_block_start', { index: 0, content_block: { type: 'text', text: '', citations: null } });
+      emit('ping', {});
+      for (const piece of plan.pieces) emit('content_block_delta', { index: 0, delta: { type: 'text_delta', text: piece } }, true);
+    }
+    emit('content_block_stop', { index: 0 });
+    emit('message_delta', {
+      delta: { stop_reason: stopReason(plan), stop_sequence: plan.stopSequence, stop_details: null, container: null },
+      usage: { ...cacheFields(plan), output_tokens: plan.outputTokens, server_tool_use: null },
+    });
+    emit('message_stop', {});
+    return frames;
+  },
+};

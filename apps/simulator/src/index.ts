@@ -1,0 +1,62 @@
+/**
+ * Simulated OpenAI + Anthropic provider for tests and the benchmark.
+ *
+ *   const sim = await startSimulator({ port: 0 });
+ *   new OpenAI({ baseURL: `${sim.url}/v1`, apiKey: 'x' });
+ *   new Anthropic({ baseURL: sim.url, apiKey: 'x' });
+ */
+import { withDefaults } from './behaviour.ts';
+import type { SimContext } from './context.ts';
+import { FaultQueue } from './faults.ts';
+import { DEFAULT_MODELS } from './models.ts';
+import { closeServer, createSimulatorServer, listen } from './server.ts';
+import { SimulatorStats } from './stats.ts';
+import type { Behaviour } from './types.ts';
+
+export interface SimulatorOptions {
+  /** Port to listen on; 0 (the default here) picks a free one. */
+  port?: number;
+  host?: string;
+  /** When set, requests must carry it (`Authorization: Bearer`, or `x-api-key` on /v1/messages). */
+  apiKey?: string | null;
+  defaults?: Partial<Behaviour>;
+  /** Model ids listed by GET /v1/models (any model name is served regardless). */
+  models?: readonly string[];
+  /** Stats records kept (newest last). Default 1000. */
+  maxRecords?: number;
+}
+
+export interface Simulator {
+  /** `http://127.0.0.1:PORT` (OpenAI base URL is `${url}/v1`, Anthropic's is `url`). */
+  url: string;
+  port: number;
+  stats: SimulatorStats;
+  faults: FaultQueue;
+  close(): Promise<void>;
+}
+
+export async function startSimulator(options: SimulatorOptions = {}): Promise<Simulator> {
+  const host = options.host ?? '127.0.0.1';
+  let url = '';
+  const ctx: SimContext = {
+    stats: new SimulatorStats(options.maxRecords ?? 1000),
+    faults: new FaultQueue(),
+    defaults: withDefaults(options.defaults),
+    apiKey: options.apiKey ?? null,
+    models: options.models ?? DEFAULT_MODELS,
+    baseUrl: () => url,
+  };
+  const server = createSimulatorServer(ctx);
+  const port = await listen(server, options.port ?? 0, host);
+  const urlHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
+  url = `http://${urlHost}:${port}`;
+  return { url, port, stats: ctx.stats, faults: ctx.faults, close: () => closeServer(server) };
+}
+
+export { SimulatorStats, type StatsTotals } from './stats.ts';
+export { FaultQueue, type FaultInput, type FaultMatch } from './faults.ts';
+export { redactSecret } from './context.ts';
+export { parseDirectives } from './directives.ts';
+export { generateWords, WORDS } from './text-generator.ts';
+export { TINY_PNG_BASE64 } from './openai-images.ts';
+export { DEFAULT_BEHAVIOUR, type Behaviour, type Outcome, type ReportedUsage, type StatsRecord } from './types.ts';

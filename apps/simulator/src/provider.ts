@@ -1,0 +1,217 @@
+/** The provider-facing request pipeline: auth, JSON, validation, behaviour (faults), then the answer. */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { anthropicMessages } from './anthropic-messages.ts';
+import { resolveBehaviour } from './behaviour.ts';
+import { isAuthorized, recordedHeaders, type SimContext } from './context.ts';
+import { errorBody, injectedMessage, type ErrorSpec } from './errors.ts';
+import { BodyTooLargeError, readBody, resetSocket, sendJson, sleep } from './http-util.ts';
+import { newId } from './ids.ts';
+import { modelList, modelObject } from './models.ts';
+import { imageInputTokens, imagesBody, parseImageRequest } from './openai-images.ts';
+import { openaiChat } from './openai-chat.ts';
+import { openaiResponses } from './openai-responses.ts';
+import { isErrorSpec, makePlan, type GenerationShape } from './plan.ts';
+import { playStream } from './sse.ts';
+import type { Behaviour, Provider, ReportedUsage, StatsRecord } from './types.ts';
+
+const SHAPES: Record<string, GenerationShape> = {
+  '/v1/chat/completions': openaiChat,
+  '/v1/responses': openaiResponses,
+  '/v1/messages': anthropicMessages,
+};
+
+const POST_PATHS = new Set([...Object.keys(SHAPES), '/v1/images/generations']);
+
+function providerFor(path: string, req: IncomingMessage): Provider {
+  if (path === '/v1/messages' || path.startsWith('/v1/messages/')) return 'anthropic';
+  if (path.startsWith('/v1/models') && req.headers['anthropic-version'] !== undefined) return 'anthropic';
+  return POST_PATHS.has(path) || req.headers['anthropic-version'] === undefined ? 'openai' : 'anthropic';
+}
+
+function parseJson(raw: Buffer): { ok: true; value: unknown } | { ok: false } {
+  try {
+    return { ok: true, value: JSON.parse(raw.toString('utf8')) as unknown };
+  } catch {
+    return { ok: false };
+  }
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+class Exchange {
+  readonly requestId = newId('req_');
+  readonly ctx: SimContext;
+  readonly res: ServerResponse;
+  readonly provider: Provider;
+  record: StatsRecord | null = null;
+
+  constructor(ctx: SimContext, res: ServerResponse, provider: Provider) {
+    this.ctx = ctx;
+    this.res = res;
+    this.provider = provider;
+  }
+
+  headers(): Record<string, string> {
+    return this.provider === 'openai' ? { 'x-request-id': this.requestId } : { 'request-id': this.requestId };
+  }
+
+  fail(spec: ErrorSpec, extra: Record<string, string> = {}): void {
+    sendJson(this.res, spec.status, errorBody(this.provider, spec, this.requestId), { ...this.headers(), ...extra });
+    this.finish('failed', spec.status);
+  }
+
+  json(body: object, usage: ReportedUsage | null): void {
+    sendJson(this.res, 200, body, this.headers());
+    this.finish('ok', 200, usage);
+  }
+
+  finish(outcome: Exclude<StatsRecord['outcome'], 'pending'>, status: number | null, usage: ReportedUsage | null = null): void {
+    if (!this.record) return;
+    if (this.record.outcome === 'pending' && status !== null) this.record.status = status;
+    this.ctx.stats.finish(this.record, outcome, usage);
+  }
+}
+
+export async function handleProvider(ctx: SimContext, req: IncomingMessage, res: ServerResponse, path: string): Promise<void> {
+  const provider = providerFor(path, req);
+  const ex = new Exchange(ctx, res, provider);
+  let body: unknown = null;
+  let jsonError = false;
+  if (req.method === 'POST') {
+    try {
+      const raw = await readBody(req);
+      if (raw.length > 0) {
+        const parsed = parseJson(raw);
+        if (parsed.ok) body = parsed.value;
+        else {
+          jsonError = true;
+          body = raw.toString('utf8').slice(0, 10_000);
+        }
+      }
+    } catch (error) {
+      if (error instanceof BodyTooLargeError) return ex.fail({ status: 413, message: 'Request body too large.' });
+      return;
+    }
+  } else {
+    req.resume();
+  }
+  const object = isObject(body) ? body : null;
+  const model = typeof object?.['model'] === 'string' ? object['model'] : null;
+  const stream = object?.['stream'] === true;
+  const authorized = isAuthorized(req, ctx.apiKey, provider === 'anthropic');
+  ex.record = ctx.stats.begin({
+    method: req.method ?? 'GET', path, provider, model, stream, headers: recordedHeaders(req), authorized, body, behaviourSource: 'default',
+  });
+  const record = ex.record;
+  res.on('close', () => {
+    if (record.outcome === 'pending' && !res.writableFinished) ctx.stats.finish(record, 'aborted');
+  });
+
+  if (!authorized) {
+    return provider === 'openai'
+      ? ex.fail({ status: 401, message: 'Incorrect API key provided.', code: 'invalid_api_key' })
+      : ex.fail({ status: 401, message: 'invalid x-api-key' });
+  }
+  if (provider === 'anthropic' && req.headers['anthropic-version'] === undefined) {
+    return ex.fail({ status: 400, message: 'anthropic-version: header is required' });
+  }
+
+  if (path === '/v1/models' || path.startsWith('/v1/models/')) {
+    if (req.method !== 'GET') return ex.fail({ status: 405, message: `Method ${req.method} not allowed on ${path}.`, code: 'method_not_allowed' });
+    const resolved = resolveBehaviour('', { path, model: null, stream: false, explicitPathOnly: true }, ctx.faults, ctx.defaults);
+    record.behaviourSource = resolved.source;
+    if (!(await applyBehaviour(ex, req, resolved.behaviour))) return;
+    if (path === '/v1/models') return ex.json(modelList(ctx.models), null);
+    const id = decodeURIComponent(path.slice('/v1/models/'.length));
+    return ex.json(modelObject(id), null);
+  }
+
+  const shape = SHAPES[path];
+  if (!shape && path !== '/v1/images/generations') {
+    return ex.fail({ status: 404, message: `Unknown request URL: ${req.method} ${path}.`, code: 'unknown_url' });
+  }
+  if (req.method !== 'POST') return ex.fail({ status: 405, message: `Method ${req.method} not allowed on ${path}.`, code: 'method_not_allowed' });
+  if (jsonError || !object) {
+    return provider === 'openai'
+      ? ex.fail({ status: 400, message: 'We could not parse the JSON body of your request. (HINT: This likely means you aren\'t using your HTTP library correctly. The OpenAI API expects a JSON payload, but what was sent was not valid JSON.)', code: null })
+      : ex.fail({ status: 400, message: 'There was an error parsing the body of your request. The body must be a valid JSON object.' });
+  }
+
+  if (!shape) return images(ex, req, object, path);
+
+  const input = shape.parse(object);
+  if (isErrorSpec(input)) return ex.fail(input);
+  const resolved = resolveBehaviour(input.lastUserText, { path, model: input.model, stream: input.stream }, ctx.faults, ctx.defaults);
+  record.behaviourSource = resolved.source;
+  const behaviour = resolved.behaviour;
+  if (!(await applyBehaviour(ex, req, behaviour))) return;
+
+  const plan = makePlan(input, behaviour.chunks, behaviour.cached);
+  const usage: ReportedUsage = { input_tokens: plan.inputTokens, output_tokens: plan.outputTokens, cached_tokens: plan.cachedTokens, images: 0 };
+  if (!input.stream) {
+    const responseBody = shape.body(plan, input, object);
+    if (behaviour.cutAfter !== null) return cutJson(ex, req, responseBody);
+    return ex.json(responseBody, usage);
+  }
+  const result = await playStream(res, shape.frames(plan, input, object), {
+    chunkDelayMs: behaviour.chunkDelayMs,
+    cutAfter: behaviour.cutAfter,
+    headers: ex.headers(),
+    onCut: (sent) => {
+      record.chunksSent = sent;
+      ex.finish('cut', 200);
+    },
+  });
+  record.chunksSent = result.chunksSent;
+  ex.finish(result.outcome, 200, result.outcome === 'ok' ? usage : null);
+}
+
+async function images(ex: Exchange, req: IncomingMessage, object: Record<string, unknown>, path: string): Promise<void> {
+  const request = parseImageRequest(object);
+  if (isErrorSpec(request)) return ex.fail(request);
+  const resolved = resolveBehaviour(request.prompt, { path, model: request.model, stream: false }, ex.ctx.faults, ex.ctx.defaults);
+  if (ex.record) ex.record.behaviourSource = resolved.source;
+  if (!(await applyBehaviour(ex, req, resolved.behaviour))) return;
+  const host = req.headers.host;
+  const body = imagesBody(request, host ? `http://${host}` : ex.ctx.baseUrl());
+  if (resolved.behaviour.cutAfter !== null) return cutJson(ex, req, body);
+  ex.json(body, { input_tokens: imageInputTokens(request), output_tokens: 0, cached_tokens: 0, images: request.n });
+}
+
+/** Latency, hang, reset and failStatus. False when the request has been dealt with (or abandoned). */
+async function applyBehaviour(ex: Exchange, req: IncomingMessage, behaviour: Behaviour): Promise<boolean> {
+  if (behaviour.hang) {
+    ex.finish('hang', null);
+    return false;
+  }
+  if (behaviour.latencyMs > 0) {
+    await sleep(behaviour.latencyMs);
+    if (ex.res.destroyed) {
+      ex.finish('aborted', null);
+      return false;
+    }
+  }
+  if (behaviour.reset) {
+    ex.finish('reset', null);
+    resetSocket(req);
+    return false;
+  }
+  if (behaviour.failStatus !== null) {
+    const extra: Record<string, string> = behaviour.retryAfter !== null ? { 'retry-after': String(behaviour.retryAfter) } : {};
+    ex.fail({ status: behaviour.failStatus, message: injectedMessage(behaviour.failStatus) }, extra);
+    return false;
+  }
+  return true;
+}
+
+/** Non-streaming cut: headers and half of the body, then the socket is destroyed. */
+function cutJson(ex: Exchange, req: IncomingMessage, body: object): void {
+  const text = JSON.stringify(body);
+  ex.res.writeHead(200, { ...ex.headers(), 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+  ex.res.write(text.slice(0, Math.floor(text.length / 2)), () => {
+    ex.finish('cut', 200);
+    req.socket.destroy();
+  });
+}
