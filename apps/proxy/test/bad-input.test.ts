@@ -1,0 +1,119 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import OpenAI from "openai";
+import { startStack, type Stack } from "./stack.ts";
+
+let stack: Stack;
+let key: string;
+
+beforeAll(async () => {
+  stack = await startStack({ BODY_LIMIT_BYTES: "65536" });
+  key = (await stack.mintKey()).key;
+});
+afterAll(async () => stack?.close());
+
+async function call(path: string, init: { method?: string; headers?: Record<string, string>; body?: string | Buffer } = {}) {
+  const response = await fetch(`${stack.proxy.url}${path}`, {
+    method: init.method ?? "POST",
+    headers: { authorization: `Bearer ${key}`, "content-type": "application/json", ...init.headers },
+    body: init.body,
+  });
+  const text = await response.text();
+  return { status: response.status, headers: response.headers, body: JSON.parse(text) as { type: string; error: { type: string; code: string | null; param: string | null; message: string }; request_id: string } };
+}
+
+const chat = (body: unknown) => call("/v1/chat/completions", { body: JSON.stringify(body) });
+
+describe("bad input gets the one envelope with the right status", () => {
+  const cases: [string, () => ReturnType<typeof call>, number, string, string | null][] = [
+    ["malformed JSON", () => call("/v1/chat/completions", { body: '{"model": "gpt-test", ' }), 400, "invalid_request_error", null],
+    ["a JSON array body", () => chat([1, 2]), 400, "invalid_request_error", null],
+    ["missing messages", () => chat({ model: "gpt-test" }), 400, "invalid_request_error", "messages"],
+    ["messages of the wrong type", () => chat({ model: "gpt-test", messages: "hi" }), 400, "invalid_request_error", "messages"],
+    ["model of the wrong type", () => chat({ model: 42, messages: [] }), 400, "invalid_request_error", "model"],
+    ["stream of the wrong type", () => chat({ model: "gpt-test", messages: [], stream: "yes" }), 400, "invalid_request_error", "stream"],
+    ["max_tokens missing on messages", () => call("/v1/messages", { body: JSON.stringify({ model: "claude-test", messages: [] }) }), 400, "invalid_request_error", "max_tokens"],
+    ["a bad anthropic-version", () => call("/v1/messages", { headers: { "anthropic-version": "latest" }, body: JSON.stringify({ model: "claude-test", max_tokens: 5, messages: [] }) }), 400, "invalid_request_error", "anthropic-version"],
+    ["a body over the limit", () => chat({ model: "gpt-test", messages: [{ role: "user", content: "x".repeat(70_000) }] }), 413, "request_too_large", null],
+    ["a body that is not JSON", () => call("/v1/chat/completions", { headers: { "content-type": "text/plain" }, body: "hello" }), 415, "invalid_request_error", null],
+    ["an unknown model", () => chat({ model: "no-such-model", messages: [] }), 404, "not_found_error", "model"],
+    ["a model outside the key's server option", () => chat({ model: "hidden-test", messages: [] }), 403, "permission_error", "model"],
+    ["no key", () => call("/v1/chat/completions", { headers: { authorization: "" }, body: "{}" }), 401, "authentication_error", null],
+    ["an unknown key", () => call("/v1/chat/completions", { headers: { authorization: "Bearer sk-unknown0000000000000000000000" }, body: "{}" }), 401, "authentication_error", null],
+    ["a key that is not sk-", () => call("/v1/models", { method: "GET", headers: { authorization: "Bearer vt_abc" } }), 401, "authentication_error", null],
+    ["an unknown route", () => call("/v1/nothing-here", { method: "GET" }), 404, "not_found_error", null],
+  ];
+
+  it.each(cases)("%s", async (_name, send, status, type, param) => {
+    const { status: actual, headers, body } = await send();
+    expect(actual).toBe(status);
+    expect(body.type).toBe("error");
+    expect(body.error.type).toBe(type);
+    expect(body.error.param).toBe(param);
+    expect(body.error.message.length).toBeGreaterThan(0);
+    expect(body.request_id).toMatch(/^req_/);
+    expect(headers.get("x-request-id")).toBe(body.request_id);
+  });
+
+  it("bad requests never reach the upstream, and the service keeps serving", async () => {
+    stack.simulator.stats.clear();
+    await Promise.all(cases.map(([, send]) => send()));
+    expect(stack.simulator.stats.requests).toHaveLength(0);
+    const openai = new OpenAI({ baseURL: `${stack.proxy.url}/v1`, apiKey: key, maxRetries: 0 });
+    const completion = await openai.chat.completions.create({ model: "gpt-test", messages: [{ role: "user", content: "still here?" }] });
+    expect(completion.choices[0]!.message.content).toBeTruthy();
+  });
+
+  it("the SDKs surface the envelope's message and type", async () => {
+    const openai = new OpenAI({ baseURL: `${stack.proxy.url}/v1`, apiKey: key, maxRetries: 0 });
+    const error = await openai.chat.completions.create({ model: "no-such-model", messages: [] }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(OpenAI.NotFoundError);
+    expect((error as InstanceType<typeof OpenAI.NotFoundError>).code).toBe("model_not_found");
+  });
+});
+
+describe("keys", () => {
+  it("works with x-api-key as well as Bearer, on any endpoint", async () => {
+    const models = await call("/v1/models", { method: "GET", headers: { authorization: "", "x-api-key": key } });
+    expect(models.status).toBe(200);
+  });
+
+  it("a revoked key is refused within a second", async () => {
+    const minted = await stack.mintKey();
+    const list = () => fetch(`${stack.proxy.url}/v1/models`, { headers: { authorization: `Bearer ${minted.key}` } });
+    expect((await list()).status).toBe(200);
+    await stack.revokeKey(minted.id);
+    await expect.poll(async () => (await list()).status, { timeout: 1_000, interval: 50 }).toBe(401);
+  });
+
+  it("a freshly minted key works at once, even after the same key text was looked up as unknown", async () => {
+    const minted = await stack.mintKey();
+    expect((await fetch(`${stack.proxy.url}/v1/models`, { headers: { authorization: `Bearer ${minted.key}` } })).status).toBe(200);
+  });
+});
+
+describe("discovery and health", () => {
+  it("GET /v1 answers the discovery object without auth", async () => {
+    const response = await fetch(`${stack.proxy.url}/v1`);
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({
+      service: "llm-gateway",
+      status: "ok",
+      endpoints: {
+        chat_completions: "POST /v1/chat/completions",
+        responses: "POST /v1/responses",
+        messages: "POST /v1/messages",
+        images_generations: "POST /v1/images/generations",
+        models: "GET /v1/models",
+        usage: "GET /v1/usage",
+      },
+      compatible_with: ["openai", "anthropic"],
+    });
+  });
+
+  it("healthz and readyz", async () => {
+    expect((await fetch(`${stack.proxy.url}/healthz`)).status).toBe(200);
+    const ready = await fetch(`${stack.proxy.url}/readyz`);
+    expect(ready.status).toBe(200);
+    expect(await ready.json()).toMatchObject({ status: "ok", checks: { redis: true, routing: true } });
+  });
+});

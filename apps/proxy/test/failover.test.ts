@@ -1,0 +1,178 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import OpenAI from "openai";
+import Anthropic from "@anthropic-ai/sdk";
+import { startStack, type Stack } from "./stack.ts";
+
+let stack: Stack;
+let key: string;
+let openai: OpenAI;
+let anthropic: Anthropic;
+
+beforeAll(async () => {
+  stack = await startStack();
+  key = (await stack.mintKey()).key;
+  openai = new OpenAI({ baseURL: `${stack.proxy.url}/v1`, apiKey: key, maxRetries: 0 });
+  anthropic = new Anthropic({ baseURL: stack.proxy.url, apiKey: key, maxRetries: 0 });
+});
+afterAll(async () => stack?.close());
+beforeEach(() => {
+  stack.simulator.faults.clear();
+  stack.simulator.stats.clear();
+});
+
+const upstreamRequests = () => stack.simulator.stats.requests.filter((record) => record.path !== "/v1/models");
+
+describe("failover before the first byte", () => {
+  it("moves on to the next target on a 503, non-streaming", async () => {
+    stack.simulator.faults.push({ match: { model: "gpt-upstream-a" }, times: 1, behaviour: { failStatus: 503 } });
+    const completion = await openai.chat.completions.create({ model: "gpt-test", messages: [{ role: "user", content: "hi" }] });
+    expect(completion.choices[0]!.message.content).toBeTruthy();
+    expect(upstreamRequests().map((r) => [r.model, r.outcome])).toEqual([["gpt-upstream-a", "failed"], ["gpt-upstream-b", "ok"]]);
+  });
+
+  it("moves on after a connection reset, streaming", async () => {
+    stack.simulator.faults.push({ match: { model: "claude-upstream-a" }, times: 1, behaviour: { reset: true } });
+    const message = await anthropic.messages.stream({ model: "claude-test", max_tokens: 64, messages: [{ role: "user", content: "hi" }] }).finalMessage();
+    expect(message.content[0]).toMatchObject({ type: "text" });
+    expect(upstreamRequests().map((r) => [r.model, r.outcome])).toEqual([["claude-upstream-a", "reset"], ["claude-upstream-b", "ok"]]);
+  });
+
+  it("moves on after a 503, streaming chat", async () => {
+    stack.simulator.faults.push({ match: { model: "gpt-upstream-a" }, times: 1, behaviour: { failStatus: 503 } });
+    const final = await openai.chat.completions.stream({ model: "gpt-test", messages: [{ role: "user", content: "hi" }] }).finalChatCompletion();
+    expect(final.choices[0]!.message.content).toBeTruthy();
+    expect(upstreamRequests().map((r) => r.outcome)).toEqual(["failed", "ok"]);
+  });
+
+  it("moves on when the upstream hangs past the first-byte timeout", async () => {
+    stack.simulator.faults.push({ match: { model: "gpt-upstream-a" }, times: 1, behaviour: { hang: true } });
+    const completion = await openai.chat.completions.create({ model: "gpt-test", messages: [{ role: "user", content: "hi" }] });
+    expect(completion.choices[0]!.message.content).toBeTruthy();
+    expect(upstreamRequests().map((r) => r.model)).toEqual(["gpt-upstream-a", "gpt-upstream-b"]);
+  });
+
+  it("does not retry a client error from the upstream", async () => {
+    stack.simulator.faults.push({ match: { model: "gpt-upstream-a" }, times: 1, behaviour: { failStatus: 400 } });
+    const error = await openai.chat.completions.create({ model: "gpt-test", messages: [{ role: "user", content: "hi" }] }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(OpenAI.BadRequestError);
+    expect(upstreamRequests()).toHaveLength(1);
+  });
+});
+
+describe("every upstream failing", () => {
+  it("gives a JSON 502 envelope with x-should-retry: false after bounded attempts", async () => {
+    stack.simulator.faults.push({ match: {}, times: 10, behaviour: { failStatus: 500 } });
+    const response = await fetch(`${stack.proxy.url}/v1/chat/completions`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+      body: JSON.stringify({ model: "gpt-test", messages: [{ role: "user", content: "hi" }], stream: true }),
+    });
+    expect(response.status).toBe(502);
+    expect(response.headers.get("content-type")).toMatch(/application\/json/);
+    expect(response.headers.get("x-should-retry")).toBe("false");
+    const body = await response.json();
+    expect(body).toMatchObject({ type: "error", error: { type: "api_error", code: "upstream_error" }, request_id: response.headers.get("x-request-id") });
+    expect(upstreamRequests()).toHaveLength(stack.proxy.services.config.MAX_ATTEMPTS);
+    const events = await stack.billingEvents(body.request_id);
+    expect(events).toHaveLength(1);
+    expect(events[0]).toMatchObject({ status: "error", usage: { inputTokens: 0, outputTokens: 0 } });
+  });
+
+  it("an unreachable upstream gives 502 too, and the SDK does not retry", async () => {
+    const retrying = new OpenAI({ baseURL: `${stack.proxy.url}/v1`, apiKey: key, maxRetries: 2 });
+    const started = Date.now();
+    const error = await retrying.chat.completions.create({ model: "dead-test", messages: [{ role: "user", content: "hi" }] }).catch((e: unknown) => e);
+    expect(error).toMatchObject({ status: 502 });
+    // openai-node waits >= 0.5 s before a retry; x-should-retry: false means it made none.
+    expect(Date.now() - started).toBeLessThan(5_000);
+  });
+});
+
+describe("after the first byte", () => {
+  it("a cut stream ends with the chat shape's error event; the SDK throws it; no second upstream call", async () => {
+    stack.simulator.faults.push({ match: { model: "gpt-upstream-a" }, times: 1, behaviour: { cutAfter: 3, chunkDelayMs: 5 } });
+    const { data: stream, response } = await openai.chat.completions
+      .create({ model: "gpt-test", messages: [{ role: "user", content: "hi" }], stream: true })
+      .withResponse();
+    const received: string[] = [];
+    const error = await (async () => {
+      for await (const chunk of stream) received.push(chunk.choices[0]?.delta.content ?? "");
+    })().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(OpenAI.APIError);
+    expect((error as Error).message).toMatch(/mid-stream/);
+    expect(received.join("")).not.toBe("");
+    expect(upstreamRequests()).toHaveLength(1);
+    const events = await stack.billingEvents(response.headers.get("x-request-id")!);
+    expect(events).toHaveLength(1);
+    expect(events[0]).toMatchObject({ status: "error", estimated: true });
+    expect(events[0]!.usage.outputTokens).toBeGreaterThan(0);
+  });
+
+  it("a cut messages stream ends with event: error; the anthropic SDK throws with the message", async () => {
+    stack.simulator.faults.push({ match: { model: "claude-upstream-a" }, times: 1, behaviour: { cutAfter: 2 } });
+    const error = await anthropic.messages
+      .stream({ model: "claude-test", max_tokens: 64, messages: [{ role: "user", content: "hi" }] })
+      .finalMessage()
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(Anthropic.APIError);
+    expect((error as Error).message).toMatch(/mid-stream/);
+    expect(upstreamRequests()).toHaveLength(1);
+  });
+
+  it("a cut responses stream ends with the error event", async () => {
+    stack.simulator.faults.push({ match: { model: "gpt-upstream-a" }, times: 1, behaviour: { cutAfter: 2 } });
+    const stream = await openai.responses.create({ model: "gpt-test", input: "hi", stream: true });
+    const types: string[] = [];
+    let errorEvent: { message?: string; sequence_number?: number } | null = null;
+    const thrown = await (async () => {
+      for await (const event of stream) {
+        types.push(event.type);
+        if (event.type === "error") errorEvent = event;
+      }
+    })().catch((e: unknown) => e);
+    const message = errorEvent?.message ?? (thrown as Error | undefined)?.message;
+    expect(message).toMatch(/mid-stream/);
+    expect(types[0]).toBe("response.created");
+    expect(upstreamRequests()).toHaveLength(1);
+  });
+
+  it("the first chunk reaches the client while the upstream is still sending", async () => {
+    const stream = await openai.chat.completions.create({
+      model: "gpt-test",
+      messages: [{ role: "user", content: "#sim:chunks=6 #sim:chunk_delay_ms=150 slow please" }],
+      stream: true,
+    });
+    let chunksSentWhenFirstArrived: number | null = null;
+    for await (const chunk of stream) {
+      if (chunksSentWhenFirstArrived === null && chunk.choices[0]?.delta.content) {
+        chunksSentWhenFirstArrived = stack.simulator.stats.requests.at(-1)!.chunksSent;
+      }
+    }
+    expect(chunksSentWhenFirstArrived).not.toBeNull();
+    expect(chunksSentWhenFirstArrived!).toBeLessThan(6);
+    expect(stack.simulator.stats.requests.at(-1)!.chunksSent).toBe(6);
+  });
+
+  it("a client that leaves mid-stream aborts the upstream call and is billed for what was generated", async () => {
+    const controller = new AbortController();
+    const { data: stream, response } = await openai.chat.completions
+      .create(
+        { model: "gpt-test", messages: [{ role: "user", content: "#sim:chunks=50 #sim:chunk_delay_ms=40 long" }], stream: true },
+        { signal: controller.signal },
+      )
+      .withResponse();
+    let seen = 0;
+    await (async () => {
+      for await (const _chunk of stream) {
+        seen += 1;
+        if (seen === 3) controller.abort();
+      }
+    })().catch(() => undefined);
+    await expect.poll(() => stack.simulator.stats.requests.at(-1)!.outcome, { timeout: 3_000 }).toBe("aborted");
+    await expect.poll(async () => (await stack.billingEvents(response.headers.get("x-request-id")!)).length, { timeout: 3_000 }).toBe(1);
+    const [event] = await stack.billingEvents(response.headers.get("x-request-id")!);
+    expect(event).toMatchObject({ status: "client_aborted", estimated: true });
+    expect(event!.usage.outputTokens).toBeGreaterThan(0);
+    expect(event!.usage.outputTokens).toBeLessThan(50);
+  });
+});
