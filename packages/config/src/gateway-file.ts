@@ -100,11 +100,24 @@ function formatPath(path: PropertyKey[]): string {
   return path.reduce<string>((out, part) => (typeof part === "number" ? `${out}[${part}]` : out ? `${out}.${String(part)}` : String(part)), "");
 }
 
+/**
+ * `${NAME}` and `${NAME:-fallback}` in the file are replaced from the environment, so one file
+ * serves several deployments (base URLs differ; secrets still never belong in the file).
+ */
+export function expandEnv(text: string, env: Record<string, string | undefined> = process.env): string {
+  return text.replace(/\$\{([A-Z_][A-Z0-9_]*)(?::-([^}]*))?\}/g, (_match, name: string, fallback: string | undefined) => {
+    const value = env[name];
+    if (value !== undefined && value !== "") return value;
+    if (fallback !== undefined) return fallback;
+    throw new ConfigError(`the gateway file uses \${${name}} but ${name} is not set`);
+  });
+}
+
 /** Parses YAML text; errors name the file and the path inside it (`models[0].targets[1].upstream`). */
-export function parseGatewayFile(text: string, fileName = "gateway.yaml"): GatewayFile {
+export function parseGatewayFile(text: string, fileName = "gateway.yaml", env: Record<string, string | undefined> = process.env): GatewayFile {
   let raw: unknown;
   try {
-    raw = parseYaml(text) ?? {};
+    raw = parseYaml(expandEnv(text, env)) ?? {};
   } catch (error) {
     throw new ConfigError(`${fileName}: not valid YAML: ${(error as Error).message}`);
   }

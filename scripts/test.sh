@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# Quick start, command 2: sets up everything on a fresh machine and runs every test (type checks,
+# unit tests and integration tests against real PostgreSQL and Redis). Each test run makes its own
+# database and Redis key prefix and removes them afterwards.
+source "$(dirname "${BASH_SOURCE[0]}")/lib/bootstrap.sh"
+source "$ROOT/scripts/lib/services.sh"
+cd "$ROOT"
+export TURBO_TELEMETRY_DISABLED=1 TURBO_NO_UPDATE_NOTIFIER=1
+pnpm exec turbo run typecheck --output-logs=errors-only
+pnpm exec turbo run test --concurrency=2 --output-logs=full "$@"
