@@ -70,7 +70,7 @@ describe("every upstream failing", () => {
     expect(response.status).toBe(502);
     expect(response.headers.get("content-type")).toMatch(/application\/json/);
     expect(response.headers.get("x-should-retry")).toBe("false");
-    const body = await response.json();
+    const body = (await response.json()) as { request_id: string };
     expect(body).toMatchObject({ type: "error", error: { type: "api_error", code: "upstream_error" }, request_id: response.headers.get("x-request-id") });
     expect(upstreamRequests()).toHaveLength(stack.proxy.services.config.MAX_ATTEMPTS);
     const events = await stack.billingEvents(body.request_id);
@@ -123,14 +123,14 @@ describe("after the first byte", () => {
     stack.simulator.faults.push({ match: { model: "gpt-upstream-a" }, times: 1, behaviour: { cutAfter: 2 } });
     const stream = await openai.responses.create({ model: "gpt-test", input: "hi", stream: true });
     const types: string[] = [];
-    let errorEvent: { message?: string; sequence_number?: number } | null = null;
+    const errorEvents: { message?: string }[] = [];
     const thrown = await (async () => {
       for await (const event of stream) {
         types.push(event.type);
-        if (event.type === "error") errorEvent = event;
+        if (event.type === "error") errorEvents.push(event);
       }
     })().catch((e: unknown) => e);
-    const message = errorEvent?.message ?? (thrown as Error | undefined)?.message;
+    const message = errorEvents[0]?.message ?? (thrown as Error | undefined)?.message;
     expect(message).toMatch(/mid-stream/);
     expect(types[0]).toBe("response.created");
     expect(upstreamRequests()).toHaveLength(1);

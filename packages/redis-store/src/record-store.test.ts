@@ -1,0 +1,53 @@
+import { randomUUID } from "node:crypto";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Redis } from "ioredis";
+import { resolveTestServices } from "@gateway/testing";
+import { RecordStore } from "./record-store.ts";
+import type { KeyRecord, StoreEvent } from "./records.ts";
+
+let redis: Redis;
+let subscriber: Redis;
+let store: RecordStore;
+const prefix = `test-${randomUUID().slice(0, 8)}`;
+
+beforeAll(async () => {
+  const { redisUrl } = await resolveTestServices();
+  redis = new Redis(redisUrl);
+  subscriber = new Redis(redisUrl);
+  store = new RecordStore(redis, prefix);
+});
+afterAll(async () => {
+  const keys = await redis.keys(`${prefix}:*`);
+  if (keys.length) await redis.del(...keys);
+  redis.disconnect();
+  subscriber.disconnect();
+});
+
+const record: KeyRecord = { id: "key_1", vendorId: "vnd_1", name: "k", prefix: "sk-abcd", serverOption: "standard", status: "active", expiresAt: null, quotaNano: "100", rpm: null, tpm: 5 };
+
+describe("RecordStore", () => {
+  it("writes, reads and publishes a key change after the write", async () => {
+    const events: StoreEvent[] = [];
+    const seen: (KeyRecord | null)[] = [];
+    await store.subscribe(subscriber, (event) => {
+      events.push(event);
+      if (event.type === "key_changed") void store.readKey(event.hash).then((value) => seen.push(value));
+    }, () => undefined);
+    await store.writeKey("hash1", record);
+    await expect.poll(() => seen.length).toBe(1);
+    expect(seen[0]).toEqual(record);
+    expect(events).toEqual([{ type: "key_changed", hash: "hash1" }]);
+    expect(await redis.get(`${prefix}:key:hash1`)).not.toBeNull();
+  });
+
+  it("refuses to write a record that breaks the shared schema", async () => {
+    await expect(store.writeKey("hash2", { ...record, quotaNano: "ten" })).rejects.toThrow();
+    expect(await store.readKey("hash2")).toBeNull();
+  });
+
+  it("round-trips the routing snapshot", async () => {
+    const snapshot = { version: 7, publishedAt: 1, upstreams: {}, models: {}, serverOptions: { standard: { name: "standard", models: ["m"], rpm: null, tpm: null } } };
+    await store.writeSnapshot(snapshot);
+    expect(await store.readSnapshot()).toEqual(snapshot);
+  });
+});
