@@ -3,3 +3,4 @@ export * from "./secrets.ts";
 export * from "./errors.ts";
 export * from "./money.ts";
 export * from "./billing-event.ts";
+export * from "./pricing.ts";

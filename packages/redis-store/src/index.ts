@@ -2,3 +2,4 @@ export * from "./records.ts";
 export * from "./redis-keys.ts";
 export * from "./record-store.ts";
 export * from "./connect.ts";
+export * from "./limit-store.ts";

@@ -46,7 +46,7 @@ describe("RecordStore", () => {
   });
 
   it("round-trips the routing snapshot", async () => {
-    const snapshot = { version: 7, publishedAt: 1, upstreams: {}, models: {}, serverOptions: { standard: { name: "standard", models: ["m"], rpm: null, tpm: null } } };
+    const snapshot = { version: 7, publishedAt: 1, upstreams: {}, models: {}, serverOptions: { standard: { name: "standard", models: ["m"], prices: { m: { inputPrice: "1", outputPrice: "2", cachedInputPrice: "1", imagePrice: "0" } }, rpm: null, tpm: null } } };
     await store.writeSnapshot(snapshot);
     expect(await store.readSnapshot()).toEqual(snapshot);
   });

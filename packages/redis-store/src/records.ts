@@ -44,9 +44,19 @@ export const modelRecordSchema = z.object({
 });
 export type ModelRecord = z.infer<typeof modelRecordSchema>;
 
+const scaledPrice = z.string().regex(/^\d+$/);
+
 export const serverOptionRecordSchema = z.object({
   name: z.string(),
   models: z.array(z.string()),
+  /**
+   * Effective unit prices per model under this option (override, else list price x multiplier),
+   * in 1/10000 pico-USD (`scaledUnitPrices` in @gateway/contracts), for quota reservations.
+   */
+  prices: z.record(
+    z.string(),
+    z.object({ inputPrice: scaledPrice, outputPrice: scaledPrice, cachedInputPrice: scaledPrice, imagePrice: scaledPrice }),
+  ),
   rpm: z.number().int().positive().nullable(),
   tpm: z.number().int().positive().nullable(),
 });

@@ -8,6 +8,13 @@ export interface RedisKeys {
   events: string;
   /** BullMQ's own prefix for queues. */
   queuePrefix: string;
+  /**
+   * Per-key limit counters. The `{keyId}` hash tag puts all of one key's counters in one cluster
+   * slot, so one script can read and write them together.
+   */
+  requestWindow(keyId: string, window: number): string;
+  tokenWindow(keyId: string, window: number): string;
+  quota(keyId: string): string;
 }
 
 export function redisKeys(prefix: string): RedisKeys {
@@ -17,5 +24,8 @@ export function redisKeys(prefix: string): RedisKeys {
     snapshot: `${base}routing-snapshot`,
     events: `${base}events`,
     queuePrefix: `${base}bull`,
+    requestWindow: (keyId, window) => `${base}{${keyId}}:rpm:${window}`,
+    tokenWindow: (keyId, window) => `${base}{${keyId}}:tpm:${window}`,
+    quota: (keyId) => `${base}{${keyId}}:quota`,
   };
 }

@@ -1,3 +1,4 @@
+import { scaledUnitPrices } from "@gateway/contracts";
 import type { PrismaClient } from "@gateway/db";
 import type { RecordStore, RoutingSnapshot } from "@gateway/redis-store";
 
@@ -40,7 +41,18 @@ export async function buildSnapshot(prisma: PrismaClient): Promise<Omit<RoutingS
     serverOptions: Object.fromEntries(
       options.map((o) => [
         o.name,
-        { name: o.name, models: o.models.map((link) => link.model.name).sort(), rpm: o.rpm, tpm: o.tpm },
+        {
+          name: o.name,
+          models: o.models.map((link) => link.model.name).sort(),
+          prices: Object.fromEntries(
+            [...o.models].sort((a, b) => a.model.name.localeCompare(b.model.name)).map((link) => {
+              const scaled = scaledUnitPrices({ model: link.model, multiplierBps: o.priceMultiplierBps, overrides: link });
+              return [link.model.name, { inputPrice: scaled.inputPrice.toString(), outputPrice: scaled.outputPrice.toString(), cachedInputPrice: scaled.cachedInputPrice.toString(), imagePrice: scaled.imagePrice.toString() }];
+            }),
+          ),
+          rpm: o.rpm,
+          tpm: o.tpm,
+        },
       ]),
     ),
   };

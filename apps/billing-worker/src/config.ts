@@ -1,0 +1,37 @@
+import { envVars, parseEnv } from "@gateway/config";
+
+/** The billing worker's whole configuration, read once at boot. */
+export function loadBillingWorkerConfig(env: Record<string, string | undefined> = process.env) {
+  return parseEnv("billing-worker", {
+    /** Port of GET /healthz and GET /readyz (0 picks a free one). */
+    PORT: envVars.port(8082),
+    HOST: envVars.host(),
+    DATABASE_URL: envVars.databaseUrl(),
+    /** Upper bound of pooled PostgreSQL connections; each job holds one for one statement. */
+    DB_POOL_SIZE: envVars.positiveInt(10),
+    REDIS_URL: envVars.redisUrl(),
+    /** Must match the proxy's: the queue lives under `${REDIS_PREFIX}:bull`. */
+    REDIS_PREFIX: envVars.redisPrefix(),
+    LOG_LEVEL: envVars.logLevel(),
+    /** Jobs processed at once by this process. */
+    WORKER_CONCURRENCY: envVars.positiveInt(16),
+    /**
+     * How long a job's lock lives without renewal. A worker that dies mid-job leaves its jobs
+     * active; they are handed to another worker once the lock expires.
+     */
+    WORKER_LOCK_DURATION_MS: envVars.positiveInt(30_000),
+    /** How often this worker looks for jobs whose worker died. */
+    WORKER_STALLED_INTERVAL_MS: envVars.positiveInt(30_000),
+    /**
+     * Times a job may be recovered from a dead worker before it is failed. Processing is
+     * idempotent, so recovering is always safe; a failed billing job is only a last resort.
+     */
+    WORKER_MAX_STALLED_COUNT: envVars.positiveInt(5),
+    /** How long prices read from Postgres are reused; a price change applies within this time. */
+    PRICE_CACHE_TTL_MS: envVars.positiveInt(5_000),
+    /** Time active jobs get to finish on SIGTERM; the rest are recovered by another worker. */
+    SHUTDOWN_DEADLINE_MS: envVars.positiveInt(10_000),
+  }, env);
+}
+
+export type BillingWorkerConfig = ReturnType<typeof loadBillingWorkerConfig>;

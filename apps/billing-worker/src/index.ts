@@ -1,0 +1,8 @@
+export { loadBillingWorkerConfig, type BillingWorkerConfig } from "./config.ts";
+export { createBillingWorkerServices, type BillingWorkerServices } from "./services.ts";
+export { startBillingWorker, type RunningBillingWorker } from "./server.ts";
+export { createBillingJobHandler, type BillingJobDependencies, type BillingJobLike, type BillingJobResult } from "./billing-job.ts";
+export { createQueueWorker } from "./queue-worker.ts";
+export { PriceLoader } from "./price-loader.ts";
+export { recordUsage, utcDay, type RecordOutcome } from "./record-usage.ts";
+export { billingQueueCounts, type BillingQueueCounts } from "./queue-metrics.ts";

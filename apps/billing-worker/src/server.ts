@@ -1,0 +1,62 @@
+import type { Worker } from "bullmq";
+import { listen, type Listening } from "@gateway/http";
+import type { BillingWorkerConfig } from "./config.ts";
+import { createHealthHandler } from "./health-routes.ts";
+import { createQueueWorker } from "./queue-worker.ts";
+import { createBillingWorkerServices, type BillingWorkerServices } from "./services.ts";
+
+export interface RunningBillingWorker {
+  /** Base URL of /healthz and /readyz. */
+  url: string;
+  port: number;
+  http: Listening;
+  worker: Worker;
+  services: BillingWorkerServices;
+  close(): Promise<void>;
+}
+
+/** Boots the billing worker: consumes the billing queue and serves its health endpoints. */
+export async function startBillingWorker(config: BillingWorkerConfig, logger?: BillingWorkerServices["logger"]): Promise<RunningBillingWorker> {
+  const services = createBillingWorkerServices(config, logger);
+  const worker = createQueueWorker(services);
+  const state = { shuttingDown: false };
+  let http: Listening;
+  try {
+    await worker.waitUntilReady();
+    http = await listen(createHealthHandler(services, worker, state), config.PORT, config.HOST);
+  } catch (error) {
+    await worker.close(true).catch(() => {});
+    await services.close();
+    throw error;
+  }
+  let closing: Promise<void> | null = null;
+  return {
+    url: http.url,
+    port: http.port,
+    http,
+    worker,
+    services,
+    close() {
+      closing ??= (async () => {
+        state.shuttingDown = true;
+        await drainWorker(worker, services, config.SHUTDOWN_DEADLINE_MS);
+        await http.close(config.SHUTDOWN_DEADLINE_MS);
+        await services.close();
+      })();
+      return closing;
+    },
+  };
+}
+
+/**
+ * Stops taking jobs and lets active ones finish up to the deadline. A job still running after it is
+ * abandoned: its lock expires and another worker redoes it, a no-op if it had committed.
+ */
+async function drainWorker(worker: Worker, services: BillingWorkerServices, deadlineMs: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<"timeout">((resolve) => {
+    timer = setTimeout(() => resolve("timeout"), deadlineMs);
+  });
+  const result = await Promise.race([worker.close().then(() => "closed" as const), deadline]).finally(() => clearTimeout(timer));
+  if (result === "timeout") services.logger.warn({ deadlineMs }, "billing jobs still running at the shutdown deadline; another worker will redo them");
+}
