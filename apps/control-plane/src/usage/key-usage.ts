@@ -18,7 +18,9 @@ export async function keyUsage(prisma: PrismaClient, keyId: string, range: { fro
   const key = await prisma.apiKey.findUnique({ where: { id: keyId }, include: { serverOption: true } });
   if (!key) throw new GatewayError("not_found", `No key with id '${keyId}'.`);
   const totals = await prisma.usageAggregate.aggregate({ where: { apiKeyId: keyId }, _sum: { costNano: true } });
-  const usedNano = totals._sum.costNano ?? 0n;
+  // Shown amounts have 6 decimals; `remaining` is computed from the shown `used` so that
+  // limit - used = remaining holds for the figures a client reads.
+  const usedNano = roundToMicroUsd(totals._sum.costNano ?? 0n);
   const lines = range.from || range.to ? await linesFromRecords(prisma, keyId, range) : await linesFromAggregates(prisma, keyId);
   const sum = (field: "requests" | "input_tokens" | "output_tokens" | "images") => lines.reduce((total, line) => total + line[field], 0);
   const costNano = lines.reduce((total, line) => total + line.costNano, 0n);
@@ -42,6 +44,10 @@ export async function keyUsage(prisma: PrismaClient, keyId: string, range: { fro
     by_model: lines.map(({ costNano: lineCost, ...line }) => ({ ...line, cost: formatUsd(lineCost) })),
     rate_limits: { rpm: key.rpm ?? key.serverOption.rpm, tpm: key.tpm ?? key.serverOption.tpm },
   };
+}
+
+function roundToMicroUsd(nano: bigint): bigint {
+  return ((nano + 500n) / 1000n) * 1000n;
 }
 
 async function linesFromAggregates(prisma: PrismaClient, keyId: string): Promise<ModelLine[]> {
