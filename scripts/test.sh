@@ -7,4 +7,4 @@ source "$ROOT/scripts/lib/services.sh"
 cd "$ROOT"
 export TURBO_TELEMETRY_DISABLED=1 TURBO_NO_UPDATE_NOTIFIER=1
 pnpm exec turbo run typecheck --output-logs=errors-only
-pnpm exec turbo run test --concurrency=2 --output-logs=full "$@"
+pnpm exec turbo run test --concurrency=2 --continue --output-logs=full "$@"

@@ -1,10 +1,24 @@
+import { LimitStore } from "@gateway/redis-store";
 import type { ControlPlaneServices } from "./services.ts";
 import { rebuildKeyRecords } from "./keys/key-service.ts";
 import { publishSnapshot } from "./snapshot/publish-snapshot.ts";
 
-/** Restores every Redis record from Postgres: the routing snapshot and every key. */
-export async function rebuildRedis(services: Pick<ControlPlaneServices, "db" | "records">): Promise<{ keys: number; snapshotVersion: number }> {
+/**
+ * Restores every Redis record from Postgres: the routing snapshot, every key, and each quota
+ * key's spent counter from the ledger (reservations in flight start again from zero).
+ */
+export async function rebuildRedis(services: Pick<ControlPlaneServices, "db" | "records" | "config">): Promise<{ keys: number; quotas: number; snapshotVersion: number }> {
   const snapshotVersion = await publishSnapshot(services.db.prisma, services.records);
   const keys = await rebuildKeyRecords(services.db.prisma, services.records);
-  return { keys, snapshotVersion };
+  const quotas = await rebuildQuotaCounters(services);
+  return { keys, quotas, snapshotVersion };
+}
+
+async function rebuildQuotaCounters(services: Pick<ControlPlaneServices, "db" | "records" | "config">): Promise<number> {
+  const limits = new LimitStore(services.records.redis, services.config.REDIS_PREFIX);
+  const keys = await services.db.prisma.apiKey.findMany({ where: { quotaNano: { not: null } }, select: { id: true } });
+  const spent = await services.db.prisma.usageAggregate.groupBy({ by: ["apiKeyId"], where: { apiKeyId: { in: keys.map((key) => key.id) } }, _sum: { costNano: true } });
+  const byKey = new Map(spent.map((row) => [row.apiKeyId, row._sum.costNano ?? 0n]));
+  for (const key of keys) await limits.setSpent(key.id, byKey.get(key.id) ?? 0n);
+  return keys.length;
 }

@@ -2,13 +2,14 @@ import { Queue } from "bullmq";
 import type { Redis } from "ioredis";
 import { BILLING_QUEUE } from "@gateway/contracts";
 import { createLogger, type Logger } from "@gateway/logger";
-import { connectRedis, RecordStore } from "@gateway/redis-store";
+import { connectRedis, LimitStore, RecordStore } from "@gateway/redis-store";
 import type { ProxyConfig } from "./config.ts";
 import { KeyCache } from "./auth/key-cache.ts";
 import { RoutingTable } from "./routing/routing-table.ts";
 import { CircuitBreaker } from "./relay/circuit-breaker.ts";
 import { UpstreamClient } from "./relay/upstream-client.ts";
 import { BillingProducer } from "./billing/billing-producer.ts";
+import { Limiter } from "./limits/limiter.ts";
 
 /** Every client the proxy uses, built once at boot and passed around as one object. */
 export interface ProxyServices {
@@ -23,6 +24,7 @@ export interface ProxyServices {
   upstreams: UpstreamClient;
   queue: Queue;
   billing: BillingProducer;
+  limiter: Limiter;
   state: { shuttingDown: boolean };
   close(): Promise<void>;
 }
@@ -39,7 +41,8 @@ export async function createProxyServices(config: ProxyConfig, logger = createLo
   const routing = new RoutingTable(records, logger);
   const queue = new Queue(BILLING_QUEUE, { connection: queueConnection, prefix: records.keys.queuePrefix });
   queue.on("error", (error: Error) => logger.warn({ err: error.message }, "billing queue error"));
-  const billing = new BillingProducer(queue, logger, config.BILLING_BUFFER_LIMIT);
+  const limiter = new Limiter(new LimitStore(redis, config.REDIS_PREFIX), logger);
+  const billing = new BillingProducer(queue, logger, config.BILLING_BUFFER_LIMIT, (event) => limiter.settle(event));
 
   await records.subscribe(
     subscriber,
@@ -70,6 +73,7 @@ export async function createProxyServices(config: ProxyConfig, logger = createLo
     upstreams: new UpstreamClient({ connections: config.UPSTREAM_CONNECTIONS }),
     queue,
     billing,
+    limiter,
     state: { shuttingDown: false },
     async close() {
       clearInterval(refreshTimer);

@@ -34,6 +34,7 @@ export function jsonBody(limitBytes: number) {
     });
     request.on("end", () => {
       if (failed) return;
+      request.bodyBytes = size;
       const text = chunks.length === 1 ? chunks[0]!.toString("utf8") : Buffer.concat(chunks).toString("utf8");
       try {
         request.body = JSON.parse(text);

@@ -7,6 +7,8 @@ declare global {
     interface Request {
       requestId: string;
       startedAt: number;
+      /** Size of the JSON body as received (set by jsonBody). */
+      bodyBytes: number;
     }
   }
 }
@@ -15,6 +17,7 @@ declare global {
 export function requestContext(request: Request, response: Response, next: NextFunction): void {
   request.requestId = newId("req");
   request.startedAt = Date.now();
+  request.bodyBytes = 0;
   response.setHeader("x-request-id", request.requestId);
   next();
 }

@@ -25,10 +25,14 @@ export class BillingProducer {
   private readonly limit: number;
   dropped = 0;
 
-  constructor(queue: Queue, logger: Logger, limit: number) {
+  private readonly onRecord: (event: BillingEvent) => void;
+
+  /** `onRecord` sees every event as it is recorded (the limiter settles reservations there). */
+  constructor(queue: Queue, logger: Logger, limit: number, onRecord: (event: BillingEvent) => void = () => undefined) {
     this.queue = queue;
     this.logger = logger;
     this.limit = limit;
+    this.onRecord = onRecord;
   }
 
   get pending(): number {
@@ -36,6 +40,7 @@ export class BillingProducer {
   }
 
   record(event: BillingEvent): void {
+    this.onRecord(event);
     if (this.buffer.length >= this.limit) {
       // The buffer is full only after Redis has been away for a long time; say so loudly.
       this.dropped += 1;

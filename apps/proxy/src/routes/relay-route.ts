@@ -21,7 +21,15 @@ export function relayRoute(services: ProxyServices, wire: WireFormat, checkHeade
       if (!option?.models.includes(model.name)) {
         throw new GatewayError("model_not_allowed", `This key may not call the model '${model.name}'.`, { param: "model" });
       }
-      await relayRequest({ services, request, response, wire, parsed, key, model });
+      const requestBytes = request.bodyBytes;
+      const admission = await services.limiter.admit(request.requestId, key, option, model.name, parsed, requestBytes, wire.endpoint === "images.generations");
+      for (const [name, value] of Object.entries(admission.headers)) response.setHeader(name, value);
+      if (admission.refusal) throw admission.refusal;
+      try {
+        await relayRequest({ services, request, response, wire, parsed, key, model });
+      } finally {
+        services.limiter.release(request.requestId);
+      }
     } catch (error) {
       next(error);
     }

@@ -1,0 +1,108 @@
+import { costOfUsage, GatewayError, type BillingEvent, type UnitPrices } from "@gateway/contracts";
+import type { Logger } from "@gateway/logger";
+import type { KeyRecord, LimitStore, ServerOptionRecord } from "@gateway/redis-store";
+import type { ParsedRequest } from "../upstreams/index.ts";
+import { requestBoundNano, unitPrices } from "./request-bound.ts";
+
+interface Held {
+  keyId: string;
+  reservationNano: bigint;
+  hasQuota: boolean;
+  prices: UnitPrices | null;
+}
+
+export interface Admission {
+  /** The OpenAI `x-ratelimit-*` headers for this response (empty when the key has no limits). */
+  headers: Record<string, string>;
+  /** Set when the request must be refused (429). */
+  refusal: GatewayError | null;
+}
+
+const NO_LIMITS: Admission = Object.freeze({ headers: {}, refusal: null });
+
+function seconds(ms: number): string {
+  return `${Math.max(1, Math.ceil(ms / 1000))}s`;
+}
+
+/**
+ * Rate limits (RPM, TPM) and the quota, checked in one Redis script before the upstream is called
+ * and settled when the request's billing event is recorded. Limits hold across replicas because
+ * the counters live in Redis. When Redis cannot answer, requests are let through (logged): the
+ * ledger still records every cost, and availability wins over a counter.
+ */
+export class Limiter {
+  private readonly held = new Map<string, Held>();
+  private readonly store: LimitStore;
+  private readonly logger: Logger;
+
+  constructor(store: LimitStore, logger: Logger) {
+    this.store = store;
+    this.logger = logger;
+  }
+
+  async admit(requestId: string, key: KeyRecord, option: ServerOptionRecord, model: string, request: ParsedRequest, requestBytes: number, isImages: boolean): Promise<Admission> {
+    const rpm = key.rpm ?? option.rpm;
+    const tpm = key.tpm ?? option.tpm;
+    const quotaNano = key.quotaNano === null ? null : BigInt(key.quotaNano);
+    if (rpm === null && tpm === null && quotaNano === null) return NO_LIMITS;
+    const prices = unitPrices(option, model);
+    const reservationNano = quotaNano !== null && prices ? requestBoundNano(request, requestBytes, prices, isImages) : 0n;
+    let result;
+    try {
+      result = await this.store.admit({ keyId: key.id, rpm, tpm, quotaNano, reservationNano });
+    } catch (error) {
+      this.logger.warn({ requestId, err: (error as Error).message }, "limit check unavailable; request let through");
+      return NO_LIMITS;
+    }
+    const headers: Record<string, string> = {};
+    if (rpm !== null) {
+      headers["x-ratelimit-limit-requests"] = String(rpm);
+      headers["x-ratelimit-remaining-requests"] = String(Math.max(0, rpm - result.requestsUsed));
+      headers["x-ratelimit-reset-requests"] = seconds(result.resetMs);
+    }
+    if (tpm !== null) {
+      headers["x-ratelimit-limit-tokens"] = String(tpm);
+      headers["x-ratelimit-remaining-tokens"] = String(Math.max(0, tpm - result.tokensUsed));
+      headers["x-ratelimit-reset-tokens"] = seconds(result.resetMs);
+    }
+    const retryAfter = Math.max(1, Math.ceil(result.resetMs / 1000));
+    switch (result.verdict) {
+      case "admitted":
+        this.held.set(requestId, { keyId: key.id, reservationNano, hasQuota: quotaNano !== null, prices });
+        return { headers, refusal: null };
+      case "requests_limited":
+        return { headers, refusal: new GatewayError("rate_limit_exceeded", `Rate limit reached: ${rpm} requests per minute.`, { retryAfter }) };
+      case "tokens_limited":
+        return { headers, refusal: new GatewayError("rate_limit_exceeded", `Rate limit reached: ${tpm} tokens per minute.`, { retryAfter }) };
+      case "quota_exhausted":
+        return { headers, refusal: new GatewayError("insufficient_quota", "This key's quota is used up.") };
+      default: {
+        const never: never = result.verdict;
+        throw new Error(`unknown verdict ${String(never)}`);
+      }
+    }
+  }
+
+  /** Called with the request's billing event: releases the reservation, books the real cost and tokens. */
+  settle(event: BillingEvent): void {
+    const held = this.held.get(event.requestId);
+    if (!held) return;
+    this.held.delete(event.requestId);
+    const costNano = held.prices ? costOfUsage(event.usage, held.prices) : 0n;
+    this.write(event.requestId, held, event.usage.inputTokens + event.usage.outputTokens, costNano);
+  }
+
+  /** A request that ended without a billing event gives its reservation back. */
+  release(requestId: string): void {
+    const held = this.held.get(requestId);
+    if (!held) return;
+    this.held.delete(requestId);
+    this.write(requestId, held, 0, 0n);
+  }
+
+  private write(requestId: string, held: Held, tokens: number, costNano: bigint): void {
+    this.store
+      .settle({ keyId: held.keyId, tokens, reservationNano: held.reservationNano, costNano, hasQuota: held.hasQuota })
+      .catch((error: unknown) => this.logger.warn({ requestId, err: (error as Error).message }, "limit settlement failed"));
+  }
+}

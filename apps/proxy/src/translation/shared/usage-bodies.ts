@@ -1,0 +1,46 @@
+import type { Usage } from "@gateway/contracts";
+import { messagesUsage } from "../../upstreams/anthropic/usage.ts";
+import { asRecord, count } from "../../upstreams/request-fields.ts";
+
+/**
+ * Usage in each shape's own words, written from the gateway's `Usage` (which the upstream trackers
+ * already read). Totals are kept: OpenAI's prompt tokens include the cached part, Anthropic's
+ * input_tokens exclude both cache fields.
+ */
+export function chatUsageBody(usage: Usage): Record<string, unknown> {
+  return {
+    prompt_tokens: usage.inputTokens,
+    completion_tokens: usage.outputTokens,
+    total_tokens: usage.inputTokens + usage.outputTokens,
+    prompt_tokens_details: { cached_tokens: usage.cachedInputTokens },
+    completion_tokens_details: { reasoning_tokens: usage.reasoningTokens },
+  };
+}
+
+export function anthropicUsageBody(usage: Usage): Record<string, unknown> {
+  return {
+    input_tokens: Math.max(0, usage.inputTokens - usage.cachedInputTokens - usage.cacheWriteTokens),
+    cache_creation_input_tokens: usage.cacheWriteTokens,
+    cache_read_input_tokens: usage.cachedInputTokens,
+    output_tokens: usage.outputTokens,
+    ...(usage.reasoningTokens > 0 ? { output_tokens_details: { thinking_tokens: usage.reasoningTokens } } : {}),
+  };
+}
+
+export function responsesUsageBody(usage: Usage): Record<string, unknown> {
+  return {
+    input_tokens: usage.inputTokens,
+    input_tokens_details: { cached_tokens: usage.cachedInputTokens, cache_write_tokens: usage.cacheWriteTokens },
+    output_tokens: usage.outputTokens,
+    output_tokens_details: { reasoning_tokens: usage.reasoningTokens },
+    total_tokens: usage.inputTokens + usage.outputTokens,
+  };
+}
+
+/** Anthropic usage (cumulative over a stream, like the tracker) plus its thinking-token detail. */
+export function anthropicUsage(value: unknown, base: Usage | null = null): Usage | null {
+  const usage = messagesUsage(value, base);
+  if (!usage) return null;
+  const thinking = asRecord(asRecord(value)?.output_tokens_details)?.thinking_tokens;
+  return { ...usage, reasoningTokens: thinking === undefined ? (base?.reasoningTokens ?? 0) : count(thinking) };
+}

@@ -1,0 +1,125 @@
+import { randomUUID } from "node:crypto";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import OpenAI from "openai";
+import { parseGatewayFile } from "@gateway/config";
+import { createLogger } from "@gateway/logger";
+import { createTestDatabase, resolveTestServices, type TestDatabase } from "@gateway/testing";
+import { startSimulator, type Simulator } from "@gateway/simulator";
+import { applyGatewayFile, createControlPlaneServices, loadControlPlaneConfig, mintKey, type ControlPlaneServices } from "@gateway/control-plane";
+import { loadBillingWorkerConfig, startBillingWorker, type RunningBillingWorker } from "@gateway/billing-worker";
+import { SIMULATOR_SECRET, testGatewayYaml } from "./stack.ts";
+import { spawnProxy, type ProxyProcess } from "./replicas.ts";
+
+const silent = createLogger({ name: "test", level: "silent" });
+let database: TestDatabase;
+let simulator: Simulator;
+let controlPlane: ControlPlaneServices;
+let worker: RunningBillingWorker;
+let proxies: ProxyProcess[] = [];
+const prefix = `test-${randomUUID().slice(0, 8)}`;
+
+beforeAll(async () => {
+  const { redisUrl } = await resolveTestServices();
+  database = await createTestDatabase();
+  simulator = await startSimulator({ apiKey: SIMULATOR_SECRET });
+  controlPlane = createControlPlaneServices(loadControlPlaneConfig({ DATABASE_URL: database.url, REDIS_URL: redisUrl, REDIS_PREFIX: prefix }), silent);
+  await applyGatewayFile(controlPlane.db.prisma, controlPlane.records, parseGatewayFile(testGatewayYaml(simulator.url)));
+  worker = await startBillingWorker(loadBillingWorkerConfig({ DATABASE_URL: database.url, REDIS_URL: redisUrl, REDIS_PREFIX: prefix, PORT: "0" }), silent);
+  const env = { REDIS_URL: redisUrl, REDIS_PREFIX: prefix, TEST_SIMULATOR_KEY: SIMULATOR_SECRET };
+  proxies = await Promise.all([spawnProxy(env), spawnProxy(env), spawnProxy(env)]);
+}, 90_000);
+
+afterAll(async () => {
+  await Promise.all(proxies.map((proxy) => proxy.stop()));
+  await worker?.close();
+  const keys = await controlPlane.redis.keys(`${prefix}:*`);
+  if (keys.length) await controlPlane.redis.del(...keys);
+  await controlPlane?.close();
+  await simulator?.close();
+  await database?.drop();
+});
+
+async function newKey(options: { quotaNano?: bigint | null; rpm?: number | null }) {
+  const vendor = await controlPlane.db.prisma.vendor.findUniqueOrThrow({ where: { name: "test-vendor" } });
+  const minted = await mintKey(controlPlane.db.prisma, controlPlane.records, {
+    vendorId: vendor.id, serverOption: "standard", name: "limits", quotaNano: options.quotaNano ?? null, expiresAt: null, rpm: options.rpm ?? null, tpm: null, metadata: {},
+  });
+  return minted;
+}
+
+/** Sends `total` requests spread round-robin over the three proxies, `concurrency` at a time. */
+async function flood(key: string, total: number, concurrency: number) {
+  const statuses: { status: number; code: string | null; retryAfter: string | null }[] = [];
+  let next = 0;
+  const lane = async () => {
+    while (next < total) {
+      const index = next++;
+      const proxy = proxies[index % proxies.length]!;
+      const response = await fetch(`${proxy.url}/v1/chat/completions`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+        body: JSON.stringify({ model: "gpt-test", max_tokens: 12, messages: [{ role: "user", content: `hello ${index}` }] }),
+      });
+      const body = (await response.json()) as { error?: { code: string } };
+      statuses.push({ status: response.status, code: body.error?.code ?? null, retryAfter: response.headers.get("retry-after") });
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, lane));
+  return statuses;
+}
+
+/** Rate windows are per minute: keep a burst inside one. */
+async function awayFromMinuteBoundary() {
+  const intoMinute = Date.now() % 60_000;
+  if (intoMinute > 45_000) await new Promise((resolve) => setTimeout(resolve, 60_000 - intoMinute + 500));
+}
+
+describe("limits across three proxy processes sharing one Redis", () => {
+  it("a small quota is never overspent by more than one request's reservation, and nothing reaches the upstream after it", async () => {
+    const quotaNano = 200_000n; // $0.0002, about 25 requests of ~7,500 nano
+    const minted = await newKey({ quotaNano });
+    const before = simulator.stats.totals.requests;
+    const results = await flood(minted.plaintext, 90, 12);
+    const admitted = results.filter((r) => r.status === 200).length;
+    const refused = results.filter((r) => r.status === 429);
+    expect(admitted + refused.length).toBe(90);
+    expect(refused.length).toBeGreaterThan(0);
+    expect(refused.every((r) => r.code === "insufficient_quota")).toBe(true);
+    // Every upstream call was an admitted request: none after exhaustion.
+    expect(simulator.stats.totals.requests - before).toBe(admitted);
+
+    await expect.poll(async () => controlPlane.db.prisma.usageRecord.count({ where: { apiKeyId: minted.row.id } }), { timeout: 10_000 }).toBe(admitted);
+    const spent = (await controlPlane.db.prisma.usageRecord.aggregate({ where: { apiKeyId: minted.row.id }, _sum: { costNano: true } }))._sum.costNano ?? 0n;
+    const oneRequest = spent / BigInt(admitted);
+    // The reservation of one request (its own bound: body bytes as input tokens + max_tokens output) bounds the overshoot.
+    const oneReservation = 200n * 150n / 1000n + 12n * 600n; // bytes x input price + max_tokens x output price (nano, rounded up)
+    expect(spent).toBeLessThanOrEqual(quotaNano + oneReservation + oneRequest);
+    expect(spent).toBeGreaterThan(quotaNano - oneReservation - oneRequest);
+  });
+
+  it("the RPM limit admits the configured number per window in total, not per replica", async () => {
+    await awayFromMinuteBoundary();
+    const minted = await newKey({ rpm: 12 });
+    const results = await flood(minted.plaintext, 45, 9);
+    expect(results.filter((r) => r.status === 200)).toHaveLength(12);
+    const limited = results.filter((r) => r.status === 429);
+    expect(limited).toHaveLength(33);
+    expect(limited.every((r) => r.code === "rate_limit_exceeded" && Number(r.retryAfter) >= 1)).toBe(true);
+  });
+
+  it("the x-ratelimit-* headers are on the response, as the official openai client reads them", async () => {
+    await awayFromMinuteBoundary();
+    const minted = await newKey({ rpm: 5 });
+    const openai = new OpenAI({ baseURL: `${proxies[1]!.url}/v1`, apiKey: minted.plaintext, maxRetries: 0 });
+    const first = await openai.chat.completions.create({ model: "gpt-test", messages: [{ role: "user", content: "hi" }] }).withResponse();
+    expect(first.response.headers.get("x-ratelimit-limit-requests")).toBe("5");
+    expect(first.response.headers.get("x-ratelimit-remaining-requests")).toBe("4");
+    expect(first.response.headers.get("x-ratelimit-reset-requests")).toMatch(/^\d+s$/);
+    const second = await new OpenAI({ baseURL: `${proxies[2]!.url}/v1`, apiKey: minted.plaintext, maxRetries: 0 }).chat.completions
+      .create({ model: "gpt-test", messages: [{ role: "user", content: "hi" }] })
+      .withResponse();
+    expect(second.response.headers.get("x-ratelimit-remaining-requests")).toBe("3");
+    expect(second.response.headers.get("x-ratelimit-limit-tokens")).toBe("200000");
+    expect(Number(second.response.headers.get("x-ratelimit-remaining-tokens"))).toBeLessThanOrEqual(200000);
+  });
+});
