@@ -3,6 +3,7 @@ import { parseArgs } from "node:util";
 import { loadOrExit, parseGatewayFile, ConfigError } from "@gateway/config";
 import { formatUsd, GatewayError } from "@gateway/contracts";
 import { createLogger } from "@gateway/logger";
+import { redisReady } from "@gateway/redis-store";
 import { loadControlPlaneConfig } from "./config.ts";
 import { createControlPlaneServices, type ControlPlaneServices } from "./services.ts";
 import { applyGatewayFile } from "./config-file/apply-gateway-file.ts";
@@ -87,6 +88,7 @@ async function run(services: ControlPlaneServices, argv: string[]): Promise<void
 const config = loadOrExit(() => loadControlPlaneConfig());
 const services = createControlPlaneServices(config, createLogger({ name: "control-plane-cli", level: "warn" }));
 try {
+  await redisReady(services.redis);
   await run(services, process.argv.slice(2));
 } catch (error) {
   if (error instanceof ConfigError || error instanceof GatewayError) {

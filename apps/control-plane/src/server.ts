@@ -1,6 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { parseGatewayFile } from "@gateway/config";
 import { listen, type Listening } from "@gateway/http";
+import { redisReady } from "@gateway/redis-store";
 import { createControlPlaneApp } from "./app.ts";
 import { createControlPlaneServices, type ControlPlaneServices } from "./services.ts";
 import type { ControlPlaneConfig } from "./config.ts";
@@ -21,6 +22,7 @@ export interface RunningControlPlane {
  */
 export async function startControlPlane(config: ControlPlaneConfig, logger?: ControlPlaneServices["logger"]): Promise<RunningControlPlane> {
   const services = createControlPlaneServices(config, logger);
+  await redisReady(services.redis);
   if (config.GATEWAY_CONFIG_FILE) {
     const file = parseGatewayFile(await readFile(config.GATEWAY_CONFIG_FILE, "utf8"), config.GATEWAY_CONFIG_FILE);
     const report = await applyGatewayFile(services.db.prisma, services.records, file);

@@ -16,8 +16,9 @@ export interface ControlPlaneServices {
 
 export function createControlPlaneServices(config: ControlPlaneConfig, logger = createLogger({ name: "control-plane", level: config.LOG_LEVEL })): ControlPlaneServices {
   const db = createDb({ url: config.DATABASE_URL, poolSize: config.DB_POOL_SIZE });
-  // Writes must fail fast when Redis is away: a revocation that cannot reach Redis must fail.
-  const redis = connectRedis(config.REDIS_URL, { failFast: true, name: "control-plane" });
+  // A write waits for at most one reconnect attempt, then fails: a revocation that cannot reach
+  // Redis must fail rather than report success. Commands issued while connecting are queued.
+  const redis = connectRedis(config.REDIS_URL, { name: "control-plane", extra: { maxRetriesPerRequest: 1 } });
   redis.on("error", (error: Error) => logger.warn({ err: error.message }, "redis connection error"));
   return {
     config,

@@ -2,7 +2,7 @@ import { Queue } from "bullmq";
 import type { Redis } from "ioredis";
 import { BILLING_QUEUE } from "@gateway/contracts";
 import { createLogger, type Logger } from "@gateway/logger";
-import { connectRedis, LimitStore, RecordStore } from "@gateway/redis-store";
+import { connectRedis, LimitStore, RecordStore, redisReady } from "@gateway/redis-store";
 import type { ProxyConfig } from "./config.ts";
 import { KeyCache } from "./auth/key-cache.ts";
 import { RoutingTable } from "./routing/routing-table.ts";
@@ -56,6 +56,9 @@ export async function createProxyServices(config: ProxyConfig, logger = createLo
       void routing.refresh();
     },
   );
+  // Start serving with the routes loaded when Redis is there; without it, start degraded and let
+  // the refresh timer and the subscription catch up.
+  await redisReady(redis).catch((error: unknown) => logger.warn({ err: (error as Error).message }, "redis not ready at start"));
   await routing.refresh();
   // A backstop for a missed event: the snapshot is small and read rarely.
   const refreshTimer = setInterval(() => void routing.refresh(), 30_000);

@@ -33,6 +33,11 @@ describe("parseGatewayFile", () => {
     expect(file.models[0]!.prices).toMatchObject({ input: "0.15", output: "0.6", image: "0" });
   });
 
+  it("a server option's price override sets only the fields it names", () => {
+    const file = parseGatewayFile(valid.replace("rate_limits: { rpm: 10 } }", 'rate_limits: { rpm: 10 }, prices: { m1: { output: "0.3" } } }'));
+    expect(file.server_options[0]!.prices).toEqual({ m1: { output: "0.3" } });
+  });
+
   it("names the path of a wrong field", () => {
     expect(errorOf(valid.replace("shape: openai", "shape: gemini"))).toMatch(/test\.yaml: .*\n\s+upstreams\[0\]\.shape:/);
     expect(errorOf(valid.replace('input: "0.15"', "input: 0.15"))).toMatch(/models\[0\]\.prices\.input/);

@@ -20,6 +20,14 @@ const priceSet = z.strictObject({
   image: usd.default("0"),
 });
 
+/** A server option's own prices: only the fields given override the model's (no defaults here). */
+const priceOverrides = z.strictObject({
+  input: usd.optional(),
+  output: usd.optional(),
+  cached_input: usd.optional(),
+  image: usd.optional(),
+});
+
 const upstream = z.strictObject({
   name,
   shape: z.enum(["openai", "anthropic"]),
@@ -46,7 +54,7 @@ const serverOption = z.strictObject({
   description: z.string().default(""),
   models: z.array(name).min(1),
   price_multiplier: usd.default("1"),
-  prices: z.record(name, priceSet.partial()).default({}),
+  prices: z.record(name, priceOverrides).default({}),
   rate_limits: z
     .strictObject({ rpm: z.number().int().positive().nullable().default(null), tpm: z.number().int().positive().nullable().default(null) })
     .default({ rpm: null, tpm: null }),

@@ -13,3 +13,19 @@ export function connectRedis(url: string, options: { failFast?: boolean; name?: 
     ...options.extra,
   });
 }
+
+/** Resolves once `redis` can take commands (a fail-fast connection refuses them until then). */
+export async function redisReady(redis: Redis, timeoutMs = 10_000): Promise<void> {
+  if (redis.status === "ready") return;
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      redis.off("ready", onReady);
+      reject(new Error(`Redis did not become ready within ${timeoutMs} ms`));
+    }, timeoutMs);
+    const onReady = () => {
+      clearTimeout(timer);
+      resolve();
+    };
+    redis.once("ready", onReady);
+  });
+}

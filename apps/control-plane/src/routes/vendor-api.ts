@@ -1,5 +1,27 @@
-import type { Express } from "express";
+import { Router, type Express } from "express";
+import { jsonBody } from "@gateway/http";
 import type { ControlPlaneServices } from "../services.ts";
+import { requireScope, vendorAuth } from "../vendors/vendor-auth.ts";
+import { openApiRoute } from "./api-openapi.ts";
+import { createKeyRoute, listKeysRoute } from "./api-keys.ts";
+import { getKeyRoute, revokeKeyRoute } from "./api-keys-id.ts";
+import { keyUsageRoute } from "./api-keys-id-usage.ts";
+import { listServerOptionsRoute } from "./api-server-options.ts";
 
-/** The vendor (reseller) API under /api (contract section 6). */
-export function mountVendorApi(_app: Express, _services: ControlPlaneServices): void {}
+/**
+ * The vendor (reseller) API under /api (contract section 6). Order per route: the token, then the
+ * scope, then the body, so an unauthenticated caller never gets a body read. Handlers are async:
+ * Express 5 passes a rejected promise to the shared error handler, which renders the one envelope.
+ */
+export function mountVendorApi(app: Express, services: ControlPlaneServices): void {
+  const router = Router();
+  const authenticated = vendorAuth(services);
+  router.get("/openapi.json", openApiRoute());
+  router.get("/server-options", authenticated, listServerOptionsRoute(services));
+  router.post("/keys", authenticated, requireScope("keys:create"), jsonBody(services.config.BODY_LIMIT_BYTES), createKeyRoute(services));
+  router.get("/keys", authenticated, requireScope("keys:read"), listKeysRoute(services));
+  router.get("/keys/:id", authenticated, requireScope("keys:read"), getKeyRoute(services));
+  router.delete("/keys/:id", authenticated, requireScope("keys:revoke"), revokeKeyRoute(services));
+  router.get("/keys/:id/usage", authenticated, requireScope("usage:read"), keyUsageRoute(services));
+  app.use("/api", router);
+}

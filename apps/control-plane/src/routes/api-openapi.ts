@@ -1,0 +1,11 @@
+import type { Request, Response } from "express";
+import { buildOpenApiDocument } from "../vendors/openapi-document.ts";
+
+/** GET /api/openapi.json: the vendor API's OpenAPI 3.1 document; public, built once. */
+export function openApiRoute() {
+  let document: string | undefined;
+  return (_request: Request, response: Response): void => {
+    document ??= JSON.stringify(buildOpenApiDocument());
+    response.type("application/json").send(document);
+  };
+}

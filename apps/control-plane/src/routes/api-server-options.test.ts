@@ -1,0 +1,58 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { serverOptionListSchema } from "../vendors/api-schemas.ts";
+import { expectError, vendorAuthChecks } from "./vendor-api-auth-checks.ts";
+import { startVendorApiFixture, type VendorApiFixture } from "./vendor-api-fixture.ts";
+
+let fixture: VendorApiFixture;
+beforeAll(async () => {
+  fixture = await startVendorApiFixture();
+}, 60_000);
+afterAll(async () => {
+  await fixture?.close();
+});
+
+const gptSmall = { input: "0.150000", output: "0.600000", cached_input: "0.150000", image: "0.040000" };
+
+describe("GET /api/server-options", () => {
+  vendorAuthChecks(() => fixture, { method: "GET", path: "/api/server-options", scope: null });
+
+  it("lists only the vendor's options, by name, with effective prices and rate limits", async () => {
+    const response = await fixture.call("GET", "/api/server-options", { token: fixture.acme["keys:read"] });
+    expect(response.status).toBe(200);
+    const list = serverOptionListSchema.parse(response.body);
+    expect(list).toMatchObject({ object: "list", has_more: false, next_cursor: null });
+    expect(list.data.map((option) => option.name)).toEqual(["economy", "premium", "standard"]);
+    const [economy, premium, standard] = list.data;
+    expect(standard).toEqual({
+      id: expect.stringMatching(/^so_/),
+      name: "standard",
+      description: "Everyday models",
+      models: ["claude-large", "gpt-small"],
+      pricing: {
+        "claude-large": { input: "3.000000", output: "15.000000", cached_input: "0.300000", image: "0.000000" },
+        "gpt-small": gptSmall,
+      },
+      rate_limits: { rpm: 600, tpm: 200000 },
+    });
+    // Overridden input and output; the cached input price is the model's x1.5.
+    expect(premium!.pricing).toEqual({ "claude-large": { input: "4.000000", output: "20.000000", cached_input: "0.450000", image: "0.000000" } });
+    expect(premium!.rate_limits).toEqual({ rpm: null, tpm: null });
+    expect(economy).toMatchObject({ description: "", models: ["gpt-small"], pricing: { "gpt-small": gptSmall } });
+  });
+
+  it("shows another vendor its own options, never acme's premium or economy", async () => {
+    const response = await fixture.call("GET", "/api/server-options", { token: fixture.globex });
+    expect(response.body.data.map((option: { name: string }) => option.name)).toEqual(["globex-only", "standard"]);
+  });
+
+  it("pages with ?limit=&cursor=", async () => {
+    const first = await fixture.call("GET", "/api/server-options?limit=2");
+    expect(first.body).toMatchObject({ has_more: true, next_cursor: expect.any(String) });
+    expect(first.body.data.map((option: { name: string }) => option.name)).toEqual(["economy", "premium"]);
+    const second = await fixture.call("GET", `/api/server-options?limit=2&cursor=${first.body.next_cursor}`);
+    expect(second.body).toMatchObject({ has_more: false, next_cursor: null });
+    expect(second.body.data.map((option: { name: string }) => option.name)).toEqual(["standard"]);
+    expectError(await fixture.call("GET", "/api/server-options?limit=500"), 400, "invalid_body");
+    expectError(await fixture.call("GET", "/api/server-options?cursor=%%%"), 400, "invalid_body");
+  });
+});
