@@ -10,7 +10,12 @@ export function loadBillingWorkerConfig(env: Record<string, string | undefined> 
     /** Upper bound of pooled PostgreSQL connections; each job holds one for one statement. */
     DB_POOL_SIZE: envVars.positiveInt(10),
     REDIS_URL: envVars.redisUrl(),
-    /** Must match the proxy's: the queue lives under `${REDIS_PREFIX}:bull`. */
+    /** Redis Cluster seed nodes (`host:port,...`); REDIS_URL then gives only credentials and TLS. */
+    REDIS_CLUSTER_NODES: envVars.redisNodes(),
+    /** Sentinels (`host:port,...`) watching REDIS_SENTINEL_NAME; REDIS_URL then gives credentials, TLS, db. */
+    REDIS_SENTINELS: envVars.redisNodes(),
+    REDIS_SENTINEL_NAME: envVars.redisSentinelName(),
+    /** Must match the proxy's: the queue lives under `${REDIS_PREFIX}:{bull}`. */
     REDIS_PREFIX: envVars.redisPrefix(),
     LOG_LEVEL: envVars.logLevel(),
     /** Jobs processed at once by this process. */

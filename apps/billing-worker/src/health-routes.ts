@@ -3,18 +3,21 @@ import type { Worker } from "bullmq";
 import { GatewayError, newId, toEnvelope } from "@gateway/contracts";
 import { billingQueueCounts, type BillingQueueCounts } from "./queue-metrics.ts";
 import type { BillingWorkerServices } from "./services.ts";
+import { metricsHandler, type Registry } from "@gateway/metrics";
 
 export interface HealthState {
   shuttingDown: boolean;
 }
 
 /**
- * The worker's only HTTP surface: GET /healthz (the process is alive) and GET /readyz (Postgres
+ * The worker's only HTTP surface: GET /metrics, GET /healthz (the process is alive) and GET /readyz (Postgres
  * and Redis answer, the worker is consuming, with the queue's counts).
  */
-export function createHealthHandler(services: BillingWorkerServices, worker: Worker, state: HealthState): RequestListener {
+export function createHealthHandler(services: BillingWorkerServices, worker: Worker, state: HealthState, registry: Registry): RequestListener {
+  const metrics = metricsHandler(registry);
   return (request, response) => {
     const path = new URL(request.url ?? "/", "http://localhost").pathname;
+    if (request.method === "GET" && path === "/metrics") return metrics(request, response);
     if (request.method === "GET" && path === "/healthz") return sendJson(response, 200, { status: "ok" });
     if (request.method === "GET" && path === "/readyz") return void readiness(services, worker, state).then(
       (body) => sendJson(response, body.status === "ok" ? 200 : 503, body),

@@ -108,6 +108,12 @@ describe("billing worker on the queue", () => {
       queue: { waiting: 0, active: 0, delayed: 0, failed: 1 },
     });
 
+    const metrics = await (await fetch(`${running.url}/metrics`)).text();
+    expect(metrics).toMatch(/billing_queue_failed\{app="billing-worker"\} 1/);
+    expect(metrics).toMatch(/billing_jobs_total\{outcome="recorded",app="billing-worker"\} [1-9]/);
+    expect(metrics).toMatch(/billing_jobs_total\{outcome="duplicate",app="billing-worker"\} [1-9]/);
+    expect(metrics).toMatch(/billing_lag_seconds_count\{app="billing-worker"\} [1-9]/);
+
     const missing = await fetch(`${running.url}/nope`);
     expect(missing.status).toBe(404);
     expect(await missing.json()).toMatchObject({ type: "error", error: { code: "route_not_found" } });

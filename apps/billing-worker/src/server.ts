@@ -3,6 +3,7 @@ import { listen, type Listening } from "@gateway/http";
 import type { BillingWorkerConfig } from "./config.ts";
 import { createHealthHandler } from "./health-routes.ts";
 import { createQueueWorker } from "./queue-worker.ts";
+import { createWorkerMetrics } from "./worker-metrics.ts";
 import { createBillingWorkerServices, type BillingWorkerServices } from "./services.ts";
 
 export interface RunningBillingWorker {
@@ -23,7 +24,7 @@ export async function startBillingWorker(config: BillingWorkerConfig, logger?: B
   let http: Listening;
   try {
     await worker.waitUntilReady();
-    http = await listen(createHealthHandler(services, worker, state), config.PORT, config.HOST);
+    http = await listen(createHealthHandler(services, worker, state, createWorkerMetrics(services, worker)), config.PORT, config.HOST);
   } catch (error) {
     await worker.close(true).catch(() => {});
     await services.close();

@@ -1,9 +1,8 @@
 import { Queue } from "bullmq";
-import type { Redis } from "ioredis";
 import { BILLING_QUEUE } from "@gateway/contracts";
 import { createDb, type Db } from "@gateway/db";
 import { createLogger, type Logger } from "@gateway/logger";
-import { connectRedis, redisKeys } from "@gateway/redis-store";
+import { connectRedisFromConfig, redisKeys, type RedisClient } from "@gateway/redis-store";
 import type { BillingWorkerConfig } from "./config.ts";
 import { PriceLoader } from "./price-loader.ts";
 
@@ -13,7 +12,7 @@ export interface BillingWorkerServices {
   logger: Logger;
   db: Db;
   /** Shared by the BullMQ worker (which opens its own blocking connection) and the health checks. */
-  redis: Redis;
+  redis: RedisClient;
   /** The billing queue, for its counts only; jobs are consumed by the worker. */
   queue: Queue;
   queuePrefix: string;
@@ -28,7 +27,7 @@ export function createBillingWorkerServices(
   const db = createDb({ url: config.DATABASE_URL, poolSize: config.DB_POOL_SIZE });
   // Not fail-fast: BullMQ requires maxRetriesPerRequest null, and the worker should ride out a
   // Redis restart rather than fail jobs.
-  const redis = connectRedis(config.REDIS_URL, { name: "billing-worker" });
+  const redis = connectRedisFromConfig(config, { name: "billing-worker" });
   redis.on("error", (error: Error) => logger.warn({ err: error.message }, "redis connection error"));
   const queuePrefix = redisKeys(config.REDIS_PREFIX).queuePrefix;
   const queue = new Queue(BILLING_QUEUE, { connection: redis, prefix: queuePrefix });

@@ -1,5 +1,6 @@
 import express, { type Express } from "express";
 import { errorHandler, notFoundHandler, requestContext } from "@gateway/http";
+import { createRegistry, httpMetrics, metricsHandler } from "@gateway/metrics";
 import type { ControlPlaneServices } from "./services.ts";
 import { healthRoute, readyRoute } from "./routes/health.ts";
 import { internalKeyUsageRoute } from "./routes/internal-key-usage.ts";
@@ -11,6 +12,9 @@ export function createControlPlaneApp(services: ControlPlaneServices, state: { s
   app.disable("x-powered-by");
   app.set("etag", false);
   app.use(requestContext);
+  const registry = createRegistry("control-plane");
+  app.use(httpMetrics(registry));
+  app.get("/metrics", metricsHandler(registry));
   app.get("/healthz", healthRoute);
   app.get("/readyz", readyRoute(services, state));
   app.get("/internal/keys/:id/usage", internalKeyUsageRoute(services));

@@ -1,4 +1,5 @@
 import express, { type Express } from "express";
+import { httpMetrics, metricsHandler } from "@gateway/metrics";
 import type { ProxyServices } from "./services.ts";
 import { errorHandler, jsonBody, notFoundHandler, requestContext } from "@gateway/http";
 import { healthRoute, readyRoute } from "./routes/health.ts";
@@ -16,6 +17,8 @@ export function createProxyApp(services: ProxyServices): Express {
   app.disable("x-powered-by");
   app.set("etag", false);
   app.use(requestContext);
+  app.use(httpMetrics(services.registry));
+  app.get("/metrics", metricsHandler(services.registry));
   app.get("/healthz", healthRoute);
   app.get("/readyz", readyRoute(services));
   app.get("/v1", discoveryRoute(services));

@@ -1,8 +1,7 @@
 import { Queue } from "bullmq";
-import type { Redis } from "ioredis";
 import { BILLING_QUEUE } from "@gateway/contracts";
 import { createLogger, type Logger } from "@gateway/logger";
-import { connectRedis, LimitStore, RecordStore, redisReady } from "@gateway/redis-store";
+import { connectRedisFromConfig, LimitStore, RecordStore, redisReady, type RedisClient } from "@gateway/redis-store";
 import type { ProxyConfig } from "./config.ts";
 import { KeyCache } from "./auth/key-cache.ts";
 import { RoutingTable } from "./routing/routing-table.ts";
@@ -10,13 +9,15 @@ import { CircuitBreaker } from "./relay/circuit-breaker.ts";
 import { UpstreamClient } from "./relay/upstream-client.ts";
 import { BillingProducer } from "./billing/billing-producer.ts";
 import { Limiter } from "./limits/limiter.ts";
+import { ProxyMetrics } from "./metrics/proxy-metrics.ts";
+import { createRegistry, type Registry } from "@gateway/metrics";
 
 /** Every client the proxy uses, built once at boot and passed around as one object. */
 export interface ProxyServices {
   config: ProxyConfig;
   logger: Logger;
-  redis: Redis;
-  subscriber: Redis;
+  redis: RedisClient;
+  subscriber: RedisClient;
   records: RecordStore;
   keyCache: KeyCache;
   routing: RoutingTable;
@@ -25,14 +26,16 @@ export interface ProxyServices {
   queue: Queue;
   billing: BillingProducer;
   limiter: Limiter;
+  registry: Registry;
+  metrics: ProxyMetrics;
   state: { shuttingDown: boolean };
   close(): Promise<void>;
 }
 
 export async function createProxyServices(config: ProxyConfig, logger = createLogger({ name: "proxy", level: config.LOG_LEVEL })): Promise<ProxyServices> {
-  const redis = connectRedis(config.REDIS_URL, { failFast: true, name: "proxy" });
-  const subscriber = connectRedis(config.REDIS_URL, { name: "proxy-subscriber" });
-  const queueConnection = connectRedis(config.REDIS_URL, { name: "proxy-billing" });
+  const redis = connectRedisFromConfig(config, { failFast: true, name: "proxy" });
+  const subscriber = connectRedisFromConfig(config, { name: "proxy-subscriber" });
+  const queueConnection = connectRedisFromConfig(config, { name: "proxy-billing" });
   for (const connection of [redis, subscriber, queueConnection]) {
     connection.on("error", (error: Error) => logger.warn({ err: error.message }, "redis connection error"));
   }
@@ -42,7 +45,22 @@ export async function createProxyServices(config: ProxyConfig, logger = createLo
   const queue = new Queue(BILLING_QUEUE, { connection: queueConnection, prefix: records.keys.queuePrefix });
   queue.on("error", (error: Error) => logger.warn({ err: error.message }, "billing queue error"));
   const limiter = new Limiter(new LimitStore(redis, config.REDIS_PREFIX), logger);
-  const billing = new BillingProducer(queue, logger, config.BILLING_BUFFER_LIMIT, (event) => limiter.settle(event));
+  const registry = createRegistry("proxy");
+  const breaker: CircuitBreaker = new CircuitBreaker({
+    threshold: config.CIRCUIT_FAILURE_THRESHOLD,
+    cooldownMs: config.CIRCUIT_COOLDOWN_MS,
+    onAttempt: (upstream, ok) => metrics.observeAttempt(upstream, ok),
+  });
+  const metrics = new ProxyMetrics(registry, {
+    openCircuits: () => breaker.openUpstreams(),
+    // Read at scrape time only, after everything below exists.
+    billingPending: () => billing.pending,
+    billingDropped: () => billing.dropped,
+  });
+  const billing = new BillingProducer(queue, logger, config.BILLING_BUFFER_LIMIT, (event) => {
+    limiter.settle(event);
+    metrics.observeBilling(event);
+  });
 
   await records.subscribe(
     subscriber,
@@ -72,11 +90,13 @@ export async function createProxyServices(config: ProxyConfig, logger = createLo
     records,
     keyCache,
     routing,
-    breaker: new CircuitBreaker({ threshold: config.CIRCUIT_FAILURE_THRESHOLD, cooldownMs: config.CIRCUIT_COOLDOWN_MS }),
+    breaker,
     upstreams: new UpstreamClient({ connections: config.UPSTREAM_CONNECTIONS }),
     queue,
     billing,
     limiter,
+    registry,
+    metrics,
     state: { shuttingDown: false },
     async close() {
       clearInterval(refreshTimer);

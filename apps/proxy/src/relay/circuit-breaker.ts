@@ -11,10 +11,17 @@ export class CircuitBreaker {
   private readonly states = new Map<string, CircuitState>();
   private readonly threshold: number;
   private readonly cooldownMs: number;
+  private readonly onAttempt: (upstream: string, ok: boolean) => void;
 
-  constructor(options: { threshold: number; cooldownMs: number }) {
+  constructor(options: { threshold: number; cooldownMs: number; onAttempt?: (upstream: string, ok: boolean) => void }) {
     this.threshold = options.threshold;
     this.cooldownMs = options.cooldownMs;
+    this.onAttempt = options.onAttempt ?? (() => undefined);
+  }
+
+  /** Upstreams cooling down right now. */
+  openUpstreams(now = Date.now()): string[] {
+    return [...this.states].filter(([, state]) => state.openUntil > now).map(([upstream]) => upstream);
   }
 
   isOpen(upstream: string, now = Date.now()): boolean {
@@ -23,10 +30,12 @@ export class CircuitBreaker {
   }
 
   recordSuccess(upstream: string): void {
+    this.onAttempt(upstream, true);
     if (this.states.has(upstream)) this.states.delete(upstream);
   }
 
   recordFailure(upstream: string, now = Date.now()): void {
+    this.onAttempt(upstream, false);
     const state = this.states.get(upstream) ?? { failures: 0, openUntil: 0 };
     state.failures += 1;
     if (state.failures >= this.threshold) state.openUntil = now + this.cooldownMs;

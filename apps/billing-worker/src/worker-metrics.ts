@@ -1,0 +1,34 @@
+import type { Job, Worker } from "bullmq";
+import { Counter, createRegistry, Gauge, Histogram, LATENCY_BUCKETS, type Registry } from "@gateway/metrics";
+import { billingQueueCounts } from "./queue-metrics.ts";
+import type { BillingJobResult } from "./billing-job.ts";
+import type { BillingWorkerServices } from "./services.ts";
+
+/**
+ * The worker's metrics: queue depth (what the autoscaler scales on), billing lag (request end to
+ * ledger row) and throughput by outcome.
+ */
+export function createWorkerMetrics(services: BillingWorkerServices, worker: Worker<unknown, BillingJobResult>): Registry {
+  const registry = createRegistry("billing-worker");
+  const registers = [registry];
+  for (const state of ["waiting", "active", "delayed", "failed"] as const) {
+    new Gauge({
+      name: `billing_queue_${state}`,
+      help: `Billing jobs ${state} in the queue.`,
+      registers,
+      async collect() {
+        const counts = await billingQueueCounts(services.queue).catch(() => null);
+        if (counts) this.set(counts[state]);
+      },
+    });
+  }
+  const jobs = new Counter({ name: "billing_jobs_total", help: "Billing jobs handled, by outcome (recorded, duplicate, failed).", labelNames: ["outcome"], registers });
+  const lag = new Histogram({ name: "billing_lag_seconds", help: "From the request's end to its ledger row.", buckets: LATENCY_BUCKETS, registers });
+  worker.on("completed", (job: Job<unknown, BillingJobResult>, result: BillingJobResult) => {
+    jobs.inc({ outcome: result.outcome });
+    const finishedAt = (job.data as { finishedAt?: unknown }).finishedAt;
+    if (result.outcome === "recorded" && typeof finishedAt === "number") lag.observe(Math.max(0, Date.now() - finishedAt) / 1000);
+  });
+  worker.on("failed", () => jobs.inc({ outcome: "failed" }));
+  return registry;
+}
