@@ -11,6 +11,11 @@ export function loadControlPlaneConfig(env: Record<string, string | undefined> =
     /** Upper bound of pooled PostgreSQL connections of this process. */
     DB_POOL_SIZE: envVars.positiveInt(10),
     REDIS_URL: envVars.redisUrl(),
+    /** Redis Cluster seed nodes (`host:port,...`); REDIS_URL then gives only credentials and TLS. */
+    REDIS_CLUSTER_NODES: envVars.redisNodes(),
+    /** Sentinels (`host:port,...`) watching REDIS_SENTINEL_NAME; REDIS_URL then gives credentials, TLS, db. */
+    REDIS_SENTINELS: envVars.redisNodes(),
+    REDIS_SENTINEL_NAME: envVars.redisSentinelName(),
     REDIS_PREFIX: envVars.redisPrefix(),
     LOG_LEVEL: envVars.logLevel(),
     /** The gateway YAML applied at start (optional; `cli apply FILE` applies one at any time). */

@@ -1,7 +1,6 @@
-import type { Redis } from "ioredis";
 import { createDb, type Db } from "@gateway/db";
 import { createLogger, type Logger } from "@gateway/logger";
-import { connectRedis, RecordStore } from "@gateway/redis-store";
+import { connectRedisFromConfig, RecordStore, type RedisClient } from "@gateway/redis-store";
 import type { ControlPlaneConfig } from "./config.ts";
 
 /** Every client the control plane uses, built once and passed around as one object. */
@@ -9,7 +8,7 @@ export interface ControlPlaneServices {
   config: ControlPlaneConfig;
   logger: Logger;
   db: Db;
-  redis: Redis;
+  redis: RedisClient;
   records: RecordStore;
   close(): Promise<void>;
 }
@@ -18,7 +17,7 @@ export function createControlPlaneServices(config: ControlPlaneConfig, logger = 
   const db = createDb({ url: config.DATABASE_URL, poolSize: config.DB_POOL_SIZE });
   // A write waits for at most one reconnect attempt, then fails: a revocation that cannot reach
   // Redis must fail rather than report success. Commands issued while connecting are queued.
-  const redis = connectRedis(config.REDIS_URL, { name: "control-plane", extra: { maxRetriesPerRequest: 1 } });
+  const redis = connectRedisFromConfig(config, { name: "control-plane", extra: { maxRetriesPerRequest: 1 } });
   redis.on("error", (error: Error) => logger.warn({ err: error.message }, "redis connection error"));
   return {
     config,

@@ -9,6 +9,11 @@ export function loadProxyConfig(env: Record<string, string | undefined> = proces
     HOST: envVars.host(),
     /** Redis holding key records, the routing snapshot and the billing queue. */
     REDIS_URL: envVars.redisUrl(),
+    /** Redis Cluster seed nodes (`host:port,...`); REDIS_URL then gives only credentials and TLS. */
+    REDIS_CLUSTER_NODES: envVars.redisNodes(),
+    /** Sentinels (`host:port,...`) watching REDIS_SENTINEL_NAME; REDIS_URL then gives credentials, TLS, db. */
+    REDIS_SENTINELS: envVars.redisNodes(),
+    REDIS_SENTINEL_NAME: envVars.redisSentinelName(),
     REDIS_PREFIX: envVars.redisPrefix(),
     LOG_LEVEL: envVars.logLevel(),
     /** The `service` field of GET /v1. */

@@ -29,4 +29,16 @@ describe("parseEnv", () => {
   it("refuses a port out of range", () => {
     expect(() => parseEnv("app", shape, { PORT: "70000" })).toThrow(/PORT/);
   });
+
+  it("reads Redis Cluster or Sentinel nodes as host:port lists, empty meaning none", () => {
+    const redis = { NODES: envVars.redisNodes(), NAME: envVars.redisSentinelName() };
+    expect(parseEnv("app", redis, { NODES: "10.0.0.1:7000, redis-1.redis:7001" })).toEqual({
+      NODES: [{ host: "10.0.0.1", port: 7000 }, { host: "redis-1.redis", port: 7001 }],
+      NAME: "mymaster",
+    });
+    expect(parseEnv("app", redis, { NODES: "" }).NODES).toBeUndefined();
+    expect(parseEnv("app", redis, {}).NODES).toBeUndefined();
+    expect(() => parseEnv("app", redis, { NODES: "10.0.0.1:7000,redis-1" })).toThrow(/NODES: "redis-1" is not host:port/);
+    expect(() => parseEnv("app", redis, { NODES: "h:99999" })).toThrow(/NODES/);
+  });
 });

@@ -32,6 +32,29 @@ export const envVars = {
   databaseUrl: () =>
     z.string().regex(/^postgres(ql)?:\/\//, "must be a postgresql:// URL").default("postgresql://postgres@127.0.0.1:5432/gateway"),
   redisUrl: () => z.string().regex(/^rediss?:\/\//, "must be a redis:// URL").default("redis://127.0.0.1:6379"),
+  /**
+   * `host:port,host:port`: Redis Cluster seed nodes or Sentinels. Unset or empty: none. Hostnames
+   * and IPv4 only (an IPv6 address needs a hostname).
+   */
+  redisNodes: () =>
+    z
+      .string()
+      .optional()
+      .transform((text, ctx) => {
+        if (text === undefined || text.trim() === "") return undefined;
+        const nodes: { host: string; port: number }[] = [];
+        for (const entry of text.split(",")) {
+          const match = /^\s*([^\s:,]+):(\d{1,5})\s*$/.exec(entry);
+          if (!match?.[1] || Number(match[2]) > 65535) {
+            ctx.addIssue({ code: "custom", message: `"${entry.trim()}" is not host:port (give a comma-separated list of host:port)` });
+            return z.NEVER;
+          }
+          nodes.push({ host: match[1], port: Number(match[2]) });
+        }
+        return nodes;
+      }),
+  /** The master group name the Sentinels know (their own default is `mymaster`). */
+  redisSentinelName: () => z.string().min(1).default("mymaster"),
   /** Prefix of every Redis key and BullMQ queue, so runs and tenants never share data. */
   redisPrefix: () => z.string().regex(/^[A-Za-z0-9:_-]*$/, "letters, digits, ':', '_' and '-' only").default("gw"),
   logLevel: () => z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),

@@ -1,4 +1,4 @@
-import type { Redis } from "ioredis";
+import type { RedisClient } from "./connect.ts";
 import { ADMIT_SCRIPT, SETTLE_SCRIPT } from "./limit-scripts.ts";
 import { redisKeys, type RedisKeys } from "./redis-keys.ts";
 
@@ -38,15 +38,15 @@ type LimitCommands = {
  * Postgres ledger with `setSpent`.
  */
 export class LimitStore {
-  private readonly redis: Redis & LimitCommands;
+  private readonly redis: RedisClient & LimitCommands;
   readonly keys: RedisKeys;
 
-  constructor(redis: Redis, prefix: string) {
+  constructor(redis: RedisClient, prefix: string) {
     if (!("gatewayAdmit" in redis)) {
       redis.defineCommand("gatewayAdmit", { numberOfKeys: 5, lua: ADMIT_SCRIPT });
       redis.defineCommand("gatewaySettle", { numberOfKeys: 2, lua: SETTLE_SCRIPT });
     }
-    this.redis = redis as Redis & LimitCommands;
+    this.redis = redis as RedisClient & LimitCommands;
     this.keys = redisKeys(prefix);
   }
 

@@ -1,4 +1,4 @@
-import type { Redis } from "ioredis";
+import type { RedisClient } from "./connect.ts";
 import { redisKeys, type RedisKeys } from "./redis-keys.ts";
 import {
   keyRecordSchema,
@@ -16,9 +16,9 @@ import {
  */
 export class RecordStore {
   readonly keys: RedisKeys;
-  readonly redis: Redis;
+  readonly redis: RedisClient;
 
-  constructor(redis: Redis, prefix: string) {
+  constructor(redis: RedisClient, prefix: string) {
     this.redis = redis;
     this.keys = redisKeys(prefix);
   }
@@ -31,6 +31,14 @@ export class RecordStore {
   async writeKey(hash: string, record: KeyRecord): Promise<void> {
     await this.redis.set(this.keys.apiKey(hash), JSON.stringify(keyRecordSchema.parse(record)));
     await this.publish({ type: "key_changed", hash });
+  }
+
+  /**
+   * Writes many key records without a notice each (a rebuild from Postgres). One SET per key, sent
+   * together: on a Redis Cluster the keys live on different nodes, so they cannot share a pipeline.
+   */
+  async restoreKeys(entries: readonly (readonly [hash: string, record: KeyRecord])[]): Promise<void> {
+    await Promise.all(entries.map(([hash, record]) => this.redis.set(this.keys.apiKey(hash), JSON.stringify(keyRecordSchema.parse(record)))));
   }
 
   async deleteKey(hash: string): Promise<void> {
@@ -56,7 +64,7 @@ export class RecordStore {
    * Subscribes `subscriber` (a dedicated connection) to store events. `onReconnect` runs after the
    * subscription is re-established, because events published while disconnected were missed.
    */
-  async subscribe(subscriber: Redis, onEvent: (event: StoreEvent) => void, onReconnect: () => void): Promise<void> {
+  async subscribe(subscriber: RedisClient, onEvent: (event: StoreEvent) => void, onReconnect: () => void): Promise<void> {
     let ready = false;
     subscriber.on("ready", () => {
       if (ready) onReconnect();

@@ -1,12 +1,17 @@
 /**
- * Every Redis key name in one place. The `{prefix}` hash tag keeps all of one deployment's
- * records in one cluster slot where a script needs them together.
+ * Every Redis key name in one place, all under `${prefix}:`. On a Redis Cluster a script may only
+ * touch keys of one slot: a `{...}` hash tag marks the keys used together (one API key's limit
+ * counters, one BullMQ queue); every other key is read or written alone and may live anywhere.
  */
 export interface RedisKeys {
   apiKey(hash: string): string;
   snapshot: string;
   events: string;
-  /** BullMQ's own prefix for queues. */
+  /**
+   * BullMQ's own prefix for queues. Its Lua scripts touch many keys of one queue at once, so on a
+   * Redis Cluster they must share a slot: the `{bull}` hash tag puts them all in one
+   * (https://docs.bullmq.io/patterns/redis-cluster). Producer and worker both take it from here.
+   */
   queuePrefix: string;
   /**
    * Per-key limit counters. The `{keyId}` hash tag puts all of one key's counters in one cluster
@@ -23,7 +28,7 @@ export function redisKeys(prefix: string): RedisKeys {
     apiKey: (hash) => `${base}key:${hash}`,
     snapshot: `${base}routing-snapshot`,
     events: `${base}events`,
-    queuePrefix: `${base}bull`,
+    queuePrefix: `${base}{bull}`,
     requestWindow: (keyId, window) => `${base}{${keyId}}:rpm:${window}`,
     tokenWindow: (keyId, window) => `${base}{${keyId}}:tpm:${window}`,
     quota: (keyId) => `${base}{${keyId}}:quota`,

@@ -85,9 +85,7 @@ export async function rebuildKeyRecords(prisma: PrismaClient, records: RecordSto
       include: { serverOption: { select: { name: true } } },
     });
     if (page.length === 0) break;
-    const pipeline = records.redis.pipeline();
-    for (const row of page) pipeline.set(records.keys.apiKey(row.keyHash), JSON.stringify(toKeyRecord(row, row.serverOption.name)));
-    await pipeline.exec();
+    await records.restoreKeys(page.map((row) => [row.keyHash, toKeyRecord(row, row.serverOption.name)] as const));
     written += page.length;
     cursor = page.at(-1)!.id;
   }
