@@ -1,5 +1,5 @@
 import express, { type Express } from "express";
-import { errorHandler, notFoundHandler, requestContext } from "@gateway/http";
+import { errorHandler, notFoundHandler, requestContext, slowDownAuthFailures } from "@gateway/http";
 import { createRegistry, httpMetrics, metricsHandler } from "@gateway/metrics";
 import type { ControlPlaneServices } from "./services.ts";
 import { healthRoute, readyRoute } from "./routes/health.ts";
@@ -20,6 +20,7 @@ export function createControlPlaneApp(services: ControlPlaneServices, state: { s
   app.get("/internal/keys/:id/usage", internalKeyUsageRoute(services));
   mountVendorApi(app, services);
   app.use(notFoundHandler);
+  app.use(slowDownAuthFailures({ freeFailures: services.config.AUTH_FREE_FAILURES, windowMs: 60_000, maxDelayMs: 2_000 }));
   app.use(errorHandler(services.logger));
   return app;
 }

@@ -18,6 +18,8 @@ export function loadControlPlaneConfig(env: Record<string, string | undefined> =
     REDIS_SENTINEL_NAME: envVars.redisSentinelName(),
     REDIS_PREFIX: envVars.redisPrefix(),
     LOG_LEVEL: envVars.logLevel(),
+    /** 401s per client address per minute answered at once; later ones are delayed (up to 2 s). */
+    AUTH_FREE_FAILURES: envVars.positiveInt(20),
     /** The gateway YAML applied at start (optional; `cli apply FILE` applies one at any time). */
     GATEWAY_CONFIG_FILE: z.string().min(1).optional(),
     /** Shared secret the proxy presents on /internal/* (usage lookups). */

@@ -1,7 +1,7 @@
 import express, { type Express } from "express";
 import { httpMetrics, metricsHandler } from "@gateway/metrics";
 import type { ProxyServices } from "./services.ts";
-import { errorHandler, jsonBody, notFoundHandler, requestContext } from "@gateway/http";
+import { errorHandler, jsonBody, notFoundHandler, requestContext, slowDownAuthFailures } from "@gateway/http";
 import { healthRoute, readyRoute } from "./routes/health.ts";
 import { discoveryRoute } from "./routes/v1.ts";
 import { getModelRoute, listModelsRoute } from "./routes/v1-models.ts";
@@ -31,6 +31,7 @@ export function createProxyApp(services: ProxyServices): Express {
   app.post("/v1/responses", body, responsesRoute(services));
   app.post("/v1/images/generations", body, imagesGenerationsRoute(services));
   app.use(notFoundHandler);
+  app.use(slowDownAuthFailures({ freeFailures: services.config.AUTH_FREE_FAILURES, windowMs: 60_000, maxDelayMs: 2_000 }));
   app.use(errorHandler(services.logger));
   return app;
 }

@@ -16,6 +16,8 @@ export function loadProxyConfig(env: Record<string, string | undefined> = proces
     REDIS_SENTINEL_NAME: envVars.redisSentinelName(),
     REDIS_PREFIX: envVars.redisPrefix(),
     LOG_LEVEL: envVars.logLevel(),
+    /** 401s per client address per minute answered at once; later ones are delayed (up to 2 s). */
+    AUTH_FREE_FAILURES: envVars.positiveInt(20),
     /** The `service` field of GET /v1. */
     SERVICE_NAME: z.string().min(1).default("llm-gateway"),
     /** Largest accepted request body (contract: default 10 MiB). */

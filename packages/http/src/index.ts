@@ -3,3 +3,4 @@ export * from "./json-body.ts";
 export * from "./send-error.ts";
 export * from "./error-handler.ts";
 export * from "./listen.ts";
+export * from "./slow-auth-failures.ts";

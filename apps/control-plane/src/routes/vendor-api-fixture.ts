@@ -71,7 +71,7 @@ export interface VendorApiFixture {
 export async function startVendorApiFixture(): Promise<VendorApiFixture> {
   const [database, services] = await Promise.all([createTestDatabase(), resolveTestServices()]);
   const prefix = `test-vendor-api-${randomBytes(6).toString("hex")}`;
-  const config = loadControlPlaneConfig({ DATABASE_URL: database.url, REDIS_URL: services.redisUrl, REDIS_PREFIX: prefix, PORT: "0", LOG_LEVEL: "silent" });
+  const config = loadControlPlaneConfig({ DATABASE_URL: database.url, REDIS_URL: services.redisUrl, REDIS_PREFIX: prefix, PORT: "0", LOG_LEVEL: "silent", AUTH_FREE_FAILURES: "1000000" });
   const control = await startControlPlane(config);
   const { prisma } = control.services.db;
   await applyGatewayFile(prisma, control.services.records, parseGatewayFile(GATEWAY_YAML));
