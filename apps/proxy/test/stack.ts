@@ -30,6 +30,7 @@ upstreams:
   - { name: sim-anthropic-a, shape: anthropic, base_url: "${simulatorUrl}", secret_env: TEST_SIMULATOR_KEY, timeouts: { connect_ms: 1000, first_byte_ms: 1500 } }
   - { name: sim-anthropic-b, shape: anthropic, base_url: "${simulatorUrl}", secret_env: TEST_SIMULATOR_KEY, timeouts: { connect_ms: 1000, first_byte_ms: 1500 } }
   - { name: dead-openai, shape: openai, base_url: "http://127.0.0.1:9/v1", timeouts: { connect_ms: 500, first_byte_ms: 1000 } }
+  - { name: sim-openai-chat-only, shape: openai, base_url: "${simulatorUrl}/v1", secret_env: TEST_SIMULATOR_KEY, timeouts: { connect_ms: 1000, first_byte_ms: 1500 }, capabilities: { responses: false } }
 models:
   - name: gpt-test
     prices: { input: "0.15", output: "0.60", cached_input: "0.075" }
@@ -46,9 +47,25 @@ models:
   - name: hidden-test
     prices: { input: "1", output: "1" }
     targets: [ { upstream: sim-openai-a, model: hidden-upstream } ]
+  - name: claude-on-openai
+    prices: { input: "3.00", output: "15.00", cached_input: "0.30" }
+    targets: [ { upstream: sim-openai-a, model: claude-via-openai-a }, { upstream: sim-openai-b, model: claude-via-openai-b } ]
+  - name: gpt-on-anthropic
+    prices: { input: "0.15", output: "0.60", cached_input: "0.075" }
+    targets: [ { upstream: sim-anthropic-a, model: gpt-via-anthropic-a }, { upstream: sim-anthropic-b, model: gpt-via-anthropic-b } ]
+  - name: gpt-chat-only
+    prices: { input: "0.15", output: "0.60", cached_input: "0.075" }
+    targets: [ { upstream: sim-openai-chat-only, model: gpt-chat-only-upstream } ]
+  - name: image-on-anthropic
+    prices: { image: "0.04" }
+    targets: [ { upstream: sim-anthropic-a, model: image-upstream } ]
+  - name: mixed-test
+    prices: { input: "1", output: "1" }
+    targets: [ { upstream: sim-anthropic-a, model: mixed-anthropic }, { upstream: sim-openai-a, model: mixed-openai } ]
 server_options:
   - { name: standard, models: [gpt-test, claude-test, image-test, dead-test], rate_limits: { rpm: 600, tpm: 200000 } }
   - { name: premium, models: [hidden-test] }
+  - { name: cross-shape, models: [claude-on-openai, gpt-on-anthropic, gpt-chat-only, mixed-test, image-on-anthropic] }
 vendors:
   - { name: test-vendor, server_options: [standard, premium] }
 `;

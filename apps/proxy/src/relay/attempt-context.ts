@@ -2,6 +2,7 @@ import type { Response } from "express";
 import type { Usage } from "@gateway/contracts";
 import type { ParsedRequest, UpstreamShapeAdapter, WireFormat } from "../upstreams/index.ts";
 import type { Target } from "../routing/routing-table.ts";
+import type { Translation } from "../translation/index.ts";
 import type { UpstreamClient } from "./upstream-client.ts";
 
 /** Everything one upstream attempt needs. */
@@ -9,9 +10,17 @@ export interface AttemptContext {
   client: UpstreamClient;
   response: Response;
   requestId: string;
+  /** The client's wire format: what the client sees, including the final error event. */
   wire: WireFormat;
+  /** The upstream's own wire format: its path, usage capture and stream tracker (= wire when same shape). */
+  upstreamWire: WireFormat;
+  /** How the client's shape maps to the upstream's; null when they are the same. */
+  translation: Translation | null;
   adapter: UpstreamShapeAdapter;
+  /** The client's request. */
   request: ParsedRequest;
+  /** The request in the upstream's shape (= request when same shape). */
+  upstreamRequest: ParsedRequest;
   requestBytes: number;
   clientHeaders: Record<string, string | string[] | undefined>;
   target: Target;

@@ -4,11 +4,12 @@ import { estimateUsage } from "./usage-estimate.ts";
 
 /**
  * One non-streaming attempt: the whole upstream body is read and checked before the client gets
- * a byte, so a cut or broken body is still a failure another target can fix. The body that
- * reaches the client is the upstream's own bytes, never re-serialised.
+ * a byte, so a cut or broken body is still a failure another target can fix. Same shape, the body
+ * that reaches the client is the upstream's own bytes, never re-serialised; across shapes it is
+ * the translation of that body. Usage is always read from the upstream's body in its own format.
  */
 export async function jsonAttempt(context: AttemptContext): Promise<AttemptOutcome> {
-  const { target, wire } = context;
+  const { target, upstreamWire, translation } = context;
   const attempt = new AbortController();
   const onClientAbort = () => attempt.abort(context.clientSignal.reason);
   context.clientSignal.addEventListener("abort", onClientAbort, { once: true });
@@ -16,9 +17,9 @@ export async function jsonAttempt(context: AttemptContext): Promise<AttemptOutco
   try {
     const upstream = await context.client.send({
       upstream: target.upstream,
-      path: wire.upstreamPath,
+      path: upstreamWire.upstreamPath,
       headers: { ...context.adapter.headers(upstreamSecret(target), context.clientHeaders), "x-request-id": context.requestId },
-      body: JSON.stringify(wire.upstreamBody(context.request, target.model)),
+      body: JSON.stringify(upstreamWire.upstreamBody(context.upstreamRequest, target.model)),
       signal: attempt.signal,
       headersTimeoutMs: target.upstream.firstByteTimeoutMs,
       bodyTimeoutMs: context.streamIdleTimeoutMs,
@@ -32,10 +33,11 @@ export async function jsonAttempt(context: AttemptContext): Promise<AttemptOutco
       throw new AttemptFailure("the upstream sent a body that is not JSON", { retryable: true, cause: error });
     }
     clearTimeout(timer);
-    const usage = wire.usageFromResponse(parsed);
+    const usage = upstreamWire.usageFromResponse(parsed);
+    const body = translation ? JSON.stringify(translation.response(parsed, context.request)) : text;
     const ttfbMs = Date.now() - context.startedAt;
-    context.response.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(text) });
-    context.response.end(text);
+    context.response.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(body) });
+    context.response.end(body);
     return { status: "ok", usage: usage ?? estimateUsage(context.requestBytes, 0), estimated: usage === null, ttfbMs };
   } catch (error) {
     if (context.clientSignal.aborted) {

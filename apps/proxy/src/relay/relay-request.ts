@@ -4,6 +4,7 @@ import type { KeyRecord, ModelRecord } from "@gateway/redis-store";
 import { SHAPE_ADAPTERS, type ParsedRequest, type WireFormat } from "../upstreams/index.ts";
 import type { ProxyServices } from "../services.ts";
 import { AttemptFailure } from "./attempt-failure.ts";
+import { planTargets } from "./attempt-plan.ts";
 import type { AttemptContext, AttemptOutcome } from "./attempt-context.ts";
 import { jsonAttempt } from "./json-attempt.ts";
 import { streamAttempt } from "./stream-attempt.ts";
@@ -25,12 +26,8 @@ export interface RelayInput {
  */
 export async function relayRequest(input: RelayInput): Promise<void> {
   const { services, request, response, wire, parsed, key, model } = input;
-  const targets = services.breaker
-    .order(services.routing.targets(model))
-    .filter((target) => target.upstream.shape === wire.shape);
-  if (targets.length === 0) {
-    throw new GatewayError("unsupported_feature", `Model ${model.name} is not served in the ${wire.endpoint} shape by any upstream.`, { param: "model" });
-  }
+  // Per target: relayed as is, or translated to the upstream's shape (a 400 when no target can take it).
+  const targets = planTargets(services.breaker.order(services.routing.targets(model)), wire, parsed);
   const client = new AbortController();
   response.on("close", () => {
     if (!response.writableFinished) client.abort(new Error("client disconnected"));
@@ -58,17 +55,20 @@ export async function relayRequest(input: RelayInput): Promise<void> {
 
   const attempts = services.config.MAX_ATTEMPTS;
   let lastFailure: AttemptFailure | null = null;
-  let lastTarget = targets[0]!;
+  let lastTarget = targets[0]!.target;
   for (let index = 0; index < attempts && !client.signal.aborted; index += 1) {
-    const target = targets[index % targets.length]!;
+    const { target, translation, upstreamRequest } = targets[index % targets.length]!;
     lastTarget = target;
     const context: AttemptContext = {
       client: services.upstreams,
       response,
       requestId: request.requestId,
       wire,
+      upstreamWire: translation?.upstreamWire ?? wire,
+      translation,
       adapter: SHAPE_ADAPTERS[target.upstream.shape],
       request: parsed,
+      upstreamRequest,
       requestBytes: Number(request.headers["content-length"] ?? 0),
       clientHeaders: request.headers,
       target,

@@ -1,9 +1,9 @@
 import { once } from "node:events";
 import { createParser, type EventSourceMessage } from "eventsource-parser";
 import type { Response } from "express";
-import { sseFrame } from "../upstreams/sse.ts";
 import { AttemptFailure, FirstByteTimeout, statusFailure, transportFailure } from "./attempt-failure.ts";
 import { readBounded, upstreamSecret, type AttemptContext, type AttemptOutcome } from "./attempt-context.ts";
+import { clientStream } from "./client-stream.ts";
 import { estimateUsage } from "./usage-estimate.ts";
 
 const SSE_HEADERS = {
@@ -20,22 +20,22 @@ async function drained(response: Response): Promise<void> {
 }
 
 /**
- * One streaming attempt. Events are relayed as each upstream chunk arrives; nothing is sent until
- * the first whole event is in and is not an error, so up to then a failure moves on to the next
- * target. After the first byte there is no retry: a failure ends the stream with the shape's own
- * final error event.
+ * One streaming attempt. Events are relayed (or translated to the client's shape) as each upstream
+ * chunk arrives; nothing is sent until the first whole event is in and is not an error, so up to
+ * then a failure moves on to the next target. After the first byte there is no retry: a failure
+ * ends the stream with the client's shape's own final error event.
  */
 export async function streamAttempt(context: AttemptContext): Promise<AttemptOutcome> {
-  const { target, wire, response } = context;
+  const { target, upstreamWire, response } = context;
   const attempt = new AbortController();
   const onClientAbort = () => attempt.abort(context.clientSignal.reason);
   context.clientSignal.addEventListener("abort", onClientAbort, { once: true });
   const timer = setTimeout(() => attempt.abort(new FirstByteTimeout()), target.upstream.firstByteTimeoutMs);
 
-  const tracker = wire.createStreamTracker(context.request);
+  const stream = clientStream(context);
+  const tracker = stream.tracker;
   let committed = false;
   let ttfbMs: number | null = null;
-  let events = 0;
   let out = "";
   let upstreamError: EventSourceMessage | null = null;
   const parser = createParser({
@@ -43,12 +43,11 @@ export async function streamAttempt(context: AttemptContext): Promise<AttemptOut
       if (tracker.isError(event)) {
         // Before the first byte an error event is a failed attempt; after it, the client gets it.
         if (!committed && out === "") upstreamError = event;
-        else out += sseFrame(event.data, event.event);
+        else out += stream.upstreamError(event);
         upstreamError ??= event;
         return;
       }
-      events += 1;
-      if (tracker.observe(event)) out += sseFrame(event.data, event.event);
+      out += stream.event(event);
     },
   });
 
@@ -57,16 +56,16 @@ export async function streamAttempt(context: AttemptContext): Promise<AttemptOut
     return { status, usage: usage ?? estimateUsage(context.requestBytes, tracker.contentEvents), estimated: usage === null, ttfbMs };
   };
   const endWithError = (message: string): AttemptOutcome => {
-    if (!response.destroyed) response.end(wire.streamErrorEvent(message, "upstream_error", events));
+    if (!response.destroyed) response.end(stream.error(message));
     return outcome("error");
   };
 
   try {
     const upstream = await context.client.send({
       upstream: target.upstream,
-      path: wire.upstreamPath,
+      path: upstreamWire.upstreamPath,
       headers: { ...context.adapter.headers(upstreamSecret(target), context.clientHeaders), accept: "text/event-stream", "x-request-id": context.requestId },
-      body: JSON.stringify(wire.upstreamBody(context.request, target.model)),
+      body: JSON.stringify(upstreamWire.upstreamBody(context.upstreamRequest, target.model)),
       signal: attempt.signal,
       headersTimeoutMs: target.upstream.firstByteTimeoutMs,
       bodyTimeoutMs: context.streamIdleTimeoutMs,
@@ -95,7 +94,7 @@ export async function streamAttempt(context: AttemptContext): Promise<AttemptOut
       return outcome("error");
     }
     if (!tracker.complete) return endWithError("The upstream stream ended before it was complete.");
-    response.end();
+    response.end(stream.finish());
     return outcome("ok");
   } catch (error) {
     if (context.clientSignal.aborted) return outcome("client_aborted");

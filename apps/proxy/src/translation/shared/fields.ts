@@ -31,9 +31,5 @@ export function list(value: unknown): unknown[] {
   return Array.isArray(value) ? value : [];
 }
 
-export function stringOr<T>(value: unknown, fallback: T): string | T {
-  return typeof value === "string" ? value : fallback;
-}
-
 export const OPENAI_CHAT = "an OpenAI-shape upstream (Chat Completions)";
 export const ANTHROPIC_MESSAGES = "an Anthropic-shape upstream (Messages)";

@@ -1,0 +1,38 @@
+import { describe, expect, it } from "vitest";
+import type { UpstreamRecord } from "@gateway/redis-store";
+import type { EndpointName } from "../upstreams/index.ts";
+import { translationFor } from "./index.ts";
+
+const upstream = (shape: "openai" | "anthropic", supportsResponses = true): UpstreamRecord => ({
+  name: "u",
+  shape,
+  baseUrl: "http://x",
+  secretEnv: null,
+  priority: 0,
+  weight: 1,
+  connectTimeoutMs: 1000,
+  firstByteTimeoutMs: 1000,
+  supportsResponses,
+});
+
+describe("translationFor", () => {
+  it.each<[EndpointName, UpstreamRecord, string | null]>([
+    ["chat.completions", upstream("openai"), null],
+    ["chat.completions", upstream("anthropic"), "chat-to-messages"],
+    ["messages", upstream("anthropic"), null],
+    ["messages", upstream("openai"), "messages-to-chat"],
+    ["responses", upstream("openai"), null],
+    ["responses", upstream("openai", false), "responses-to-chat"],
+    ["responses", upstream("anthropic"), "responses-to-messages"],
+    ["responses", upstream("anthropic", false), "responses-to-messages"],
+    ["images.generations", upstream("openai"), null],
+  ])("%s on %o -> %s", (endpoint, record, name) => {
+    const translation = translationFor(endpoint, record);
+    expect(translation?.name ?? null).toBe(name);
+    if (translation) expect(translation.upstreamWire.shape).toBe(record.shape);
+  });
+
+  it("images on an Anthropic-shape upstream: a 400 naming model", () => {
+    expect(() => translationFor("images.generations", upstream("anthropic"))).toThrow(expect.objectContaining({ code: "unsupported_feature", param: "model" }));
+  });
+});

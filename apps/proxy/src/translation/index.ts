@@ -1,0 +1,35 @@
+import type { UpstreamRecord } from "@gateway/redis-store";
+import type { EndpointName } from "../upstreams/index.ts";
+import { chatToMessages } from "./chat-to-messages/index.ts";
+import { messagesToChat } from "./messages-to-chat/index.ts";
+import { responsesToChat } from "./responses-to-chat/index.ts";
+import { responsesToMessages } from "./responses-to-messages/index.ts";
+import { unsupported } from "./shared/fields.ts";
+import type { Translation } from "./types.ts";
+
+export type { StreamTranslator, Translation, TranslationName } from "./types.ts";
+
+/**
+ * How a call to `clientEndpoint` reaches this upstream: null when the upstream speaks the
+ * endpoint's own shape (relayed as today), else the translation both ways. Responses goes through
+ * Chat Completions on an OpenAI upstream whose `supportsResponses` capability is off. Throws the
+ * 400 naming `model` when the upstream cannot serve the endpoint at all.
+ */
+export function translationFor(clientEndpoint: EndpointName, upstream: UpstreamRecord): Translation | null {
+  switch (clientEndpoint) {
+    case "chat.completions":
+      return upstream.shape === "openai" ? null : chatToMessages;
+    case "messages":
+      return upstream.shape === "anthropic" ? null : messagesToChat;
+    case "responses":
+      if (upstream.shape === "anthropic") return responsesToMessages;
+      return upstream.supportsResponses ? null : responsesToChat;
+    case "images.generations":
+      if (upstream.shape === "openai") return null;
+      throw unsupported("model", "image generation is not served by an Anthropic-shape upstream");
+    default: {
+      const never: never = clientEndpoint;
+      return never;
+    }
+  }
+}

@@ -1,0 +1,14 @@
+import { WIRE_FORMATS } from "../../upstreams/index.ts";
+import type { Translation } from "../types.ts";
+import { chatRequestFromMessages } from "./request.ts";
+import { messageFromChatCompletion } from "./response.ts";
+import { MessagesStreamFromChat } from "./stream.ts";
+
+/** A /v1/messages call served by an OpenAI-shape upstream (Chat Completions). */
+export const messagesToChat: Translation = {
+  name: "messages-to-chat",
+  upstreamWire: WIRE_FORMATS["chat.completions"],
+  request: (client) => ({ ...client, body: chatRequestFromMessages(client.body) }),
+  response: (upstreamBody) => messageFromChatCompletion(upstreamBody),
+  stream: () => new MessagesStreamFromChat(),
+};

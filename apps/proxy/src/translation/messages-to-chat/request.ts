@@ -1,0 +1,182 @@
+import { asRecord } from "../../upstreams/request-fields.ts";
+import { OPENAI_CHAT, invalid, isSet, list, refuseUnhandledFields, unsupported } from "../shared/fields.ts";
+import { imageUrlFromSource } from "../shared/images.ts";
+import { openaiEffortFromThinking } from "../shared/reasoning-effort.ts";
+import { chatToolChoice, toolChoiceFromAnthropic } from "../shared/tool-choice.ts";
+import { argumentsFromToolInput } from "../shared/tool-input.ts";
+
+type ChatMessage = Record<string, unknown>;
+
+const HANDLED = new Set([
+  "model", "max_tokens", "messages", "system", "stream", "stop_sequences", "temperature", "top_p", "metadata",
+  "tools", "tool_choice", "thinking", "output_config", "service_tier",
+  // A prompt-cache breakpoint: OpenAI caches prompts by itself, the answer is the same.
+  "cache_control",
+]);
+
+/** An Anthropic Messages request -> a Chat Completions request (model still the public name). */
+export function chatRequestFromMessages(request: Record<string, unknown>): Record<string, unknown> {
+  refuseUnhandledFields(request, HANDLED, OPENAI_CHAT);
+  const body: Record<string, unknown> = {
+    model: request.model,
+    messages: [...systemMessages(request.system), ...list(request.messages).flatMap((message, index) => chatMessages(message, `messages[${index}]`))],
+    // max_tokens is deprecated in Chat Completions and refused by reasoning models.
+    max_completion_tokens: request.max_tokens,
+  };
+  if (request.stream === true) body.stream = true;
+  if (isSet(request.stop_sequences)) {
+    if (!Array.isArray(request.stop_sequences)) throw invalid("stop_sequences", "expected an array of strings");
+    if (request.stop_sequences.length > 0) body.stop = request.stop_sequences;
+  }
+  if (isSet(request.temperature)) body.temperature = request.temperature;
+  if (isSet(request.top_p)) body.top_p = request.top_p;
+  const metadata = asRecord(request.metadata);
+  for (const [field, value] of Object.entries(metadata ?? {})) {
+    if (field === "user_id") {
+      if (typeof value === "string") body.user = value;
+    } else if (isSet(value)) throw unsupported(`metadata.${field}`, "only metadata.user_id has an OpenAI equivalent (user)");
+  }
+  if (request.service_tier === "auto" || request.service_tier === "standard_only") body.service_tier = request.service_tier === "auto" ? "auto" : "default";
+  const tools = list(request.tools).map((tool, index) => chatTool(tool, `tools[${index}]`));
+  if (tools.length === 0 && isSet(request.tool_choice)) {
+    const { choice } = toolChoiceFromAnthropic(request.tool_choice);
+    if (choice.type === "required" || choice.type === "function") throw invalid("tool_choice", "a tool choice needs tools");
+  }
+  if (tools.length > 0) {
+    body.tools = tools;
+    if (isSet(request.tool_choice)) {
+      const { choice, disableParallel } = toolChoiceFromAnthropic(request.tool_choice);
+      body.tool_choice = chatToolChoice(choice);
+      if (disableParallel) body.parallel_tool_calls = false;
+    }
+  }
+  const outputConfig = asRecord(request.output_config) ?? {};
+  const effort = openaiEffortFromThinking(request.thinking, outputConfig.effort);
+  if (effort) body.reasoning_effort = effort;
+  const format = asRecord(outputConfig.format);
+  if (format) {
+    if (format.type !== "json_schema" || !asRecord(format.schema)) throw invalid("output_config.format", "expected a json_schema format with a schema");
+    // Anthropic's structured output is always constrained, hence strict.
+    body.response_format = { type: "json_schema", json_schema: { name: "output", schema: format.schema, strict: true } };
+  }
+  return body;
+}
+
+/** `system`: a string, or text blocks (kept as text parts, so their boundaries survive). */
+function systemMessages(system: unknown): ChatMessage[] {
+  if (!isSet(system)) return [];
+  if (typeof system === "string") return [{ role: "system", content: system }];
+  return [{ role: "system", content: textParts(system, "system") }];
+}
+
+function textParts(blocks: unknown, path: string): { type: "text"; text: string }[] {
+  if (!Array.isArray(blocks)) throw invalid(path, "expected a string or an array of text blocks");
+  return blocks.map((raw, index) => {
+    const block = asRecord(raw);
+    if (block?.type !== "text" || typeof block.text !== "string") throw unsupported(`${path}[${index}]`, `${String(block?.type)} blocks are not accepted here`);
+    return { type: "text", text: block.text };
+  });
+}
+
+function chatMessages(raw: unknown, path: string): ChatMessage[] {
+  const message = asRecord(raw);
+  switch (message?.role) {
+    case "user":
+      return userMessages(message.content, `${path}.content`);
+    case "assistant":
+      return [assistantMessage(message.content, `${path}.content`)];
+    case "system":
+      return [{ role: "system", content: typeof message.content === "string" ? message.content : textParts(message.content, `${path}.content`) }];
+    default:
+      throw invalid(`${path}.role`, "expected user or assistant");
+  }
+}
+
+/**
+ * A user turn. Its tool_result blocks become `tool` messages, in order and first, since Chat
+ * Completions wants them right after the assistant's tool_calls; the rest is one user message.
+ */
+function userMessages(content: unknown, path: string): ChatMessage[] {
+  if (typeof content === "string") return [{ role: "user", content }];
+  if (!Array.isArray(content)) throw invalid(path, "expected a string or an array of content blocks");
+  const tools: ChatMessage[] = [];
+  const parts: Record<string, unknown>[] = [];
+  content.forEach((raw, index) => {
+    const block = asRecord(raw);
+    const field = `${path}[${index}]`;
+    switch (block?.type) {
+      case "text":
+        parts.push({ type: "text", text: block.text });
+        return;
+      case "image":
+        parts.push({ type: "image_url", image_url: { url: imageUrlFromSource(block.source, `${field}.source`) } });
+        return;
+      case "tool_result":
+        tools.push(toolMessage(block, field));
+        return;
+      default:
+        throw unsupported(field, `${String(block?.type)} blocks have no OpenAI Chat Completions equivalent`);
+    }
+  });
+  return parts.length > 0 ? [...tools, { role: "user", content: parts }] : tools;
+}
+
+/**
+ * A tool result -> a `tool` message. `is_error` has no Chat Completions field; the result's own
+ * text (the error message) is what the model reads in both APIs, so it is passed as is.
+ */
+function toolMessage(block: Record<string, unknown>, field: string): ChatMessage {
+  if (typeof block.tool_use_id !== "string") throw invalid(`${field}.tool_use_id`, "expected a string");
+  const content = block.content;
+  if (!isSet(content)) return { role: "tool", tool_call_id: block.tool_use_id, content: "" };
+  if (typeof content === "string") return { role: "tool", tool_call_id: block.tool_use_id, content };
+  return { role: "tool", tool_call_id: block.tool_use_id, content: textParts(content, `${field}.content`) };
+}
+
+/**
+ * An assistant turn: text blocks join into `content` (their concatenation is exactly what the
+ * model wrote), tool_use blocks become `tool_calls`. Thinking blocks are refused, never turned
+ * into text (LiteLLM #26916): Chat Completions has no way to send them back.
+ */
+function assistantMessage(content: unknown, path: string): ChatMessage {
+  if (typeof content === "string") return { role: "assistant", content };
+  if (!Array.isArray(content)) throw invalid(path, "expected a string or an array of content blocks");
+  let text = "";
+  const toolCalls: Record<string, unknown>[] = [];
+  content.forEach((raw, index) => {
+    const block = asRecord(raw);
+    const field = `${path}[${index}]`;
+    switch (block?.type) {
+      case "text":
+        text += typeof block.text === "string" ? block.text : "";
+        return;
+      case "tool_use":
+        toolCalls.push({ id: block.id, type: "function", function: { name: block.name, arguments: argumentsFromToolInput(block.input) } });
+        return;
+      case "thinking":
+      case "redacted_thinking":
+        throw unsupported(field, "thinking blocks cannot be sent to an OpenAI-shape model; remove them from the history");
+      default:
+        throw unsupported(field, `${String(block?.type)} blocks have no OpenAI Chat Completions equivalent`);
+    }
+  });
+  const message: ChatMessage = { role: "assistant", content: text.length === 0 && toolCalls.length > 0 ? null : text };
+  if (toolCalls.length > 0) message.tool_calls = toolCalls;
+  return message;
+}
+
+const TOOL_FIELDS = new Set(["name", "description", "input_schema", "type", "strict", "cache_control"]);
+
+function chatTool(raw: unknown, field: string): Record<string, unknown> {
+  const tool = asRecord(raw);
+  if (!tool) throw invalid(field, "expected a tool");
+  if (isSet(tool.type) && tool.type !== "custom") throw unsupported(`${field}.type`, `the server tool ${String(tool.type)} has no OpenAI Chat Completions equivalent`);
+  for (const [key, value] of Object.entries(tool)) {
+    if (!TOOL_FIELDS.has(key) && isSet(value)) throw unsupported(`${field}.${key}`, "has no OpenAI Chat Completions equivalent");
+  }
+  if (typeof tool.name !== "string") throw invalid(`${field}.name`, "expected a tool name");
+  const fn: Record<string, unknown> = { name: tool.name, parameters: tool.input_schema ?? { type: "object", properties: {} } };
+  if (typeof tool.description === "string") fn.description = tool.description;
+  if (typeof tool.strict === "boolean") fn.strict = tool.strict;
+  return { type: "function", function: fn };
+}

@@ -1,0 +1,70 @@
+import { asRecord } from "../../upstreams/request-fields.ts";
+import { invalid, isSet, list, unsupported } from "../shared/fields.ts";
+
+export type InputPart = { type: "text"; text: string } | { type: "refusal"; text: string } | { type: "image"; url: string; field: string };
+
+/** Responses input items, read once into the few kinds both other shapes can carry. */
+export type InputItem =
+  | { kind: "message"; role: "user" | "assistant" | "system" | "developer"; content: string | InputPart[]; field: string }
+  | { kind: "function_call"; callId: string; name: string; arguments: string; field: string }
+  | { kind: "function_call_output"; callId: string; output: string | InputPart[]; field: string }
+  | { kind: "reasoning"; summary: string; encrypted: string | null; field: string };
+
+/** `input`: a string (one user message) or a list of items. */
+export function readInput(input: unknown): InputItem[] {
+  if (!isSet(input)) return [];
+  if (typeof input === "string") return [{ kind: "message", role: "user", content: input, field: "input" }];
+  if (!Array.isArray(input)) throw invalid("input", "expected a string or an array of input items");
+  return input.map((raw, index) => readItem(asRecord(raw), `input[${index}]`));
+}
+
+function readItem(item: Record<string, unknown> | null, field: string): InputItem {
+  if (!item) throw invalid(field, "expected an input item");
+  const type = item.type ?? (isSet(item.role) ? "message" : undefined);
+  switch (type) {
+    case "message": {
+      const role = item.role;
+      if (role !== "user" && role !== "assistant" && role !== "system" && role !== "developer") throw invalid(`${field}.role`, "expected user, assistant, system or developer");
+      const content = typeof item.content === "string" ? item.content : readParts(item.content, `${field}.content`);
+      return { kind: "message", role, content, field };
+    }
+    case "function_call":
+      if (typeof item.call_id !== "string" || typeof item.name !== "string") throw invalid(field, "expected call_id and name");
+      return { kind: "function_call", callId: item.call_id, name: item.name, arguments: typeof item.arguments === "string" ? item.arguments : "{}", field };
+    case "function_call_output":
+      if (typeof item.call_id !== "string") throw invalid(`${field}.call_id`, "expected a string");
+      return { kind: "function_call_output", callId: item.call_id, output: typeof item.output === "string" ? item.output : readParts(item.output, `${field}.output`), field };
+    case "reasoning": {
+      const summary = list(item.summary).map((part) => asRecord(part)?.text).filter((text): text is string => typeof text === "string");
+      const content = list(item.content).map((part) => asRecord(part)?.text).filter((text): text is string => typeof text === "string");
+      return { kind: "reasoning", summary: (summary.length > 0 ? summary : content).join(""), encrypted: typeof item.encrypted_content === "string" ? item.encrypted_content : null, field };
+    }
+    case "item_reference":
+      throw unsupported(field, "item references need stored responses, which this model's upstream does not keep");
+    default:
+      throw unsupported(field, `${String(type)} items are only available on the Responses API itself`);
+  }
+}
+
+function readParts(value: unknown, field: string): InputPart[] {
+  if (!Array.isArray(value)) throw invalid(field, "expected a string or an array of content parts");
+  return value.map((raw, index): InputPart => {
+    const part = asRecord(raw);
+    const path = `${field}[${index}]`;
+    switch (part?.type) {
+      case "input_text":
+      case "output_text":
+        if (typeof part.text !== "string") throw invalid(`${path}.text`, "expected a string");
+        return { type: "text", text: part.text };
+      case "refusal":
+        return { type: "refusal", text: typeof part.refusal === "string" ? part.refusal : "" };
+      case "input_image":
+        if (typeof part.image_url !== "string") throw unsupported(path, "only images given by image_url (a URL or a data URL) can be translated; file_id needs the Responses API itself");
+        return { type: "image", url: part.image_url, field: `${path}.image_url` };
+      case "input_file":
+        throw unsupported(path, "input_file parts are only available on the Responses API itself");
+      default:
+        throw invalid(`${path}.type`, "expected input_text, output_text, refusal or input_image");
+    }
+  });
+}

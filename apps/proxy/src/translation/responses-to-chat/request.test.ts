@@ -1,0 +1,110 @@
+import { describe, expect, it } from "vitest";
+import { chatRequestFromResponses } from "./request.ts";
+
+const weather = { type: "object", properties: { city: { type: "string" } }, required: ["city"] };
+
+describe("responses -> chat request", () => {
+  it.each<[string, Record<string, unknown>, Record<string, unknown>]>([
+    [
+      "string input, instructions, max_output_tokens, same-name fields; metadata stays on the response",
+      {
+        model: "gpt-x",
+        input: "Hello",
+        instructions: "Be brief.",
+        max_output_tokens: 100,
+        temperature: 0.7,
+        top_p: 1,
+        user: "u-1",
+        safety_identifier: "s-1",
+        prompt_cache_key: "k",
+        service_tier: "flex",
+        metadata: { team: "a" },
+        store: false,
+        stream: true,
+        include: ["reasoning.encrypted_content"],
+      },
+      {
+        model: "gpt-x",
+        messages: [{ role: "system", content: "Be brief." }, { role: "user", content: "Hello" }],
+        max_completion_tokens: 100,
+        temperature: 0.7,
+        top_p: 1,
+        user: "u-1",
+        safety_identifier: "s-1",
+        prompt_cache_key: "k",
+        service_tier: "flex",
+        stream: true,
+      },
+    ],
+    [
+      "message items with text and images; an assistant message and its function calls are one turn; outputs are tool messages",
+      {
+        model: "gpt-x",
+        input: [
+          { role: "developer", content: "English only." },
+          { type: "message", role: "user", content: [{ type: "input_text", text: "Weather here?" }, { type: "input_image", image_url: "data:image/png;base64,iVBO", detail: "auto" }] },
+          { type: "message", role: "assistant", content: [{ type: "output_text", text: "Checking.", annotations: [] }] },
+          { type: "function_call", call_id: "call_1", name: "get_weather", arguments: '{"city":"Paris"}' },
+          { type: "function_call", call_id: "call_2", name: "get_weather", arguments: '{"city":"Tokyo"}' },
+          { type: "function_call_output", call_id: "call_1", output: "Sunny" },
+          { type: "function_call_output", call_id: "call_2", output: [{ type: "input_text", text: "Rain" }] },
+        ],
+        tools: [{ type: "function", name: "get_weather", description: "Weather", parameters: weather, strict: true }],
+        tool_choice: { type: "function", name: "get_weather" },
+        parallel_tool_calls: false,
+      },
+      {
+        model: "gpt-x",
+        messages: [
+          { role: "developer", content: "English only." },
+          { role: "user", content: [{ type: "text", text: "Weather here?" }, { type: "image_url", image_url: { url: "data:image/png;base64,iVBO" } }] },
+          {
+            role: "assistant",
+            content: "Checking.",
+            tool_calls: [
+              { id: "call_1", type: "function", function: { name: "get_weather", arguments: '{"city":"Paris"}' } },
+              { id: "call_2", type: "function", function: { name: "get_weather", arguments: '{"city":"Tokyo"}' } },
+            ],
+          },
+          { role: "tool", tool_call_id: "call_1", content: "Sunny" },
+          { role: "tool", tool_call_id: "call_2", content: [{ type: "text", text: "Rain" }] },
+        ],
+        tools: [{ type: "function", function: { name: "get_weather", description: "Weather", parameters: weather, strict: true } }],
+        tool_choice: { type: "function", function: { name: "get_weather" } },
+        parallel_tool_calls: false,
+      },
+    ],
+    [
+      "text.format and verbosity, reasoning effort",
+      { model: "gpt-x", input: "Hi", text: { format: { type: "json_schema", name: "w", schema: weather, strict: true }, verbosity: "low" }, reasoning: { effort: "low" } },
+      {
+        model: "gpt-x",
+        messages: [{ role: "user", content: "Hi" }],
+        verbosity: "low",
+        response_format: { type: "json_schema", json_schema: { name: "w", schema: weather, strict: true } },
+        reasoning_effort: "low",
+      },
+    ],
+  ])("%s", (_name, request, expected) => {
+    expect(chatRequestFromResponses(request)).toEqual(expected);
+  });
+
+  it.each<[string, Record<string, unknown>, string]>([
+    ["a built-in tool", { tools: [{ type: "web_search" }] }, "tools[0]"],
+    ["a hosted tool choice", { tool_choice: { type: "file_search" } }, "tool_choice"],
+    ["previous_response_id", { previous_response_id: "resp_1" }, "previous_response_id"],
+    ["conversation", { conversation: "conv_1" }, "conversation"],
+    ["store: true", { store: true }, "store"],
+    ["background", { background: true }, "background"],
+    ["truncation auto", { truncation: "auto" }, "truncation"],
+    ["another include", { include: ["message.output_text.logprobs"] }, "include[0]"],
+    ["reasoning summaries", { reasoning: { effort: "low", summary: "auto" } }, "reasoning.summary"],
+    ["a reasoning item", { input: [{ type: "reasoning", id: "rs_1", summary: [], encrypted_content: "x" }] }, "input[0]"],
+    ["an item reference", { input: [{ type: "item_reference", id: "msg_1" }] }, "input[0]"],
+    ["an input_file part", { input: [{ role: "user", content: [{ type: "input_file", file_id: "file_1" }] }] }, "input[0].content[0]"],
+    ["an image by file_id", { input: [{ role: "user", content: [{ type: "input_image", file_id: "file_1", detail: "auto" }] }] }, "input[0].content[0]"],
+    ["an unknown field", { prompt_template_vars: {} }, "prompt_template_vars"],
+  ])("refuses %s with a 400 naming the field", (_name, extra, param) => {
+    expect(() => chatRequestFromResponses({ model: "gpt-x", input: "Hi", ...extra })).toThrow(expect.objectContaining({ code: "unsupported_feature", param }));
+  });
+});

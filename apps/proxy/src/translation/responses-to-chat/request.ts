@@ -1,0 +1,154 @@
+import { asRecord } from "../../upstreams/request-fields.ts";
+import { readInput, type InputItem, type InputPart } from "../responses-input/read-input.ts";
+import { refuseStatefulFields } from "../responses-input/refused-fields.ts";
+import { OPENAI_CHAT, invalid, isSet, list, refuseUnhandledFields, unsupported } from "../shared/fields.ts";
+import { chatToolChoice, toolChoiceFromResponses } from "../shared/tool-choice.ts";
+
+type ChatMessage = Record<string, unknown>;
+
+const HANDLED = new Set([
+  "model", "input", "instructions", "stream", "max_output_tokens", "temperature", "top_p", "user", "safety_identifier",
+  "prompt_cache_key", "prompt_cache_retention", "service_tier", "tools", "tool_choice", "parallel_tool_calls", "text", "reasoning",
+  // Kept on the returned response object, never sent upstream.
+  "metadata",
+  // Stream options only tune obfuscation padding, which is not sent.
+  "stream_options",
+  // Checked by refuseStatefulFields.
+  "previous_response_id", "conversation", "prompt", "context_management", "max_tool_calls", "store", "background", "truncation", "top_logprobs", "include",
+]);
+
+/** Fields with the same name and meaning in both OpenAI APIs. */
+const SAME_NAME = ["temperature", "top_p", "user", "safety_identifier", "prompt_cache_key", "prompt_cache_retention", "service_tier"] as const;
+
+/** A Responses request -> a Chat Completions request, for an OpenAI upstream without /responses. */
+export function chatRequestFromResponses(request: Record<string, unknown>): Record<string, unknown> {
+  refuseUnhandledFields(request, HANDLED, OPENAI_CHAT);
+  refuseStatefulFields(request);
+  const messages: ChatMessage[] = [];
+  if (isSet(request.instructions)) {
+    if (typeof request.instructions !== "string") throw invalid("instructions", "expected a string");
+    messages.push({ role: "system", content: request.instructions });
+  }
+  for (const item of readInput(request.input)) addItem(messages, item);
+  const body: Record<string, unknown> = { model: request.model, messages };
+  if (request.stream === true) body.stream = true;
+  if (isSet(request.max_output_tokens)) body.max_completion_tokens = request.max_output_tokens;
+  for (const field of SAME_NAME) if (isSet(request[field])) body[field] = request[field];
+  const tools = list(request.tools).map((tool, index) => chatTool(asRecord(tool), `tools[${index}]`));
+  const choice = isSet(request.tool_choice) ? toolChoiceFromResponses(request.tool_choice) : null;
+  if (tools.length > 0) {
+    body.tools = tools;
+    if (choice) body.tool_choice = chatToolChoice(choice);
+    if (typeof request.parallel_tool_calls === "boolean") body.parallel_tool_calls = request.parallel_tool_calls;
+  } else if (choice?.type === "required" || choice?.type === "function") {
+    throw invalid("tool_choice", "a tool choice needs tools");
+  }
+  textConfig(body, asRecord(request.text));
+  const reasoning = asRecord(request.reasoning);
+  if (isSet(reasoning?.summary) || isSet(reasoning?.generate_summary)) {
+    throw unsupported("reasoning.summary", "Chat Completions returns no reasoning summaries");
+  }
+  if (isSet(reasoning?.effort)) body.reasoning_effort = reasoning?.effort;
+  return body;
+}
+
+function addItem(messages: ChatMessage[], item: InputItem): void {
+  switch (item.kind) {
+    case "message":
+      messages.push(message(item));
+      return;
+    case "function_call": {
+      const call = { id: item.callId, type: "function", function: { name: item.name, arguments: item.arguments } };
+      const last = messages.at(-1);
+      // Calls after an assistant message (or after each other) belong to that one assistant turn.
+      if (last?.role === "assistant") last.tool_calls = [...list(last.tool_calls), call];
+      else messages.push({ role: "assistant", content: null, tool_calls: [call] });
+      return;
+    }
+    case "function_call_output":
+      messages.push({ role: "tool", tool_call_id: item.callId, content: typeof item.output === "string" ? item.output : textParts(item.output, `${item.field}.output`) });
+      return;
+    case "reasoning":
+      throw unsupported(item.field, "reasoning items cannot be sent through Chat Completions; leave them out of the input");
+    default: {
+      const never: never = item;
+      return never;
+    }
+  }
+}
+
+function message(item: Extract<InputItem, { kind: "message" }>): ChatMessage {
+  const field = `${item.field}.content`;
+  if (typeof item.content === "string") return { role: item.role, content: item.content };
+  switch (item.role) {
+    case "user":
+      return { role: "user", content: item.content.map((part, index) => userPart(part, `${field}[${index}]`)) };
+    case "system":
+    case "developer":
+      return { role: item.role, content: textParts(item.content, field) };
+    case "assistant": {
+      const refusal = item.content.filter((part) => part.type === "refusal").map((part) => part.text).join("");
+      const text = item.content.filter((part) => part.type === "text").map((part) => part.text).join("");
+      if (item.content.some((part) => part.type === "image")) throw unsupported(field, "assistant messages carry no images");
+      return refusal.length > 0 && text.length === 0 ? { role: "assistant", content: null, refusal } : { role: "assistant", content: text };
+    }
+    default: {
+      const never: never = item.role;
+      return never;
+    }
+  }
+}
+
+function userPart(part: InputPart, field: string): Record<string, unknown> {
+  switch (part.type) {
+    case "text":
+      return { type: "text", text: part.text };
+    case "image":
+      return { type: "image_url", image_url: { url: part.url } };
+    case "refusal":
+      throw invalid(field, "refusal parts belong to assistant messages");
+    default: {
+      const never: never = part;
+      return never;
+    }
+  }
+}
+
+function textParts(parts: InputPart[], field: string): { type: "text"; text: string }[] {
+  return parts.map((part, index) => {
+    if (part.type !== "text") throw unsupported(`${field}[${index}]`, `${part.type} parts have no Chat Completions equivalent here`);
+    return { type: "text", text: part.text };
+  });
+}
+
+function chatTool(tool: Record<string, unknown> | null, field: string): Record<string, unknown> {
+  if (tool?.type !== "function") throw unsupported(field, `${String(tool?.type)} is a built-in Responses tool with no Chat Completions equivalent`);
+  if (typeof tool.name !== "string") throw invalid(`${field}.name`, "expected a tool name");
+  const fn: Record<string, unknown> = { name: tool.name, parameters: tool.parameters ?? { type: "object", properties: {} } };
+  if (typeof tool.description === "string") fn.description = tool.description;
+  if (typeof tool.strict === "boolean") fn.strict = tool.strict;
+  return { type: "function", function: fn };
+}
+
+/** `text.format` -> response_format; `text.verbosity` -> verbosity (both exist in Chat Completions). */
+function textConfig(body: Record<string, unknown>, text: Record<string, unknown> | null): void {
+  if (isSet(text?.verbosity)) body.verbosity = text?.verbosity;
+  const format = asRecord(text?.format);
+  switch (format?.type) {
+    case undefined:
+    case "text":
+      return;
+    case "json_object":
+      body.response_format = { type: "json_object" };
+      return;
+    case "json_schema": {
+      const schema: Record<string, unknown> = { name: format.name, schema: format.schema };
+      if (typeof format.description === "string") schema.description = format.description;
+      if (typeof format.strict === "boolean") schema.strict = format.strict;
+      body.response_format = { type: "json_schema", json_schema: schema };
+      return;
+    }
+    default:
+      throw invalid("text.format.type", "expected text, json_schema or json_object");
+  }
+}

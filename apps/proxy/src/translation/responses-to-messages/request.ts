@@ -1,0 +1,144 @@
+import { asRecord, tryJson } from "../../upstreams/request-fields.ts";
+import { REDACTED_THINKING_PREFIX } from "../responses-output/output-items.ts";
+import { readInput, type InputItem, type InputPart } from "../responses-input/read-input.ts";
+import { refuseStatefulFields } from "../responses-input/refused-fields.ts";
+import {
+  DEFAULT_MAX_TOKENS,
+  TurnBuilder,
+  anthropicOutputConfig,
+  anthropicSystem,
+  anthropicTemperature,
+  anthropicTool,
+  anthropicTools,
+  textBlock,
+  type AnthropicBlock,
+} from "../shared/anthropic-request.ts";
+import { ANTHROPIC_MESSAGES, invalid, isSet, list, refuseUnhandledFields, unsupported } from "../shared/fields.ts";
+import { anthropicImageSource } from "../shared/images.ts";
+import { toolChoiceFromResponses } from "../shared/tool-choice.ts";
+
+const HANDLED = new Set([
+  "model", "input", "instructions", "stream", "max_output_tokens", "temperature", "top_p", "user", "safety_identifier",
+  "service_tier", "tools", "tool_choice", "parallel_tool_calls", "text", "reasoning",
+  // Kept on the returned response object, never sent upstream.
+  "metadata",
+  // Obfuscation padding and prompt-cache routing hints: none changes the answer.
+  "stream_options", "prompt_cache_key", "prompt_cache_retention",
+  // Checked by refuseStatefulFields.
+  "previous_response_id", "conversation", "prompt", "context_management", "max_tool_calls", "store", "background", "truncation", "top_logprobs", "include",
+]);
+
+/** A Responses request -> an Anthropic Messages request (model still the public name). */
+export function messagesRequestFromResponses(request: Record<string, unknown>): Record<string, unknown> {
+  refuseUnhandledFields(request, HANDLED, ANTHROPIC_MESSAGES);
+  refuseStatefulFields(request);
+  const system: string[] = [];
+  if (isSet(request.instructions)) {
+    if (typeof request.instructions !== "string") throw invalid("instructions", "expected a string");
+    system.push(request.instructions);
+  }
+  const turns = new TurnBuilder();
+  for (const item of readInput(request.input)) addItem(system, turns, item);
+  const body: Record<string, unknown> = { model: request.model, max_tokens: request.max_output_tokens ?? DEFAULT_MAX_TOKENS, messages: turns.messages };
+  const systemPrompt = anthropicSystem(system);
+  if (systemPrompt !== undefined) body.system = systemPrompt;
+  if (request.stream === true) body.stream = true;
+  const temperature = anthropicTemperature(request.temperature);
+  if (temperature !== undefined) body.temperature = temperature;
+  if (isSet(request.top_p)) body.top_p = request.top_p;
+  const userId = request.user ?? request.safety_identifier;
+  if (typeof userId === "string") body.metadata = { user_id: userId };
+  if (isSet(request.service_tier)) {
+    if (request.service_tier !== "auto" && request.service_tier !== "default") throw unsupported("service_tier", "Anthropic-shape models offer only the auto and default tiers");
+    body.service_tier = request.service_tier === "auto" ? "auto" : "standard_only";
+  }
+  const tools = list(request.tools).map((raw, index) => {
+    const tool = asRecord(raw);
+    if (tool?.type !== "function") throw unsupported(`tools[${index}]`, `${String(tool?.type)} is a built-in Responses tool with no Anthropic equivalent`);
+    return anthropicTool(tool, `tools[${index}]`);
+  });
+  anthropicTools(body, tools, isSet(request.tool_choice) ? toolChoiceFromResponses(request.tool_choice) : null, request.parallel_tool_calls);
+  const text = asRecord(request.text);
+  if (isSet(text?.verbosity)) throw unsupported("text.verbosity", "Anthropic-shape models have no verbosity setting");
+  // reasoning.summary needs nothing: Anthropic's thinking is itself a summary, returned as one.
+  anthropicOutputConfig(body, asRecord(request.reasoning)?.effort, "reasoning.effort", jsonSchema(asRecord(text?.format)));
+  return body;
+}
+
+function jsonSchema(format: Record<string, unknown> | null): Record<string, unknown> | null {
+  switch (format?.type) {
+    case undefined:
+    case "text":
+      return null;
+    case "json_schema": {
+      const schema = asRecord(format.schema);
+      if (!schema) throw invalid("text.format.schema", "expected a JSON schema");
+      return schema;
+    }
+    case "json_object":
+      throw unsupported("text.format", "json_object mode has no Anthropic equivalent; send a json_schema format");
+    default:
+      throw invalid("text.format.type", "expected text, json_schema or json_object");
+  }
+}
+
+function addItem(system: string[], turns: TurnBuilder, item: InputItem): void {
+  switch (item.kind) {
+    case "message":
+      if (item.role === "system" || item.role === "developer") {
+        if (turns.messages.length > 0) throw unsupported(item.field, "Anthropic-shape models take system instructions only before the conversation");
+        system.push(...(typeof item.content === "string" ? [item.content] : item.content.map((part, index) => textOnly(part, `${item.field}.content[${index}]`))));
+      } else {
+        const role = item.role;
+        turns.add(role, typeof item.content === "string" ? textBlock(item.content) : item.content.flatMap((part) => contentBlock(part, role)));
+      }
+      return;
+    case "function_call": {
+      const input = asRecord(tryJson(item.arguments));
+      if (!input) throw invalid(`${item.field}.arguments`, "expected a JSON object");
+      turns.add("assistant", [{ type: "tool_use", id: item.callId, name: item.name, input }]);
+      return;
+    }
+    case "function_call_output": {
+      const content = typeof item.output === "string" ? item.output : item.output.flatMap((part) => contentBlock(part, "user"));
+      turns.add("user", [{ type: "tool_result", tool_use_id: item.callId, content }]);
+      return;
+    }
+    case "reasoning":
+      turns.add("assistant", [thinkingBlock(item)]);
+      return;
+    default: {
+      const never: never = item;
+      return never;
+    }
+  }
+}
+
+function textOnly(part: InputPart, field: string): string {
+  if (part.type !== "text") throw unsupported(field, "system instructions take text only");
+  return part.text;
+}
+
+function contentBlock(part: InputPart, role: "user" | "assistant"): AnthropicBlock[] {
+  switch (part.type) {
+    case "text":
+    case "refusal":
+      return textBlock(part.text);
+    case "image":
+      if (role === "assistant") throw unsupported(part.field, "assistant messages carry no images");
+      return [{ type: "image", source: anthropicImageSource(part.url, part.field) }];
+    default: {
+      const never: never = part;
+      return never;
+    }
+  }
+}
+
+/** A reasoning item this gateway returned -> the signed thinking block it came from. */
+function thinkingBlock(item: Extract<InputItem, { kind: "reasoning" }>): AnthropicBlock {
+  if (item.encrypted === null) {
+    throw unsupported(`${item.field}.encrypted_content`, "reasoning items without encrypted_content cannot be sent to an Anthropic-shape model");
+  }
+  if (item.encrypted.startsWith(REDACTED_THINKING_PREFIX)) return { type: "redacted_thinking", data: item.encrypted.slice(REDACTED_THINKING_PREFIX.length) };
+  return { type: "thinking", thinking: item.summary, signature: item.encrypted };
+}
