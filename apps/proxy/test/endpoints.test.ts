@@ -107,6 +107,18 @@ describe("every /v1 endpoint through the official SDKs", () => {
     await expect(openai.models.retrieve("hidden-test")).rejects.toMatchObject({ status: 404 });
   });
 
+  it("propagates the W3C trace context and the request id to the upstream", async () => {
+    const traceId = "4bf92f3577b34da6a3ce929d0e0e4736";
+    const { response } = await openai.chat.completions
+      .create({ model: "gpt-test", messages: [{ role: "user", content: "trace" }] }, { headers: { traceparent: `00-${traceId}-00f067aa0ba902b7-01`, tracestate: "vendor=x" } })
+      .withResponse();
+    const headers = lastUpstreamRequest().headers;
+    expect(headers.traceparent).toMatch(new RegExp(`^00-${traceId}-[0-9a-f]{16}-01$`));
+    expect(headers.traceparent).not.toContain("00f067aa0ba902b7");
+    expect(headers.tracestate).toBe("vendor=x");
+    expect(headers["x-request-id"]).toBe(response.headers.get("x-request-id"));
+  });
+
   it("extra fields reach the upstream unchanged; only model is rewritten", async () => {
     const extra = { temperature: 0.25, top_p: 0.5, metadata: { team: "x" }, vendor_specific: { nested: [1, 2, { a: null }] }, response_format: { type: "text" } };
     await openai.chat.completions.create({ model: "gpt-test", messages: [{ role: "user", content: [{ type: "text", text: "parts" }] }], ...extra } as never);

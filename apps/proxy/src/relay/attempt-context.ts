@@ -1,3 +1,4 @@
+import { upstreamTraceparent } from "./trace-context.ts";
 import type { Response } from "express";
 import type { Usage } from "@gateway/contracts";
 import type { ParsedRequest, UpstreamShapeAdapter, WireFormat } from "../upstreams/index.ts";
@@ -52,6 +53,13 @@ export async function readBounded(body: AsyncIterable<Buffer> & { destroy?: () =
     // An error body cut short still tells us the status; its text is optional.
   }
   return Buffer.concat(chunks).toString("utf8").slice(0, limit);
+}
+
+/** Headers of every upstream call: the shape's auth, our request id, the trace context. */
+export function upstreamHeaders(context: AttemptContext, extra: Record<string, string> = {}): Record<string, string> {
+  const headers = { ...context.adapter.headers(upstreamSecret(context.target), context.clientHeaders), ...extra, "x-request-id": context.requestId, traceparent: upstreamTraceparent(context.clientHeaders.traceparent) };
+  const tracestate = context.clientHeaders.tracestate;
+  return typeof tracestate === "string" ? { ...headers, tracestate } : headers;
 }
 
 /** Secrets come from each proxy's own environment, by the name the config gives. */

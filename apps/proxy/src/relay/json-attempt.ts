@@ -1,5 +1,5 @@
 import { AttemptFailure, FirstByteTimeout, statusFailure, transportFailure } from "./attempt-failure.ts";
-import { readBounded, upstreamSecret, type AttemptContext, type AttemptOutcome } from "./attempt-context.ts";
+import { readBounded, upstreamHeaders, type AttemptContext, type AttemptOutcome } from "./attempt-context.ts";
 import { estimateUsage } from "./usage-estimate.ts";
 
 /**
@@ -18,7 +18,7 @@ export async function jsonAttempt(context: AttemptContext): Promise<AttemptOutco
     const upstream = await context.client.send({
       upstream: target.upstream,
       path: upstreamWire.upstreamPath,
-      headers: { ...context.adapter.headers(upstreamSecret(target), context.clientHeaders), "x-request-id": context.requestId },
+      headers: upstreamHeaders(context),
       body: JSON.stringify(upstreamWire.upstreamBody(context.upstreamRequest, target.model)),
       signal: attempt.signal,
       headersTimeoutMs: target.upstream.firstByteTimeoutMs,

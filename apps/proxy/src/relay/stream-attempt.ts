@@ -2,7 +2,7 @@ import { once } from "node:events";
 import { createParser, type EventSourceMessage } from "eventsource-parser";
 import type { Response } from "express";
 import { AttemptFailure, FirstByteTimeout, statusFailure, transportFailure } from "./attempt-failure.ts";
-import { readBounded, upstreamSecret, type AttemptContext, type AttemptOutcome } from "./attempt-context.ts";
+import { readBounded, upstreamHeaders, type AttemptContext, type AttemptOutcome } from "./attempt-context.ts";
 import { clientStream } from "./client-stream.ts";
 import { estimateUsage } from "./usage-estimate.ts";
 
@@ -64,7 +64,7 @@ export async function streamAttempt(context: AttemptContext): Promise<AttemptOut
     const upstream = await context.client.send({
       upstream: target.upstream,
       path: upstreamWire.upstreamPath,
-      headers: { ...context.adapter.headers(upstreamSecret(target), context.clientHeaders), accept: "text/event-stream", "x-request-id": context.requestId },
+      headers: upstreamHeaders(context, { accept: "text/event-stream" }),
       body: JSON.stringify(upstreamWire.upstreamBody(context.upstreamRequest, target.model)),
       signal: attempt.signal,
       headersTimeoutMs: target.upstream.firstByteTimeoutMs,
