@@ -39,6 +39,9 @@ export function loadProxyConfig(env: Record<string, string | undefined> = proces
     BILLING_BUFFER_LIMIT: envVars.positiveInt(100_000),
     /** How long SIGTERM waits for in-flight requests before closing them. */
     SHUTDOWN_DEADLINE_MS: envVars.positiveInt(30_000),
+    /** OTLP/HTTP collector base URL (e.g. http://otel-collector:4318); unset = no span export. */
+    OTEL_EXPORTER_OTLP_ENDPOINT: z.url().optional(),
+    OTEL_SERVICE_NAME: z.string().min(1).default("llm-gateway-proxy"),
     /** Control plane base URL, for /v1/usage. */
     CONTROL_PLANE_URL: z.url().default("http://127.0.0.1:8081"),
     /** Shared secret for the control plane's internal endpoints. */

@@ -10,6 +10,8 @@ import { UpstreamClient } from "./relay/upstream-client.ts";
 import { BillingProducer } from "./billing/billing-producer.ts";
 import { Limiter } from "./limits/limiter.ts";
 import { ProxyMetrics } from "./metrics/proxy-metrics.ts";
+import { RequestTracing } from "./tracing/request-tracing.ts";
+import { createTracer } from "./tracing/tracer-provider.ts";
 import { createRegistry, type Registry } from "@gateway/metrics";
 
 /** Every client the proxy uses, built once at boot and passed around as one object. */
@@ -28,6 +30,7 @@ export interface ProxyServices {
   limiter: Limiter;
   registry: Registry;
   metrics: ProxyMetrics;
+  tracing: RequestTracing;
   state: { shuttingDown: boolean };
   close(): Promise<void>;
 }
@@ -57,9 +60,13 @@ export async function createProxyServices(config: ProxyConfig, logger = createLo
     billingPending: () => billing.pending,
     billingDropped: () => billing.dropped,
   });
+  const exporter = createTracer(config.OTEL_EXPORTER_OTLP_ENDPOINT, config.OTEL_SERVICE_NAME);
+  const tracing = new RequestTracing(exporter?.tracer ?? null);
+  // Every request ends in exactly one billing event: limits, metrics and spans settle there.
   const billing = new BillingProducer(queue, logger, config.BILLING_BUFFER_LIMIT, (event) => {
     limiter.settle(event);
     metrics.observeBilling(event);
+    tracing.finish(event);
   });
 
   await records.subscribe(
@@ -69,8 +76,8 @@ export async function createProxyServices(config: ProxyConfig, logger = createLo
       else if (event.version !== routing.version) void routing.refresh();
     },
     () => {
-      // Events were missed while disconnected: forget every cached key and re-read the routes.
-      keyCache.clear();
+      // Events were missed while disconnected: re-read every cached key and the routes.
+      keyCache.expireAll();
       void routing.refresh();
     },
   );
@@ -97,10 +104,12 @@ export async function createProxyServices(config: ProxyConfig, logger = createLo
     limiter,
     registry,
     metrics,
+    tracing,
     state: { shuttingDown: false },
     async close() {
       clearInterval(refreshTimer);
       await billing.close(config.SHUTDOWN_DEADLINE_MS);
+      await exporter?.shutdown().catch(() => undefined);
       await services.upstreams.close();
       await queue.close();
       subscriber.disconnect();

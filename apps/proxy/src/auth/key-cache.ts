@@ -45,18 +45,44 @@ export class KeyCache {
     this.entries.clear();
   }
 
+  /**
+   * Makes every entry due for a re-read, keeping its record as the fallback while Redis cannot
+   * answer. For a reconnect after missed events: dropping the entries instead would turn known keys
+   * into 503s whenever the subscriber is back before the connection that reads the records.
+   */
+  expireAll(): void {
+    for (const entry of this.entries.values()) entry.expiresAt = 0;
+  }
+
   private async load(hash: string, stale: Entry | undefined): Promise<KeyRecord | null> {
     try {
       const record = await this.store.readKey(hash);
+      if (record === null && !(await this.storePopulated())) throw new StoreEmpty();
       if (this.entries.size >= this.maxEntries) this.entries.clear();
       this.entries.set(hash, { record, expiresAt: Date.now() + (record ? this.ttlMs : this.negativeTtlMs) });
       return record;
     } catch (error) {
-      // A key we knew keeps working while Redis is away; an unknown one gets 503, never a false 401.
+      // A key we knew keeps working while Redis is away or empty; an unknown one gets 503, never a false 401.
       if (stale?.record) return stale.record;
       throw new GatewayError("dependency_unavailable", "The key store is unavailable; try again shortly.", { cause: error });
     } finally {
       this.pending.delete(hash);
     }
+  }
+
+  /**
+   * A missing key is only "no such key" when Redis holds the control plane's records. A Redis
+   * restarted empty answers `null` for every key until the control plane rebuilds it; the routing
+   * snapshot is written first by that rebuild, so its absence marks a store not filled yet.
+   */
+  private async storePopulated(): Promise<boolean> {
+    return (await this.store.redis.exists(this.store.keys.snapshot)) === 1;
+  }
+}
+
+class StoreEmpty extends Error {
+  constructor() {
+    super("the key store holds no records (Redis restarted empty; the control plane has not rebuilt it yet)");
+    this.name = "StoreEmpty";
   }
 }

@@ -1,4 +1,3 @@
-import { upstreamTraceparent } from "./trace-context.ts";
 import type { Response } from "express";
 import type { Usage } from "@gateway/contracts";
 import type { ParsedRequest, UpstreamShapeAdapter, WireFormat } from "../upstreams/index.ts";
@@ -28,6 +27,8 @@ export interface AttemptContext {
   /** Aborted when the client goes away. */
   clientSignal: AbortSignal;
   streamIdleTimeoutMs: number;
+  /** The W3C trace context sent upstream. */
+  traceparent: string;
   startedAt: number;
 }
 
@@ -57,7 +58,7 @@ export async function readBounded(body: AsyncIterable<Buffer> & { destroy?: () =
 
 /** Headers of every upstream call: the shape's auth, our request id, the trace context. */
 export function upstreamHeaders(context: AttemptContext, extra: Record<string, string> = {}): Record<string, string> {
-  const headers = { ...context.adapter.headers(upstreamSecret(context.target), context.clientHeaders), ...extra, "x-request-id": context.requestId, traceparent: upstreamTraceparent(context.clientHeaders.traceparent) };
+  const headers = { ...context.adapter.headers(upstreamSecret(context.target), context.clientHeaders), ...extra, "x-request-id": context.requestId, traceparent: context.traceparent };
   const tracestate = context.clientHeaders.tracestate;
   return typeof tracestate === "string" ? { ...headers, tracestate } : headers;
 }

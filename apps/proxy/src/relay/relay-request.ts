@@ -17,6 +17,8 @@ export interface RelayInput {
   parsed: ParsedRequest;
   key: KeyRecord;
   model: ModelRecord;
+  /** W3C trace context for the upstream calls (this request's span as their parent). */
+  traceparent: string;
 }
 
 /**
@@ -25,7 +27,7 @@ export interface RelayInput {
  * billing event per request, whatever happened.
  */
 export async function relayRequest(input: RelayInput): Promise<void> {
-  const { services, request, response, wire, parsed, key, model } = input;
+  const { services, request, response, wire, parsed, key, model, traceparent } = input;
   // Per target: relayed as is, or translated to the upstream's shape (a 400 when no target can take it).
   const targets = planTargets(services.breaker.order(services.routing.targets(model)), wire, parsed);
   const client = new AbortController();
@@ -69,8 +71,9 @@ export async function relayRequest(input: RelayInput): Promise<void> {
       adapter: SHAPE_ADAPTERS[target.upstream.shape],
       request: parsed,
       upstreamRequest,
-      requestBytes: Number(request.headers["content-length"] ?? 0),
+      requestBytes: request.bodyBytes,
       clientHeaders: request.headers,
+      traceparent,
       target,
       clientSignal: client.signal,
       streamIdleTimeoutMs: services.config.STREAM_IDLE_TIMEOUT_MS,

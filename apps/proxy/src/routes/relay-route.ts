@@ -25,10 +25,16 @@ export function relayRoute(services: ProxyServices, wire: WireFormat, checkHeade
       const admission = await services.limiter.admit(request.requestId, key, option, model.name, parsed, requestBytes, wire.endpoint === "images.generations");
       for (const [name, value] of Object.entries(admission.headers)) response.setHeader(name, value);
       if (admission.refusal) throw admission.refusal;
+      const traceparent = services.tracing.start(request.requestId, `${wire.endpoint} ${model.name}`, { "gen_ai.request.model": model.name, "gateway.endpoint": wire.endpoint }, request.headers);
+      let failure: unknown = null;
       try {
-        await relayRequest({ services, request, response, wire, parsed, key, model });
+        await relayRequest({ services, request, response, wire, parsed, key, model, traceparent });
+      } catch (error) {
+        failure = error;
+        throw error;
       } finally {
         services.limiter.release(request.requestId);
+        services.tracing.release(request.requestId, failure);
       }
     } catch (error) {
       next(error);
