@@ -105,3 +105,28 @@ describe("rebuilding Redis from Postgres", () => {
     expect((await services.records.readSnapshot())!.models["model-a"]).toBeDefined();
   });
 });
+
+describe("two control planes applying the same file at once (replicas starting together)", () => {
+  it("take turns: both succeed, one writes everything, the other changes nothing", async () => {
+    const { redisUrl } = await resolveTestServices();
+    const fresh = await createTestDatabase();
+    const replicas = [0, 1].map(() =>
+      createControlPlaneServices(
+        loadControlPlaneConfig({ DATABASE_URL: fresh.url, REDIS_URL: redisUrl, REDIS_PREFIX: `test-${randomUUID().slice(0, 8)}`, DB_POOL_SIZE: "2" }),
+        createLogger({ name: "test", level: "silent" }),
+      ),
+    );
+    try {
+      const reports = await Promise.all(replicas.map((replica) => applyGatewayFile(replica.db.prisma, replica.records, parseGatewayFile(yaml))));
+      expect(reports.map((report) => report.created).sort()).toEqual([0, 7]);
+      expect(await replicas[0]!.db.prisma.upstream.count()).toBe(2);
+    } finally {
+      for (const replica of replicas) {
+        const keys = await replica.redis.keys(`${replica.config.REDIS_PREFIX}:*`);
+        if (keys.length) await replica.redis.del(...keys);
+        await replica.close();
+      }
+      await fresh.drop();
+    }
+  });
+});

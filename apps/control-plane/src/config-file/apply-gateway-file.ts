@@ -14,6 +14,9 @@ export interface ApplyReport {
 
 type Tx = Parameters<Parameters<PrismaClient["$transaction"]>[0]>[0];
 
+/** Advisory lock key of gateway file applies ("gwapply" in ASCII, any constant would do). */
+const APPLY_LOCK = 0x67776170706c79;
+
 /**
  * Makes Postgres hold exactly what the file says, writing only what differs (a second apply of
  * the same file changes nothing), then publishes the routing snapshot to the proxies.
@@ -24,6 +27,10 @@ export async function applyGatewayFile(prisma: PrismaClient, records: RecordStor
   const want = desiredState(file);
   const report = { created: 0, updated: 0, deleted: 0 };
   await prisma.$transaction(async (tx: Tx) => {
+    // Control plane replicas starting together apply the same file at once: this lock makes them
+    // take turns, so the second finds everything in place instead of a unique-key violation. It is
+    // a transaction lock (released at commit), which PgBouncer in transaction mode keeps intact.
+    await tx.$queryRaw`SELECT 1 AS locked FROM pg_advisory_xact_lock(${APPLY_LOCK}::bigint)`;
     const upstreamIds = new Map<string, string>();
     const existingUpstreams = new Map((await tx.upstream.findMany()).map((row) => [row.name, row]));
     for (const row of want.upstreams) {
