@@ -1,4 +1,4 @@
-import { envVars, parseEnv } from "@gateway/config";
+import { envVars, parseEnv, redisEnvShape } from "@gateway/config";
 
 /** The billing worker's whole configuration, read once at boot. */
 export function loadBillingWorkerConfig(env: Record<string, string | undefined> = process.env) {
@@ -9,14 +9,7 @@ export function loadBillingWorkerConfig(env: Record<string, string | undefined> 
     DATABASE_URL: envVars.databaseUrl(),
     /** Upper bound of pooled PostgreSQL connections; each job holds one for one statement. */
     DB_POOL_SIZE: envVars.positiveInt(10),
-    REDIS_URL: envVars.redisUrl(),
-    /** Redis Cluster seed nodes (`host:port,...`); REDIS_URL then gives only credentials and TLS. */
-    REDIS_CLUSTER_NODES: envVars.redisNodes(),
-    /** Sentinels (`host:port,...`) watching REDIS_SENTINEL_NAME; REDIS_URL then gives credentials, TLS, db. */
-    REDIS_SENTINELS: envVars.redisNodes(),
-    REDIS_SENTINEL_NAME: envVars.redisSentinelName(),
-    /** Must match the proxy's: the queue lives under `${REDIS_PREFIX}:{bull}`. */
-    REDIS_PREFIX: envVars.redisPrefix(),
+    ...redisEnvShape(),
     LOG_LEVEL: envVars.logLevel(),
     /** Jobs processed at once by this process. */
     WORKER_CONCURRENCY: envVars.positiveInt(16),

@@ -1,4 +1,4 @@
-import { envVars, parseEnv } from "@gateway/config";
+import { envVars, parseEnv, redisEnvShape } from "@gateway/config";
 import { z } from "zod";
 
 /** The control plane's whole configuration, read once at boot. */
@@ -10,13 +10,7 @@ export function loadControlPlaneConfig(env: Record<string, string | undefined> =
     DATABASE_URL: envVars.databaseUrl(),
     /** Upper bound of pooled PostgreSQL connections of this process. */
     DB_POOL_SIZE: envVars.positiveInt(10),
-    REDIS_URL: envVars.redisUrl(),
-    /** Redis Cluster seed nodes (`host:port,...`); REDIS_URL then gives only credentials and TLS. */
-    REDIS_CLUSTER_NODES: envVars.redisNodes(),
-    /** Sentinels (`host:port,...`) watching REDIS_SENTINEL_NAME; REDIS_URL then gives credentials, TLS, db. */
-    REDIS_SENTINELS: envVars.redisNodes(),
-    REDIS_SENTINEL_NAME: envVars.redisSentinelName(),
-    REDIS_PREFIX: envVars.redisPrefix(),
+    ...redisEnvShape(),
     LOG_LEVEL: envVars.logLevel(),
     /** 401s per client address per minute answered at once; later ones are delayed (up to 2 s). */
     AUTH_FREE_FAILURES: envVars.positiveInt(20),

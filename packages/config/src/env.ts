@@ -66,6 +66,20 @@ export const envVars = {
       .transform((value) => value === "true" || value === "1"),
 };
 
+/** The Redis variables every app reads (single node, Cluster or Sentinel) and the key prefix. */
+export function redisEnvShape() {
+  return {
+    REDIS_URL: envVars.redisUrl(),
+    /** Redis Cluster seed nodes (`host:port,...`); REDIS_URL then gives only credentials and TLS. */
+    REDIS_CLUSTER_NODES: envVars.redisNodes(),
+    /** Sentinels (`host:port,...`) watching REDIS_SENTINEL_NAME; REDIS_URL then gives credentials, TLS, db. */
+    REDIS_SENTINELS: envVars.redisNodes(),
+    REDIS_SENTINEL_NAME: envVars.redisSentinelName(),
+    /** Prefix of every key and of the billing queue (`${REDIS_PREFIX}:{bull}`): the same in every app. */
+    REDIS_PREFIX: envVars.redisPrefix(),
+  };
+}
+
 /** Runs `load`, printing a ConfigError and exiting 1 instead of throwing a stack trace. */
 export function loadOrExit<T>(load: () => T): T {
   try {
