@@ -13,12 +13,20 @@ export interface UpstreamCall {
   bodyTimeoutMs: number;
 }
 
+interface UpstreamRoute {
+  origin: string;
+  /** The base URL's path without its trailing slash, put before every call's path. */
+  basePath: string;
+  agent: Agent;
+}
+
 /**
  * The one upstream client: undici with a pool of keep-alive connections per upstream. A pool is
  * made per upstream (name, base URL, connect timeout), so a config change gets a fresh one.
  */
 export class UpstreamClient {
   private readonly agents = new Map<string, Agent>();
+  private routes = new WeakMap<UpstreamRecord, UpstreamRoute>();
   private readonly connections: number;
 
   constructor(options: { connections: number }) {
@@ -26,11 +34,10 @@ export class UpstreamClient {
   }
 
   send(call: UpstreamCall): Promise<Dispatcher.ResponseData> {
-    const base = new URL(call.upstream.baseUrl);
-    const path = base.pathname.replace(/\/+$/, "") + call.path;
-    return this.agent(call.upstream).request({
-      origin: base.origin,
-      path,
+    const route = this.route(call.upstream);
+    return route.agent.request({
+      origin: route.origin,
+      path: route.basePath + call.path,
       method: "POST",
       headers: call.headers,
       body: call.body,
@@ -43,6 +50,21 @@ export class UpstreamClient {
   async close(): Promise<void> {
     await Promise.all([...this.agents.values()].map((agent) => agent.close()));
     this.agents.clear();
+    this.routes = new WeakMap();
+  }
+
+  /**
+   * The parsed base URL and pool of an upstream record, worked out once per record: the routing
+   * snapshot is replaced whole on a change, so a new record object means a new config.
+   */
+  private route(upstream: UpstreamRecord): UpstreamRoute {
+    let route = this.routes.get(upstream);
+    if (!route) {
+      const base = new URL(upstream.baseUrl);
+      route = { origin: base.origin, basePath: base.pathname.replace(/\/+$/, ""), agent: this.agent(upstream) };
+      this.routes.set(upstream, route);
+    }
+    return route;
   }
 
   private agent(upstream: UpstreamRecord): Agent {

@@ -1,0 +1,43 @@
+import { envVars, parseEnv } from "@gateway/config";
+import { z } from "zod";
+
+const seconds = (fallback: number) => z.coerce.number().positive().default(fallback);
+
+/** The bench driver's configuration; scripts/bench.sh sets the stack's addresses and the proxy's pid. */
+export function loadBenchConfig(env: Record<string, string | undefined> = process.env) {
+  return parseEnv("bench", {
+    /** The proxy under test and its process id (its /proc counters are read). */
+    BENCH_PROXY_URL: z.url(),
+    BENCH_PROXY_PID: z.coerce.number().int().positive(),
+    /** The simulator's process id, for its run-queue wait (optional). */
+    BENCH_SIMULATOR_PID: z.coerce.number().int().positive().optional(),
+    /** The simulated upstream the proxy forwards to: the direct path. */
+    BENCH_SIMULATOR_URL: z.url(),
+    SIMULATOR_API_KEY: z.string().min(1),
+    /** A key with no rate limits and no quota, minted for this run. */
+    BENCH_API_KEY: z.string().startsWith("sk-"),
+    /** Measured seconds per side of each row, and warm-up seconds before each. */
+    BENCH_DURATION_S: seconds(6),
+    BENCH_WARMUP_S: z.coerce.number().min(0).default(1),
+    /** Comma list of row ids or their leading parts (`chat-c1,stream50,open-streams`); empty runs all. */
+    BENCH_ROWS: z.string().default(""),
+    /** Only the proxy side of each row (for profiling runs). */
+    BENCH_PROXY_ONLY: envVars.bool(false),
+    /** Streams held open at once through the proxy. */
+    BENCH_OPEN_STREAMS: envVars.positiveInt(1000),
+    /** `getconf CLK_TCK`: the unit of /proc/<pid>/stat CPU times. */
+    BENCH_CLK_TCK: envVars.positiveInt(100),
+    /** Where the raw figures go (a Markdown copy of the table goes next to it). */
+    BENCH_OUT: z.string().min(1).default("bench-results/latest.json"),
+    /** Cores the proxy and the load side were pinned to (reported only). */
+    BENCH_PROXY_CORE: z.string().default("0"),
+    BENCH_LOAD_CORE: z.string().default("1"),
+    /** Extra Node flags the proxy was started with (reported only; empty = as deployed). */
+    BENCH_PROXY_NODE_FLAGS: z.string().default(""),
+    /** The run's Redis and prefix: the billing queue is emptied between rows (no worker drains it). */
+    REDIS_URL: envVars.redisUrl(),
+    REDIS_PREFIX: envVars.redisPrefix(),
+  }, env);
+}
+
+export type BenchConfig = ReturnType<typeof loadBenchConfig>;

@@ -1,0 +1,38 @@
+import { mkdir, writeFile } from "node:fs/promises";
+import { dirname } from "node:path";
+import type { BenchResults } from "./results.ts";
+import { formatMachine, formatOpenStreams, formatTable } from "./table.ts";
+import { checkTargets, formatTargets } from "./targets.ts";
+
+/** Above this share of a run spent waiting for its core, the proxy's wall-clock figures are not its own. */
+const CONTENDED_WAIT_PERCENT = 10;
+
+/** A warning when other work on the machine took the proxy's core away during the run ("" when not). */
+export function contentionWarning(results: BenchResults): string {
+  const waits = results.rows.map((row) => row.proxy.waitPercent).filter(Number.isFinite);
+  const worst = waits.length === 0 ? 0 : Math.max(...waits);
+  if (worst <= CONTENDED_WAIT_PERCENT) return "";
+  return (
+    `Warning: the proxy waited for its core up to ${worst.toFixed(0)}% of a run (other work shared the cores). ` +
+    "Latency and throughput are inflated by that; CPU µs per request and RSS are still the proxy's own."
+  );
+}
+
+/** The whole human-readable report: machine, the table, the open-streams line, the targets. */
+export function formatReport(results: BenchResults): string {
+  const parts = [`Machine: ${formatMachine(results)}`, "", formatTable(results.rows)];
+  const warning = contentionWarning(results);
+  if (warning) parts.push("", warning);
+  if (results.openStreams) parts.push("", formatOpenStreams(results.openStreams));
+  parts.push("", "Targets:", "", formatTargets(checkTargets(results)));
+  return parts.join("\n");
+}
+
+/** Raw figures as JSON at `path`, the report as Markdown beside it (`latest.json` -> `latest.md`). */
+export async function writeResults(path: string, results: BenchResults): Promise<string> {
+  await mkdir(dirname(path), { recursive: true });
+  await writeFile(path, `${JSON.stringify(results, (_key, value: unknown) => (typeof value === "number" && !Number.isFinite(value) ? null : value), 2)}\n`);
+  const markdown = path.replace(/\.json$/, "") + ".md";
+  await writeFile(markdown, `# Benchmark ${results.startedAt}\n\n${formatReport(results)}\n`);
+  return markdown;
+}

@@ -1,0 +1,57 @@
+/** One HTTP request the bench repeats: where it goes and exactly what it sends. */
+export interface RequestTarget {
+  url: string;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/** The two ways to reach the same upstream: straight to the simulator, or through the proxy. */
+export interface Endpoints {
+  simulatorUrl: string;
+  simulatorKey: string;
+  proxyUrl: string;
+  proxyKey: string;
+}
+
+export type Api = "chat" | "messages";
+
+export interface RequestShape {
+  api: Api;
+  stream: boolean;
+  /** `#sim:` directives put in the user text (chunks, chunk delay). */
+  directives?: string;
+}
+
+const CHAT_MODEL = "gpt-4o-mini";
+const MESSAGES_MODEL = "claude-sonnet-4-5";
+
+/** The client's body. The bench gateway maps each model to the same name upstream, so both paths send the same bytes. */
+export function requestBody(shape: RequestShape): string {
+  const content = `Hello, how are you today?${shape.directives ? ` ${shape.directives}` : ""}`;
+  const messages = [{ role: "user", content }];
+  const body =
+    shape.api === "chat"
+      ? { model: CHAT_MODEL, messages, ...(shape.stream ? { stream: true } : {}) }
+      : { model: MESSAGES_MODEL, max_tokens: 256, messages, ...(shape.stream ? { stream: true } : {}) };
+  return JSON.stringify(body);
+}
+
+export function requestTarget(endpoints: Endpoints, shape: RequestShape, viaProxy: boolean): RequestTarget {
+  const base = viaProxy ? endpoints.proxyUrl : endpoints.simulatorUrl;
+  const key = viaProxy ? endpoints.proxyKey : endpoints.simulatorKey;
+  const headers: Record<string, string> = { "content-type": "application/json" };
+  if (shape.api === "messages") {
+    headers["x-api-key"] = key;
+    headers["anthropic-version"] = "2023-06-01";
+  } else {
+    headers.authorization = `Bearer ${key}`;
+  }
+  if (shape.stream) headers.accept = "text/event-stream";
+  const path = shape.api === "messages" ? "/v1/messages" : "/v1/chat/completions";
+  return { url: `${base}${path}`, headers, body: requestBody(shape) };
+}
+
+/** The event that closes a complete stream of each API. */
+export function terminalMarker(api: Api): string {
+  return api === "chat" ? "data: [DONE]" : "event: message_stop";
+}

@@ -1,0 +1,92 @@
+import type { LatencySummary } from "./percentiles.ts";
+
+/** One side (straight to the simulator, or through the proxy) of one row. */
+export interface RunFigures {
+  /** Requests (or streams) completed with a 2xx and, for streams, their terminal event. */
+  completed: number;
+  /** Non-2xx answers, transport errors and streams cut before their terminal event. */
+  errors: number;
+  /** Wall time of the measured window. */
+  seconds: number;
+  requestsPerSecond: number;
+  /** Whole response for JSON; last byte for streams. */
+  latency: LatencySummary;
+  /** Streams only: time to the first body byte. */
+  firstByte: LatencySummary | null;
+  /** Run-queue wait of the load side's processes over the run, % of wall time (see `waitPercent`). */
+  wait?: LoadSideWait;
+}
+
+export interface LoadSideWait {
+  driver: number;
+  simulator: number;
+}
+
+/** The proxy's own counters over the same window. */
+export interface ProxyCounters {
+  cpuUsPerRequest: number;
+  /** 100 = one core fully busy. */
+  cpuPercent: number;
+  peakRssBytes: number;
+  /** The proxy's main thread: % of wall time runnable but waiting for its core (other work on it). */
+  waitPercent: number;
+}
+
+export type RowKind = "json" | "stream";
+
+export interface RowResult {
+  id: string;
+  label: string;
+  kind: RowKind;
+  concurrency: number;
+  direct: RunFigures | null;
+  proxy: RunFigures & ProxyCounters;
+}
+
+export interface OpenStreamsResult {
+  streams: number;
+  completed: number;
+  errors: number;
+  /** Most streams open at once (headers in, terminal event not yet). */
+  peakOpen: number;
+  seconds: number;
+  peakRssBytes: number;
+  rssBeforeBytes: number;
+  cpuPercent: number;
+  cpuUsPerStream: number;
+  firstError: string | null;
+}
+
+export interface MachineInfo {
+  nproc: number;
+  cpuModel: string;
+  node: string;
+  kernel: string;
+  memoryGiB: number;
+  /**
+   * /proc/loadavg's 1, 5 and 15-minute figures at the start and the end. The bench itself keeps
+   * about two runnable; much more means other work shared the cores and the figures are noisier.
+   */
+  loadBefore: string;
+  loadAfter: string;
+}
+
+export interface BenchResults {
+  startedAt: string;
+  machine: MachineInfo;
+  settings: { durationS: number; warmupS: number; proxyCore: string; loadCore: string; simulator: string; proxyNodeFlags: string };
+  rows: RowResult[];
+  openStreams: OpenStreamsResult | null;
+}
+
+/** Proxy minus direct for one latency figure, in ms (NaN when a side is missing). */
+export function addedMs(direct: LatencySummary | null | undefined, proxy: LatencySummary | null | undefined, field: "p50" | "p99" | "p999"): number {
+  if (!direct || !proxy) return Number.NaN;
+  return proxy[field] - direct[field];
+}
+
+/** Proxy throughput over direct throughput (1.0 = the proxy costs no throughput). */
+export function throughputRatio(row: RowResult): number {
+  if (!row.direct || row.direct.requestsPerSecond === 0) return Number.NaN;
+  return row.proxy.requestsPerSecond / row.direct.requestsPerSecond;
+}

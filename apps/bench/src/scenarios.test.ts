@@ -1,0 +1,53 @@
+import { describe, expect, it } from "vitest";
+import { allScenarios, includesOpenStreams, selectScenarios } from "./scenarios.ts";
+import { requestBody, requestTarget } from "./request-target.ts";
+import { cpuModelOf } from "./machine-info.ts";
+
+describe("scenarios", () => {
+  it("covers both APIs at 1, 16, 64 and 256, the 50-chunk and 20-chunk streams", () => {
+    const ids = allScenarios().map((scenario) => scenario.id);
+    for (const api of ["chat", "messages"]) {
+      for (const concurrency of [1, 16, 64, 256]) expect(ids).toContain(`${api}-c${concurrency}`);
+      expect(ids).toContain(`stream50-${api}-c1`);
+      expect(ids).toContain(`stream20-${api}-c16`);
+    }
+  });
+
+  it("selects rows by id or its leading dash-separated parts", () => {
+    expect(selectScenarios(allScenarios(), "chat-c1,stream20").map((scenario) => scenario.id)).toEqual(["chat-c1", "stream20-chat-c16", "stream20-messages-c16"]);
+    expect(selectScenarios(allScenarios(), "")).toHaveLength(allScenarios().length);
+    expect(includesOpenStreams("")).toBe(true);
+    expect(includesOpenStreams("chat-c1")).toBe(false);
+    expect(includesOpenStreams("chat-c1,open")).toBe(true);
+    expect(selectScenarios(allScenarios(), "stream50-messages").map((scenario) => scenario.id)).toEqual(["stream50-messages-c1", "stream50-messages-c16"]);
+  });
+});
+
+describe("requests", () => {
+  const endpoints = { simulatorUrl: "http://sim", simulatorKey: "sim-key", proxyUrl: "http://proxy", proxyKey: "sk-test" };
+
+  it("sends the same body both ways, each with its own key", () => {
+    const shape = { api: "messages" as const, stream: true, directives: "#sim:chunks=50" };
+    const direct = requestTarget(endpoints, shape, false);
+    const proxied = requestTarget(endpoints, shape, true);
+    expect(direct.body).toBe(proxied.body);
+    expect(direct.url).toBe("http://sim/v1/messages");
+    expect(proxied.url).toBe("http://proxy/v1/messages");
+    expect(direct.headers["x-api-key"]).toBe("sim-key");
+    expect(proxied.headers["x-api-key"]).toBe("sk-test");
+    expect(JSON.parse(proxied.body)).toMatchObject({ model: "claude-sonnet-4-5", stream: true });
+  });
+
+  it("puts simulator directives in the user text", () => {
+    const body = JSON.parse(requestBody({ api: "chat", stream: false, directives: "#sim:chunks=20" }));
+    expect(body.messages[0].content).toContain("#sim:chunks=20");
+    expect(body.stream).toBeUndefined();
+  });
+});
+
+describe("cpuModelOf", () => {
+  it("reads the first model name of /proc/cpuinfo", () => {
+    expect(cpuModelOf("processor\t: 0\nmodel name\t: AMD EPYC 7B13\nflags\t: x\n")).toBe("AMD EPYC 7B13");
+    expect(cpuModelOf("")).toBe("unknown");
+  });
+});

@@ -1,0 +1,135 @@
+import type { LatencySummary } from "./percentiles.ts";
+import { addedMs, throughputRatio, type BenchResults, type OpenStreamsResult, type RowResult, type RunFigures } from "./results.ts";
+
+const DASH = "–";
+
+export function formatMs(value: number): string {
+  if (!Number.isFinite(value)) return DASH;
+  return Math.abs(value) < 10 ? value.toFixed(2) : value.toFixed(1);
+}
+
+/** An added latency, always signed so a negative difference (noise) reads as one. */
+export function formatAdded(value: number): string {
+  if (!Number.isFinite(value)) return DASH;
+  return `${value >= 0 ? "+" : "-"}${formatMs(Math.abs(value))}`;
+}
+
+export function formatRate(value: number): string {
+  return Number.isFinite(value) ? Math.round(value).toLocaleString("en-US") : DASH;
+}
+
+export function formatRatio(value: number): string {
+  return Number.isFinite(value) ? value.toFixed(2) : DASH;
+}
+
+export function formatMb(bytes: number): string {
+  return Number.isFinite(bytes) && bytes > 0 ? (bytes / 1024 / 1024).toFixed(0) : DASH;
+}
+
+export function formatUs(value: number): string {
+  return Number.isFinite(value) ? value.toFixed(0) : DASH;
+}
+
+export function formatPercent(value: number): string {
+  return Number.isFinite(value) ? value.toFixed(0) : DASH;
+}
+
+/** The load side's wait for its core: the driver's and the simulator's, added up. */
+function loadWait(figures: RunFigures | null): number {
+  if (!figures?.wait) return Number.NaN;
+  return figures.wait.driver + (Number.isFinite(figures.wait.simulator) ? figures.wait.simulator : 0);
+}
+
+function triple(summary: LatencySummary | null | undefined): string {
+  if (!summary) return DASH;
+  return `${formatMs(summary.p50)} / ${formatMs(summary.p99)} / ${formatMs(summary.p999)}`;
+}
+
+const HEADER = [
+  "row",
+  "conc",
+  "direct req/s",
+  "proxy req/s",
+  "ratio",
+  "direct p50 / p99 / p99.9 ms",
+  "proxy p50 / p99 / p99.9 ms",
+  "added p50 ms",
+  "added p99 ms",
+  "added p99.9 ms",
+  "proxy CPU µs/req",
+  "proxy CPU %",
+  "proxy wait %",
+  "load wait % d/p",
+  "proxy RSS MB",
+  "errors d/p",
+];
+
+function line(cells: readonly string[]): string {
+  return `| ${cells.join(" | ")} |`;
+}
+
+/** One table line per latency measure: JSON rows have one, stream rows two (first and last byte). */
+function rowLines(row: RowResult): string[] {
+  const measures: Array<{ suffix: string; pick: (figures: RowResult["proxy"] | RowResult["direct"]) => LatencySummary | null | undefined }> =
+    row.kind === "stream"
+      ? [
+          { suffix: " (first byte)", pick: (figures) => figures?.firstByte },
+          { suffix: " (last byte)", pick: (figures) => figures?.latency },
+        ]
+      : [{ suffix: "", pick: (figures) => figures?.latency }];
+  return measures.map(({ suffix, pick }, index) => {
+    const first = index === 0;
+    const direct = pick(row.direct);
+    const proxy = pick(row.proxy);
+    return line([
+      `${row.label}${suffix}`,
+      String(row.concurrency),
+      first ? formatRate(row.direct?.requestsPerSecond ?? Number.NaN) : "",
+      first ? formatRate(row.proxy.requestsPerSecond) : "",
+      first ? formatRatio(throughputRatio(row)) : "",
+      triple(direct),
+      triple(proxy),
+      formatAdded(addedMs(direct, proxy, "p50")),
+      formatAdded(addedMs(direct, proxy, "p99")),
+      formatAdded(addedMs(direct, proxy, "p999")),
+      first ? formatUs(row.proxy.cpuUsPerRequest) : "",
+      first ? formatPercent(row.proxy.cpuPercent) : "",
+      first ? formatPercent(row.proxy.waitPercent) : "",
+      first ? `${formatPercent(loadWait(row.direct))}/${formatPercent(loadWait(row.proxy))}` : "",
+      first ? formatMb(row.proxy.peakRssBytes) : "",
+      first ? `${row.direct?.errors ?? DASH}/${row.proxy.errors}` : "",
+    ]);
+  });
+}
+
+/**
+ * The one results table (Markdown, readable in a terminal too). "wait %" is time a process was
+ * runnable but had no core (run-queue wait, /proc/<pid>/schedstat) as a share of the run: the
+ * proxy's, and the load side's (driver + simulator) during the direct and the proxied run. On a
+ * machine that runs nothing else these stay low; high values mean other work shared the cores.
+ */
+export function formatTable(rows: readonly RowResult[]): string {
+  const separator = line(HEADER.map((cell, index) => (index < 2 ? "---" : "---:")));
+  return [line(HEADER), separator, ...rows.flatMap(rowLines)].join("\n");
+}
+
+export function formatOpenStreams(result: OpenStreamsResult): string {
+  return (
+    `${result.streams} concurrent streams through one proxy process: peak ${result.peakOpen} open at once, ` +
+    `${result.completed} completed, ${result.errors} errors${result.firstError ? ` (first: ${result.firstError})` : ""}; ` +
+    `proxy RSS ${formatMb(result.rssBeforeBytes)} MB before, ${formatMb(result.peakRssBytes)} MB peak; ` +
+    `proxy CPU ${result.cpuPercent.toFixed(0)}% of one core over ${result.seconds.toFixed(1)} s ` +
+    `(${formatUs(result.cpuUsPerStream)} µs per stream)`
+  );
+}
+
+export function formatMachine(results: BenchResults): string {
+  const { machine, settings } = results;
+  return (
+    `${machine.nproc} cores (${machine.cpuModel}), ${machine.memoryGiB} GiB, Linux ${machine.kernel}, Node ${machine.node}; ` +
+    `proxy pinned to core ${settings.proxyCore}${settings.proxyNodeFlags ? ` (node ${settings.proxyNodeFlags})` : ""}, ` +
+    `simulator + load generator on core ${settings.loadCore}; ` +
+    `${settings.durationS} s per measured run after ${settings.warmupS} s warm-up; simulator: ${settings.simulator}; ` +
+    `load average ${machine.loadBefore} before, ${machine.loadAfter} after`
+  );
+}

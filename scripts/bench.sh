@@ -1,0 +1,95 @@
+#!/usr/bin/env bash
+# `pnpm bench`: the proxy's added latency, throughput, CPU and memory, measured side by side
+# against the direct path to the same simulated upstream, in one run (apps/bench).
+#
+# Starts its own stack on loopback, never touching the demo's: a private database (gw_bench_*,
+# dropped at the end), a private Redis prefix (bench-*, deleted at the end), its own ports. The
+# proxy runs as ONE process pinned to one core; the simulator (no latency, no chunk delay), the
+# control plane (idle once the gateway file is applied) and the load generator share the other.
+# No billing worker runs: the driver empties the run's billing queue between rows instead.
+#
+# Environment: BENCH_DURATION_S (6) and BENCH_WARMUP_S (1) seconds per side of a row,
+# BENCH_ROWS (row id prefixes, e.g. `chat-c1,stream50,open-streams`; all by default),
+# BENCH_OPEN_STREAMS (1000), BENCH_PROXY_CORE (0), BENCH_LOAD_CORE (1),
+# BENCH_PROFILE=1 (CPU profile of the proxy into bench-results/profile/, top functions printed),
+# BENCH_PROXY_ONLY=1 (skip the direct side), BENCH_PROXY_NODE_FLAGS (extra Node flags for the
+# proxy, to compare a tuning). Results: bench-results/latest.json and latest.md.
+source "$(dirname "${BASH_SOURCE[0]}")/lib/bootstrap.sh"
+source "$ROOT/scripts/lib/services.sh"
+cd "$ROOT"
+
+command -v taskset >/dev/null 2>&1 || die "taskset is needed to pin processes to cores (package util-linux)."
+[ "$(nproc)" -ge 2 ] || die "the benchmark needs at least 2 cores (the proxy on one, the load on the other)."
+PROXY_CORE="${BENCH_PROXY_CORE:-0}" LOAD_CORE="${BENCH_LOAD_CORE:-1}"
+# 1,000 client sockets plus 1,000 upstream sockets in one process: raise the soft limit if allowed.
+ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
+
+RUN_ID="$(node -p 'require("node:crypto").randomBytes(4).toString("hex")')"
+export REDIS_PREFIX="bench-$RUN_ID"
+export DATABASE_URL="$(node -p 'const u = new URL(process.argv[1]); u.pathname = `/gw_bench_${process.argv[2]}`; u.toString()' "$DATABASE_URL" "$RUN_ID")"
+export SIMULATOR_API_KEY="sim-bench-$RUN_ID"
+export INTERNAL_TOKEN="bench-internal-token-$RUN_ID"
+free_port() { node -e 'const s = require("node:net").createServer(); s.listen(0, "127.0.0.1", () => { console.log(s.address().port); s.close(); })'; }
+SIMULATOR_PORT="$(free_port)" CONTROL_PLANE_PORT="$(free_port)" PROXY_PORT="$(free_port)"
+export BENCH_SIMULATOR_URL="http://127.0.0.1:$SIMULATOR_PORT"
+export CONTROL_PLANE_URL="http://127.0.0.1:$CONTROL_PLANE_PORT"
+LOGS="$ROOT/.data/logs/bench"; mkdir -p "$LOGS"
+PROFILE_DIR="$ROOT/bench-results/profile"
+
+PIDS=()
+CREATED_DATABASE=0
+cleanup() {
+  local status=$?
+  trap - INT TERM EXIT
+  log "stopping the bench stack"
+  for pid in "${PIDS[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
+  for pid in "${PIDS[@]}"; do wait "$pid" 2>/dev/null || true; done
+  node apps/bench/src/stack-setup.ts clear-redis >/dev/null 2>&1 || log "could not clear Redis prefix $REDIS_PREFIX"
+  if [ "$CREATED_DATABASE" = 1 ]; then
+    node apps/bench/src/stack-setup.ts drop-database || log "could not drop the bench database"
+  fi
+  if [ "${BENCH_PROFILE:-0}" = 1 ] && [ -d "$PROFILE_DIR" ]; then
+    node apps/bench/src/profile-report.ts "$PROFILE_DIR" 30 || true
+  fi
+  exit "$status"
+}
+trap cleanup INT TERM EXIT
+
+start_app() { # name port command...
+  local name=$1 port=$2; shift 2
+  PORT="$port" "$@" >"$LOGS/$name.log" 2>&1 &
+  PIDS+=($!)
+  for _ in $(seq 1 120); do
+    curl -fsS "http://127.0.0.1:$port/readyz" >/dev/null 2>&1 && { log "$name ready on :$port (pid ${PIDS[-1]})"; return; }
+    kill -0 "${PIDS[-1]}" 2>/dev/null || { tail -n 20 "$LOGS/$name.log" >&2; die "$name exited; see $LOGS/$name.log"; }
+    sleep 0.5
+  done
+  die "$name did not become ready; see $LOGS/$name.log"
+}
+
+log "creating database $(node -p 'new URL(process.argv[1]).pathname.slice(1)' "$DATABASE_URL"), Redis prefix $REDIS_PREFIX"
+CREATED_DATABASE=1
+node packages/db/src/migrate-cli.ts deploy >&2
+
+SIMULATOR_PORT="$SIMULATOR_PORT" SIMULATOR_LATENCY_MS=0 SIMULATOR_CHUNK_DELAY_MS=0 \
+  start_app simulator "$SIMULATOR_PORT" taskset -c "$LOAD_CORE" node apps/simulator/src/main.ts
+SIMULATOR_PID="${PIDS[-1]}"
+GATEWAY_CONFIG_FILE="$ROOT/infra/bench/gateway.yaml" LOG_LEVEL=warn \
+  start_app control-plane "$CONTROL_PLANE_PORT" taskset -c "$LOAD_CORE" node apps/control-plane/src/main.ts
+BENCH_API_KEY="$(node apps/bench/src/stack-setup.ts mint-key)"
+
+# Extra Node flags for the proxy, to compare a tuning (e.g. --max-semi-space-size=16); none = as deployed.
+read -r -a PROXY_NODE_FLAGS <<<"${BENCH_PROXY_NODE_FLAGS:-}"
+if [ "${BENCH_PROFILE:-0}" = 1 ]; then
+  rm -rf "$PROFILE_DIR" && mkdir -p "$PROFILE_DIR"
+  PROXY_NODE_FLAGS+=(--cpu-prof --cpu-prof-dir="$PROFILE_DIR")
+fi
+# One pool connection per open stream: the 1,000-stream row needs more than the default 256.
+UPSTREAM_CONNECTIONS=2048 \
+  start_app proxy "$PROXY_PORT" taskset -c "$PROXY_CORE" node "${PROXY_NODE_FLAGS[@]}" apps/proxy/src/main.ts
+PROXY_PID="${PIDS[-1]}"
+
+log "measuring (proxy on core $PROXY_CORE, simulator and load on core $LOAD_CORE)"
+BENCH_PROXY_URL="http://127.0.0.1:$PROXY_PORT" BENCH_PROXY_PID="$PROXY_PID" BENCH_SIMULATOR_PID="$SIMULATOR_PID" BENCH_API_KEY="$BENCH_API_KEY" \
+  BENCH_CLK_TCK="$(getconf CLK_TCK)" BENCH_PROXY_CORE="$PROXY_CORE" BENCH_LOAD_CORE="$LOAD_CORE" \
+  taskset -c "$LOAD_CORE" node apps/bench/src/main.ts
