@@ -41,7 +41,7 @@ start_private_redis() {
   command -v redis-server >/dev/null 2>&1 || return 1
   mkdir -p "$DATA/redis"
   log "starting private Redis on 127.0.0.1:$port"
-  redis-server --daemonize yes --bind 127.0.0.1 --port "$port" --save "" --appendonly no \
+  redis-server --daemonize yes --bind 127.0.0.1 --port "$port" --save "" --appendonly yes --appendfsync everysec \
     --dir "$DATA/redis" --pidfile "$DATA/redis/redis.pid" --logfile "$DATA/redis/redis.log" >/dev/null
 }
 

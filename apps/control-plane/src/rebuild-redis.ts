@@ -4,13 +4,15 @@ import { rebuildKeyRecords } from "./keys/key-service.ts";
 import { publishSnapshot } from "./snapshot/publish-snapshot.ts";
 
 /**
- * Restores every Redis record from Postgres: the routing snapshot, every key, and each quota
- * key's spent counter from the ledger (reservations in flight start again from zero).
+ * Restores every Redis record from Postgres: every key, each quota key's spent counter from the
+ * ledger (reservations in flight start again from zero), then the routing snapshot. The snapshot
+ * goes last because proxies read its presence as "the store is filled": until then a key they
+ * cannot find gets 503, never a false 401.
  */
 export async function rebuildRedis(services: Pick<ControlPlaneServices, "db" | "records" | "config">): Promise<{ keys: number; quotas: number; snapshotVersion: number }> {
-  const snapshotVersion = await publishSnapshot(services.db.prisma, services.records);
   const keys = await rebuildKeyRecords(services.db.prisma, services.records);
   const quotas = await rebuildQuotaCounters(services);
+  const snapshotVersion = await publishSnapshot(services.db.prisma, services.records);
   return { keys, quotas, snapshotVersion };
 }
 

@@ -168,7 +168,7 @@ describe.each(["demo", "production"])("infra/k8s/overlays/%s", (overlay) => {
       }
     }
     const proxy = container(apps[0]!).resources!;
-    expect(proxy).toEqual({ requests: { cpu: "250m", memory: "192Mi" }, limits: { cpu: "1", memory: "384Mi" } });
+    expect(proxy).toEqual({ requests: { cpu: "250m", memory: "384Mi" }, limits: { cpu: "1", memory: "640Mi" } });
     // RSS <= 150 MB at concurrency 64 and <= 300 MB with 1,000 streams (the benchmark's targets).
     expect(parseQuantity(proxy.requests!.memory!)).toBeGreaterThanOrEqual(150e6);
     expect(parseQuantity(proxy.limits!.memory!)).toBeGreaterThanOrEqual(300e6);
