@@ -26,22 +26,32 @@ stop_all() {
 }
 trap stop_all INT TERM EXIT
 
-start_app() { # name port command...
+launch() { # name port command...: starts an app in the background, logs to .data/logs/NAME.log
   local name=$1 port=$2; shift 2
   PORT="$port" "$@" >"$LOGS/$name.log" 2>&1 &
-  PIDS+=($!)
-  for _ in $(seq 1 120); do
-    curl -fsS "http://127.0.0.1:$port/readyz" >/dev/null 2>&1 && { log "$name ready on :$port"; return; }
-    kill -0 "${PIDS[-1]}" 2>/dev/null || { tail -n 20 "$LOGS/$name.log" >&2; die "$name exited; see .data/logs/$name.log"; }
-    sleep 0.5
-  done
-  die "$name did not become ready; see .data/logs/$name.log"
+  PIDS+=($!); NAMES+=("$name"); PORTS+=("$port")
 }
 
-SIMULATOR_PORT="$SIMULATOR_PORT" start_app simulator "$SIMULATOR_PORT" node apps/simulator/src/main.ts
-start_app control-plane "$CONTROL_PLANE_PORT" node apps/control-plane/src/main.ts
-start_app billing-worker "$WORKER_PORT" node apps/billing-worker/src/main.ts
-start_app proxy "$PROXY_PORT" node apps/proxy/src/main.ts
+wait_ready() { # waits for every launched app's /readyz
+  local i
+  for i in "${!PIDS[@]}"; do
+    local name=${NAMES[$i]} port=${PORTS[$i]} pid=${PIDS[$i]}
+    for _ in $(seq 1 120); do
+      curl -fsS "http://127.0.0.1:$port/readyz" >/dev/null 2>&1 && { log "$name ready on :$port"; continue 2; }
+      kill -0 "$pid" 2>/dev/null || { tail -n 20 "$LOGS/$name.log" >&2; die "$name exited; see .data/logs/$name.log"; }
+      sleep 0.5
+    done
+    die "$name did not become ready; see .data/logs/$name.log"
+  done
+}
+
+NAMES=() PORTS=()
+# All four start at once; the proxy picks the routes up as soon as the control plane publishes them.
+SIMULATOR_PORT="$SIMULATOR_PORT" launch simulator "$SIMULATOR_PORT" node apps/simulator/src/main.ts
+launch control-plane "$CONTROL_PLANE_PORT" node apps/control-plane/src/main.ts
+launch billing-worker "$WORKER_PORT" node apps/billing-worker/src/main.ts
+launch proxy "$PROXY_PORT" node apps/proxy/src/main.ts
+wait_ready
 
 node apps/control-plane/src/cli.ts demo-credentials --out "$ROOT/.data/demo-credentials.json" >/dev/null
 KEY="$(node -p 'require(process.argv[1]).apiKey' "$ROOT/.data/demo-credentials.json")"
