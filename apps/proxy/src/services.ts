@@ -60,7 +60,7 @@ export async function createProxyServices(config: ProxyConfig, logger = createLo
     billingPending: () => billing.pending,
     billingDropped: () => billing.dropped,
   });
-  const exporter = createTracer(config.OTEL_EXPORTER_OTLP_ENDPOINT, config.OTEL_SERVICE_NAME);
+  const exporter = await createTracer(config.OTEL_EXPORTER_OTLP_ENDPOINT, config.OTEL_SERVICE_NAME);
   const tracing = new RequestTracing(exporter?.tracer ?? null);
   // Every request ends in exactly one billing event: limits, metrics and spans settle there.
   const billing = new BillingProducer(queue, logger, config.BILLING_BUFFER_LIMIT, (event) => {

@@ -25,18 +25,19 @@ export async function jsonAttempt(context: AttemptContext): Promise<AttemptOutco
       bodyTimeoutMs: context.streamIdleTimeoutMs,
     });
     if (upstream.statusCode >= 400) throw statusFailure(upstream.statusCode, await readBounded(upstream.body), context.adapter);
-    const text = await upstream.body.text();
+    const bytes = Buffer.from(await upstream.body.arrayBuffer());
     let parsed: unknown;
     try {
-      parsed = JSON.parse(text);
+      parsed = JSON.parse(bytes.toString("utf8"));
     } catch (error) {
       throw new AttemptFailure("the upstream sent a body that is not JSON", { retryable: true, cause: error });
     }
     clearTimeout(timer);
     const usage = upstreamWire.usageFromResponse(parsed);
-    const body = translation ? JSON.stringify(translation.response(parsed, context.request)) : text;
+    // Same shape: the upstream's bytes as they came (no re-encoding); across shapes: the translation.
+    const body = translation ? Buffer.from(JSON.stringify(translation.response(parsed, context.request))) : bytes;
     const ttfbMs = Date.now() - context.startedAt;
-    context.response.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(body) });
+    context.response.writeHead(200, { "content-type": "application/json", "content-length": body.length });
     context.response.end(body);
     return { status: "ok", usage: usage ?? estimateUsage(context.requestBytes, 0), estimated: usage === null, ttfbMs };
   } catch (error) {

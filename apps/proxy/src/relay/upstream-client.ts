@@ -1,4 +1,4 @@
-import { Agent, type Dispatcher } from "undici";
+import { Pool, type Dispatcher } from "undici";
 import type { UpstreamRecord } from "@gateway/redis-store";
 
 export interface UpstreamCall {
@@ -14,18 +14,18 @@ export interface UpstreamCall {
 }
 
 interface UpstreamRoute {
-  origin: string;
   /** The base URL's path without its trailing slash, put before every call's path. */
   basePath: string;
-  agent: Agent;
+  pool: Pool;
 }
 
 /**
- * The one upstream client: undici with a pool of keep-alive connections per upstream. A pool is
- * made per upstream (name, base URL, connect timeout), so a config change gets a fresh one.
+ * The one upstream client: an undici Pool of keep-alive connections per upstream (a Pool is bound
+ * to its origin, so no per-call origin parsing). A pool is made per upstream (name, base URL,
+ * connect timeout), so a config change gets a fresh one.
  */
 export class UpstreamClient {
-  private readonly agents = new Map<string, Agent>();
+  private readonly pools = new Map<string, Pool>();
   private routes = new WeakMap<UpstreamRecord, UpstreamRoute>();
   private readonly connections: number;
 
@@ -35,8 +35,7 @@ export class UpstreamClient {
 
   send(call: UpstreamCall): Promise<Dispatcher.ResponseData> {
     const route = this.route(call.upstream);
-    return route.agent.request({
-      origin: route.origin,
+    return route.pool.request({
       path: route.basePath + call.path,
       method: "POST",
       headers: call.headers,
@@ -48,8 +47,8 @@ export class UpstreamClient {
   }
 
   async close(): Promise<void> {
-    await Promise.all([...this.agents.values()].map((agent) => agent.close()));
-    this.agents.clear();
+    await Promise.all([...this.pools.values()].map((pool) => pool.close()));
+    this.pools.clear();
     this.routes = new WeakMap();
   }
 
@@ -61,23 +60,23 @@ export class UpstreamClient {
     let route = this.routes.get(upstream);
     if (!route) {
       const base = new URL(upstream.baseUrl);
-      route = { origin: base.origin, basePath: base.pathname.replace(/\/+$/, ""), agent: this.agent(upstream) };
+      route = { basePath: base.pathname.replace(/\/+$/, ""), pool: this.pool(upstream, base.origin) };
       this.routes.set(upstream, route);
     }
     return route;
   }
 
-  private agent(upstream: UpstreamRecord): Agent {
+  private pool(upstream: UpstreamRecord, origin: string): Pool {
     const id = `${upstream.name}|${upstream.baseUrl}|${upstream.connectTimeoutMs}`;
-    let agent = this.agents.get(id);
-    if (!agent) {
-      agent = new Agent({
+    let pool = this.pools.get(id);
+    if (!pool) {
+      pool = new Pool(origin, {
         connections: this.connections,
         keepAliveTimeout: 30_000,
         connect: { timeout: upstream.connectTimeoutMs },
       });
-      this.agents.set(id, agent);
+      this.pools.set(id, pool);
     }
-    return agent;
+    return pool;
   }
 }
