@@ -4,3 +4,4 @@ export { startPrivateRedis, type PrivateRedis, type PrivateRedisOptions } from "
 export { startPrivatePostgres, type PrivatePostgres } from "./private-postgres.ts";
 export { startRedisCluster, startRedisSentinel, type LocalRedisTopology, type RedisNodeAddress } from "./redis-topologies.ts";
 export { freePort } from "./processes.ts";
+export { startAppProcess, stopProcess, type AppProcess } from "./app-process.ts";
