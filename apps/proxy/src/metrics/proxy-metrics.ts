@@ -1,4 +1,4 @@
-import { Counter, Gauge, Histogram, LATENCY_BUCKETS, type Registry } from "@gateway/metrics";
+import { childCache, Counter, Gauge, Histogram, LATENCY_BUCKETS, type Registry } from "@gateway/metrics";
 import type { BillingEvent } from "@gateway/contracts";
 
 /**
@@ -32,14 +32,19 @@ export class ProxyMetrics {
     new Gauge({ name: "gateway_billing_events_dropped", help: "Billing events refused because the buffer was full.", registers, collect() { this.set(sources.billingDropped()); } });
   }
 
+  private readonly requestsFor = childCache((values) => this.requests.labels(...values));
+  private readonly durationFor = childCache((values) => this.duration.labels(...values));
+  private readonly ttfbFor = childCache((values) => this.ttfb.labels(...values));
+  private readonly attemptsFor = childCache((values) => this.attempts.labels(...values));
+
   observeBilling(event: BillingEvent): void {
-    const labels = { endpoint: event.endpoint, model: event.model, upstream: event.upstream ?? "none", outcome: event.status };
-    this.requests.inc(labels);
-    this.duration.observe(labels, (event.finishedAt - event.startedAt) / 1000);
-    if (event.ttfbMs !== null) this.ttfb.observe({ endpoint: event.endpoint, model: event.model, upstream: labels.upstream }, event.ttfbMs / 1000);
+    const upstream = event.upstream ?? "none";
+    this.requestsFor(event.endpoint, event.model, upstream, event.status).inc();
+    this.durationFor(event.endpoint, event.model, upstream, event.status).observe((event.finishedAt - event.startedAt) / 1000);
+    if (event.ttfbMs !== null) this.ttfbFor(event.endpoint, event.model, upstream).observe(event.ttfbMs / 1000);
   }
 
   observeAttempt(upstream: string, ok: boolean): void {
-    this.attempts.inc({ upstream, result: ok ? "success" : "failure" });
+    this.attemptsFor(upstream, ok ? "success" : "failure").inc();
   }
 }
