@@ -4,3 +4,4 @@ export * from "./send-error.ts";
 export * from "./error-handler.ts";
 export * from "./listen.ts";
 export * from "./slow-auth-failures.ts";
+export * from "./shutdown-on-signals.ts";
