@@ -129,5 +129,42 @@ describe("every /v1 endpoint through the official SDKs", () => {
     await anthropic.messages.create({ model: "claude-test", max_tokens: 50, messages: [{ role: "user", content: "Hi" }], ...anthropicExtra } as never);
     expect(lastUpstreamRequest().body).toEqual({ model: "claude-upstream-a", max_tokens: 50, messages: [{ role: "user", content: "Hi" }], ...anthropicExtra });
   });
+
+  it("a body that needs no change goes upstream as the client's own bytes; a changed one is re-encoded", async () => {
+    const { key } = await stack.mintKey({ serverOption: "same-name" });
+    // Indented JSON: re-serialising would make it compact, so the byte count tells the two apart.
+    const send = async (path: string, body: Record<string, unknown>, headers: Record<string, string> = {}) => {
+      const text = JSON.stringify(body, null, 2);
+      const response = await fetch(`${stack.proxy.url}${path}`, {
+        method: "POST",
+        headers: { "content-type": "application/json", authorization: `Bearer ${key}`, ...headers },
+        body: text,
+      });
+      await response.text();
+      expect(response.status).toBe(200);
+      return { sentBytes: Buffer.byteLength(text), upstream: lastUpstreamRequest() };
+    };
+    const chat = { model: "gpt-same-name", messages: [{ role: "user", content: "héllo" }], temperature: 0.5 };
+    const plain = await send("/v1/chat/completions", chat);
+    expect(plain.upstream.bodyBytes).toBe(plain.sentBytes);
+    expect(plain.upstream.body).toEqual(chat);
+
+    const messages = { model: "claude-same-name", max_tokens: 20, messages: [{ role: "user", content: "Hi" }] };
+    const anthropicPlain = await send("/v1/messages", messages, { "anthropic-version": "2023-06-01" });
+    expect(anthropicPlain.upstream.bodyBytes).toBe(anthropicPlain.sentBytes);
+
+    // A stream that already asks for usage changes nothing either; one that does not gets it added.
+    const withUsage = { ...chat, stream: true, stream_options: { include_usage: true } };
+    const streamed = await send("/v1/chat/completions", withUsage);
+    expect(streamed.upstream.bodyBytes).toBe(streamed.sentBytes);
+    const withoutUsage = await send("/v1/chat/completions", { ...chat, stream: true });
+    expect(withoutUsage.upstream.body).toEqual({ ...chat, stream: true, stream_options: { include_usage: true } });
+    expect(withoutUsage.upstream.bodyBytes).toBe(Buffer.byteLength(JSON.stringify(withoutUsage.upstream.body)));
+
+    // Another upstream model name: rewritten, so re-encoded.
+    const rewritten = await send("/v1/chat/completions", { ...chat, model: "gpt-test" });
+    expect(rewritten.upstream.body).toEqual({ ...chat, model: "gpt-upstream-a" });
+    expect(rewritten.upstream.bodyBytes).toBe(Buffer.byteLength(JSON.stringify({ ...chat, model: "gpt-upstream-a" })));
+  });
 });
 

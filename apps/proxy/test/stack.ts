@@ -38,6 +38,12 @@ models:
   - name: claude-test
     prices: { input: "3.00", output: "15.00", cached_input: "0.30" }
     targets: [ { upstream: sim-anthropic-a, model: claude-upstream-a }, { upstream: sim-anthropic-b, model: claude-upstream-b } ]
+  - name: gpt-same-name
+    prices: { input: "0.15", output: "0.60" }
+    targets: [ { upstream: sim-openai-a, model: gpt-same-name } ]
+  - name: claude-same-name
+    prices: { input: "3.00", output: "15.00" }
+    targets: [ { upstream: sim-anthropic-a, model: claude-same-name } ]
   - name: image-test
     prices: { image: "0.04" }
     targets: [ { upstream: sim-openai-a, model: image-upstream } ]
@@ -65,6 +71,7 @@ models:
 server_options:
   - { name: standard, models: [gpt-test, claude-test, image-test, dead-test], rate_limits: { rpm: 600, tpm: 200000 } }
   - { name: premium, models: [hidden-test] }
+  - { name: same-name, models: [gpt-same-name, claude-same-name, gpt-test] }
   - { name: cross-shape, models: [claude-on-openai, gpt-on-anthropic, gpt-chat-only, mixed-test, image-on-anthropic] }
 vendors:
   - { name: test-vendor, server_options: [standard, premium] }

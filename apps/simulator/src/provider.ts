@@ -78,10 +78,12 @@ export async function handleProvider(ctx: SimContext, req: IncomingMessage, res:
   const provider = providerFor(path, req);
   const ex = new Exchange(ctx, res, provider);
   let body: unknown = null;
+  let bodyBytes = 0;
   let jsonError = false;
   if (req.method === 'POST') {
     try {
       const raw = await readBody(req);
+      bodyBytes = raw.length;
       if (raw.length > 0) {
         const parsed = parseJson(raw);
         if (parsed.ok) body = parsed.value;
@@ -102,7 +104,7 @@ export async function handleProvider(ctx: SimContext, req: IncomingMessage, res:
   const stream = object?.['stream'] === true;
   const authorized = isAuthorized(req, ctx.apiKey, provider === 'anthropic');
   ex.record = ctx.stats.begin({
-    method: req.method ?? 'GET', path, provider, model, stream, headers: recordedHeaders(req), authorized, body, behaviourSource: 'default',
+    method: req.method ?? 'GET', path, provider, model, stream, headers: recordedHeaders(req), authorized, body, bodyBytes, behaviourSource: 'default',
   });
   const record = ex.record;
   res.on('close', () => {

@@ -57,6 +57,8 @@ export interface StatsRecord {
   authorized: boolean;
   /** The parsed JSON body exactly as received (null when absent or not JSON). */
   body: unknown;
+  /** Size of the request body in bytes as received (0 when absent). */
+  bodyBytes: number;
   /** Where the behaviour came from. */
   behaviourSource: 'directive' | 'fault' | 'default';
   outcome: Outcome;

@@ -35,9 +35,10 @@ export function jsonBody(limitBytes: number) {
     request.on("end", () => {
       if (failed) return;
       request.bodyBytes = size;
-      const text = chunks.length === 1 ? chunks[0]!.toString("utf8") : Buffer.concat(chunks).toString("utf8");
+      const raw = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
+      request.rawBody = raw;
       try {
-        request.body = JSON.parse(text);
+        request.body = JSON.parse(raw.toString("utf8"));
       } catch {
         next(new GatewayError("invalid_json", "The request body is not valid JSON.", { param: null }));
         return;

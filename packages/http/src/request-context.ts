@@ -9,6 +9,8 @@ declare global {
       startedAt: number;
       /** Size of the JSON body as received (set by jsonBody). */
       bodyBytes: number;
+      /** The JSON body's bytes as received (set by jsonBody): forwarded as they are when nothing changes. */
+      rawBody: Buffer | null;
     }
   }
 }
@@ -18,6 +20,7 @@ export function requestContext(request: Request, response: Response, next: NextF
   request.requestId = newId("req");
   request.startedAt = Date.now();
   request.bodyBytes = 0;
+  request.rawBody = null;
   response.setHeader("x-request-id", request.requestId);
   next();
 }

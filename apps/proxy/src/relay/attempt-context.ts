@@ -22,6 +22,8 @@ export interface AttemptContext {
   /** The request in the upstream's shape (= request when same shape). */
   upstreamRequest: ParsedRequest;
   requestBytes: number;
+  /** The client's body as received: forwarded as is when same shape and nothing in it changes. */
+  rawBody: Buffer | null;
   clientHeaders: Record<string, string | string[] | undefined>;
   target: Target;
   /** Aborted when the client goes away. */
@@ -61,6 +63,19 @@ export function upstreamHeaders(context: AttemptContext, extra: Record<string, s
   const headers = { ...context.adapter.headers(upstreamSecret(context.target), context.clientHeaders), ...extra, "x-request-id": context.requestId, traceparent: context.traceparent };
   const tracestate = context.clientHeaders.tracestate;
   return typeof tracestate === "string" ? { ...headers, tracestate } : headers;
+}
+
+/**
+ * The body of the upstream call: the client's own bytes when the shapes match and nothing needs
+ * changing (the common case), else the prepared body serialised once.
+ */
+export function upstreamBody(context: AttemptContext): string | Buffer {
+  const prepared = context.upstreamWire.upstreamBody(context.upstreamRequest, context.target.model);
+  if (prepared === null) {
+    if (!context.translation && context.rawBody) return context.rawBody;
+    return JSON.stringify(context.upstreamRequest.body);
+  }
+  return JSON.stringify(prepared);
 }
 
 /** Secrets come from each proxy's own environment, by the name the config gives. */

@@ -1,5 +1,5 @@
 import { AttemptFailure, FirstByteTimeout, statusFailure, transportFailure } from "./attempt-failure.ts";
-import { readBounded, upstreamHeaders, type AttemptContext, type AttemptOutcome } from "./attempt-context.ts";
+import { readBounded, upstreamBody, upstreamHeaders, type AttemptContext, type AttemptOutcome } from "./attempt-context.ts";
 import { estimateUsage } from "./usage-estimate.ts";
 
 /**
@@ -19,7 +19,7 @@ export async function jsonAttempt(context: AttemptContext): Promise<AttemptOutco
       upstream: target.upstream,
       path: upstreamWire.upstreamPath,
       headers: upstreamHeaders(context),
-      body: JSON.stringify(upstreamWire.upstreamBody(context.upstreamRequest, target.model)),
+      body: upstreamBody(context),
       signal: attempt.signal,
       headersTimeoutMs: target.upstream.firstByteTimeoutMs,
       bodyTimeoutMs: context.streamIdleTimeoutMs,

@@ -72,6 +72,7 @@ export async function relayRequest(input: RelayInput): Promise<void> {
       request: parsed,
       upstreamRequest,
       requestBytes: request.bodyBytes,
+      rawBody: request.rawBody,
       clientHeaders: request.headers,
       traceparent,
       target,

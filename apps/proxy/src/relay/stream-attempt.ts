@@ -2,7 +2,7 @@ import { once } from "node:events";
 import { createParser, type EventSourceMessage } from "eventsource-parser";
 import type { Response } from "express";
 import { AttemptFailure, FirstByteTimeout, statusFailure, transportFailure } from "./attempt-failure.ts";
-import { readBounded, upstreamHeaders, type AttemptContext, type AttemptOutcome } from "./attempt-context.ts";
+import { readBounded, upstreamBody, upstreamHeaders, type AttemptContext, type AttemptOutcome } from "./attempt-context.ts";
 import { clientStream } from "./client-stream.ts";
 import { estimateUsage } from "./usage-estimate.ts";
 
@@ -65,7 +65,7 @@ export async function streamAttempt(context: AttemptContext): Promise<AttemptOut
       upstream: target.upstream,
       path: upstreamWire.upstreamPath,
       headers: upstreamHeaders(context, { accept: "text/event-stream" }),
-      body: JSON.stringify(upstreamWire.upstreamBody(context.upstreamRequest, target.model)),
+      body: upstreamBody(context),
       signal: attempt.signal,
       headersTimeoutMs: target.upstream.firstByteTimeoutMs,
       bodyTimeoutMs: context.streamIdleTimeoutMs,

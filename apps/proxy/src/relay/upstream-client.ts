@@ -5,7 +5,7 @@ export interface UpstreamCall {
   upstream: UpstreamRecord;
   path: string;
   headers: Record<string, string>;
-  body: string;
+  body: string | Buffer;
   signal: AbortSignal;
   /** Time allowed until the response headers arrive. */
   headersTimeoutMs: number;

@@ -36,8 +36,11 @@ export interface WireFormat {
   upstreamPath: string;
   /** Checks the required fields only (400 envelope naming the field). */
   parse(body: unknown): ParsedRequest;
-  /** The upstream body: the client's, with `model` rewritten and usage always requested. */
-  upstreamBody(request: ParsedRequest, upstreamModel: string): Record<string, unknown>;
+  /**
+   * The upstream body: the client's, with `model` rewritten and usage always requested; null when
+   * that changes nothing, so the client's bytes go upstream as they came (no re-serialising).
+   */
+  upstreamBody(request: ParsedRequest, upstreamModel: string): Record<string, unknown> | null;
   usageFromResponse(body: unknown): Usage | null;
   createStreamTracker(request: ParsedRequest): StreamTracker;
   /** The shape's own final error event (contract section 3), as SSE text. */

@@ -49,7 +49,7 @@ export const messages: WireFormat = {
     requirePositiveInteger(request.body, "max_tokens");
     return request;
   },
-  upstreamBody: (request, upstreamModel) => ({ ...request.body, model: upstreamModel }),
+  upstreamBody: (request, upstreamModel) => (request.body.model === upstreamModel ? null : { ...request.body, model: upstreamModel }),
   usageFromResponse: (body) => messagesUsage(asRecord(body)?.usage),
   createStreamTracker: () => new MessagesStreamTracker(),
   streamErrorEvent: (message) => sseFrame(JSON.stringify({ type: "error", error: { type: "api_error", message } }), "error"),

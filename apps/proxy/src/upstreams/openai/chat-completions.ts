@@ -51,9 +51,11 @@ export const chatCompletions: WireFormat = {
   upstreamPath: "/chat/completions",
   parse: (body) => parseRequestFields(body, ["model", "messages"]),
   upstreamBody(request, upstreamModel) {
-    if (!request.stream) return { ...request.body, model: upstreamModel };
+    const sameModel = request.body.model === upstreamModel;
+    if (!request.stream) return sameModel ? null : { ...request.body, model: upstreamModel };
     // Always ask for usage so billing never guesses; the client sees it only if it asked.
     const streamOptions = asRecord(request.body.stream_options) ?? {};
+    if (sameModel && streamOptions.include_usage === true) return null;
     return { ...request.body, model: upstreamModel, stream_options: { ...streamOptions, include_usage: true } };
   },
   usageFromResponse: (body) => chatUsage(asRecord(body)?.usage),

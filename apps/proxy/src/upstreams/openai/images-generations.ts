@@ -14,7 +14,7 @@ export const imagesGenerations: WireFormat = {
     }
     return request;
   },
-  upstreamBody: (request, upstreamModel) => ({ ...request.body, model: upstreamModel }),
+  upstreamBody: (request, upstreamModel) => (request.body.model === upstreamModel ? null : { ...request.body, model: upstreamModel }),
   usageFromResponse(body) {
     const record = asRecord(body);
     const images = Array.isArray(record?.data) ? record.data.length : 0;

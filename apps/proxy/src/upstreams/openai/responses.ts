@@ -39,7 +39,7 @@ export const responses: WireFormat = {
   shape: "openai",
   upstreamPath: "/responses",
   parse: (body) => parseRequestFields(body, ["model"]),
-  upstreamBody: (request, upstreamModel) => ({ ...request.body, model: upstreamModel }),
+  upstreamBody: (request, upstreamModel) => (request.body.model === upstreamModel ? null : { ...request.body, model: upstreamModel }),
   usageFromResponse: (body) => responsesUsage(asRecord(body)?.usage),
   createStreamTracker: () => new ResponsesStreamTracker(),
   streamErrorEvent: (message, code, sequenceNumber) =>
