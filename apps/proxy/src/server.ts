@@ -1,5 +1,5 @@
 import { listen, type Listening } from "@gateway/http";
-import { createProxyApp } from "./app.ts";
+import { createProxyHandler } from "./app.ts";
 import { createProxyServices, type ProxyServices } from "./services.ts";
 import type { ProxyConfig } from "./config.ts";
 
@@ -14,7 +14,7 @@ export interface RunningProxy {
 
 export async function startProxy(config: ProxyConfig, logger?: ProxyServices["logger"]): Promise<RunningProxy> {
   const services = await createProxyServices(config, logger);
-  const http = await listen(createProxyApp(services), config.PORT, config.HOST);
+  const http = await listen(createProxyHandler(services), config.PORT, config.HOST);
   let closing: Promise<void> | null = null;
   return {
     url: http.url,

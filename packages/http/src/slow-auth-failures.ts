@@ -17,32 +17,47 @@ interface Tally {
 const MAX_ADDRESSES = 100_000;
 
 /**
- * An error middleware, placed just before the error handler: a 401 from an address that keeps
- * failing is answered later and later, so guessing keys or vendor tokens gets slow. Other errors
- * and good requests pass untouched.
+ * A 401 from an address that keeps failing is answered later and later, so guessing keys or
+ * vendor tokens gets slow. Counts per client address (the socket's: no proxy headers trusted).
  */
-export function slowDownAuthFailures(options: SlowDownOptions) {
-  const tallies = new Map<string, Tally>();
-  return (error: unknown, request: Request, _response: Response, next: NextFunction): void => {
-    if (!(error instanceof GatewayError) || error.status !== 401) {
-      next(error);
-      return;
-    }
-    const address = request.ip ?? request.socket.remoteAddress ?? "unknown";
+export class AuthFailureThrottle {
+  private readonly tallies = new Map<string, Tally>();
+  private readonly options: SlowDownOptions;
+
+  constructor(options: SlowDownOptions) {
+    this.options = options;
+  }
+
+  /** Counts a 401 for `address`; returns how long to hold its answer (0: at once). */
+  delayMs(address: string): number {
     const now = Date.now();
-    let tally = tallies.get(address);
+    let tally = this.tallies.get(address);
     if (!tally || tally.resetAt <= now) {
-      if (tallies.size >= MAX_ADDRESSES) tallies.clear();
-      tally = { count: 0, resetAt: now + options.windowMs };
-      tallies.set(address, tally);
+      if (this.tallies.size >= MAX_ADDRESSES) this.tallies.clear();
+      tally = { count: 0, resetAt: now + this.options.windowMs };
+      this.tallies.set(address, tally);
     }
     tally.count += 1;
-    const excess = tally.count - options.freeFailures;
-    if (excess <= 0) {
-      next(error);
-      return;
-    }
-    const delay = Math.min(options.maxDelayMs, 100 * 2 ** Math.min(excess - 1, 16));
-    setTimeout(() => next(error), delay);
+    const excess = tally.count - this.options.freeFailures;
+    if (excess <= 0) return 0;
+    return Math.min(this.options.maxDelayMs, 100 * 2 ** Math.min(excess - 1, 16));
+  }
+
+  /** Runs `answer` now, or later when `error` is a 401 from an address that keeps failing. */
+  answer(error: unknown, address: string | undefined, answer: () => void): void {
+    const delay = error instanceof GatewayError && error.status === 401 ? this.delayMs(address ?? "unknown") : 0;
+    if (delay === 0) answer();
+    else setTimeout(answer, delay);
+  }
+}
+
+/**
+ * An error middleware, placed just before the error handler: other errors and good requests pass
+ * untouched. Pass a throttle to share its counts with routes served outside Express.
+ */
+export function slowDownAuthFailures(options: SlowDownOptions | AuthFailureThrottle) {
+  const throttle = options instanceof AuthFailureThrottle ? options : new AuthFailureThrottle(options);
+  return (error: unknown, request: Request, _response: Response, next: NextFunction): void => {
+    throttle.answer(error, request.socket.remoteAddress, () => next(error));
   };
 }

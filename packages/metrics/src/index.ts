@@ -51,25 +51,41 @@ interface RoutedRequest extends IncomingMessage {
   route?: { path?: unknown };
 }
 
+/** The request counter and latency histogram of one app, as middleware or called directly. */
+export interface HttpMetrics {
+  /** Express middleware: labels by the matched route pattern ("unmatched" when none). */
+  (request: IncomingMessage, response: ServerResponse, next: () => void): void;
+  /** For routes served outside Express: counts and times this request under `route` when it finishes. */
+  track(request: IncomingMessage, response: ServerResponse, route: string): void;
+}
+
 /**
  * Counts every HTTP request and times it, labelled by route pattern (never the raw path, whose
  * ids would explode the label set), method and status.
  */
-export function httpMetrics(registry: Registry) {
+export function httpMetrics(registry: Registry): HttpMetrics {
   const requests = new Counter({ name: "gateway_http_requests_total", help: "HTTP requests by route, method and status.", labelNames: ["route", "method", "status"], registers: [registry] });
   const duration = new Histogram({ name: "gateway_http_request_duration_seconds", help: "HTTP request latency by route, method and status.", labelNames: ["route", "method", "status"], buckets: LATENCY_BUCKETS, registers: [registry] });
   const requestsFor = childCache((values) => requests.labels(...values));
   const durationFor = childCache((values) => duration.labels(...values));
-  return (request: IncomingMessage, response: ServerResponse, next: () => void): void => {
+  const record = (route: string, request: IncomingMessage, response: ServerResponse, started: number) => {
+    const method = request.method ?? "GET";
+    const status = String(response.statusCode);
+    requestsFor(route, method, status).inc();
+    durationFor(route, method, status).observe((performance.now() - started) / 1000);
+  };
+  const middleware = (request: IncomingMessage, response: ServerResponse, next: () => void): void => {
     const started = performance.now();
     response.once("finish", () => {
       const path = (request as RoutedRequest).route?.path;
-      const route = typeof path === "string" ? path : "unmatched";
-      const method = request.method ?? "GET";
-      const status = String(response.statusCode);
-      requestsFor(route, method, status).inc();
-      durationFor(route, method, status).observe((performance.now() - started) / 1000);
+      record(typeof path === "string" ? path : "unmatched", request, response, started);
     });
     next();
   };
+  return Object.assign(middleware, {
+    track(request: IncomingMessage, response: ServerResponse, route: string): void {
+      const started = performance.now();
+      response.once("finish", () => record(route, request, response, started));
+    },
+  });
 }

@@ -1,4 +1,4 @@
-import type { Response } from "express";
+import type { ServerResponse } from "node:http";
 import type { Usage } from "@gateway/contracts";
 import type { ParsedRequest, UpstreamShapeAdapter, WireFormat } from "../upstreams/index.ts";
 import type { Target } from "../routing/routing-table.ts";
@@ -8,7 +8,7 @@ import type { UpstreamClient } from "./upstream-client.ts";
 /** Everything one upstream attempt needs. */
 export interface AttemptContext {
   client: UpstreamClient;
-  response: Response;
+  response: ServerResponse;
   requestId: string;
   /** The client's wire format: what the client sees, including the final error event. */
   wire: WireFormat;

@@ -1,4 +1,5 @@
-import type { Request, Response } from "express";
+import type { ServerResponse } from "node:http";
+import type { GatewayRequest } from "@gateway/http";
 import { GatewayError, type BillingEvent, EMPTY_USAGE } from "@gateway/contracts";
 import type { KeyRecord, ModelRecord } from "@gateway/redis-store";
 import { SHAPE_ADAPTERS, type ParsedRequest, type WireFormat } from "../upstreams/index.ts";
@@ -11,8 +12,8 @@ import { streamAttempt } from "./stream-attempt.ts";
 
 export interface RelayInput {
   services: ProxyServices;
-  request: Request;
-  response: Response;
+  request: GatewayRequest;
+  response: ServerResponse;
   wire: WireFormat;
   parsed: ParsedRequest;
   key: KeyRecord;

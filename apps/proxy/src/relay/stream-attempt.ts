@@ -1,6 +1,6 @@
 import { once } from "node:events";
 import { createParser, type EventSourceMessage } from "eventsource-parser";
-import type { Response } from "express";
+import type { ServerResponse } from "node:http";
 import { AttemptFailure, FirstByteTimeout, statusFailure, transportFailure } from "./attempt-failure.ts";
 import { readBounded, upstreamBody, upstreamHeaders, type AttemptContext, type AttemptOutcome } from "./attempt-context.ts";
 import { clientStream } from "./client-stream.ts";
@@ -14,7 +14,7 @@ const SSE_HEADERS = {
 };
 
 /** Waits until the client can take more, or has gone. */
-async function drained(response: Response): Promise<void> {
+async function drained(response: ServerResponse): Promise<void> {
   if (response.destroyed) return;
   await Promise.race([once(response, "drain"), once(response, "close")]);
 }
