@@ -12,8 +12,13 @@
 # BENCH_ROWS (row id prefixes, e.g. `chat-c1,stream50,open-streams`; all by default),
 # BENCH_OPEN_STREAMS (1000), BENCH_PROXY_CORE (0), BENCH_LOAD_CORE (1),
 # BENCH_PROFILE=1 (CPU profile of the proxy into bench-results/profile/, top functions printed),
-# BENCH_PROXY_ONLY=1 (skip the direct side), BENCH_PROXY_NODE_FLAGS (extra Node flags for the
-# proxy, to compare a tuning). Results: bench-results/latest.json and latest.md.
+# BENCH_PROXY_ONLY=1 (skip the direct and floor sides), BENCH_PROXY_NODE_FLAGS (extra Node flags for
+# the proxy, to compare a tuning), BENCH_FLOOR=0 (no floor side). Results: bench-results/latest.json
+# and latest.md.
+#
+# The floor (apps/bench/src/floor-proxy.ts): a bare node:http + undici pass-through to the simulator,
+# pinned to the proxy's core and measured with the same load and counters, so the proxy's CPU and
+# RSS read against what any Node proxy costs on this machine (the issue's targets assume 40-50 µs).
 source "$(dirname "${BASH_SOURCE[0]}")/lib/bootstrap.sh"
 source "$ROOT/scripts/lib/services.sh"
 cd "$ROOT"
@@ -30,7 +35,7 @@ export DATABASE_URL="$(node -p 'const u = new URL(process.argv[1]); u.pathname =
 export SIMULATOR_API_KEY="sim-bench-$RUN_ID"
 export INTERNAL_TOKEN="bench-internal-token-$RUN_ID"
 free_port() { node -e 'const s = require("node:net").createServer(); s.listen(0, "127.0.0.1", () => { console.log(s.address().port); s.close(); })'; }
-SIMULATOR_PORT="$(free_port)" CONTROL_PLANE_PORT="$(free_port)" PROXY_PORT="$(free_port)"
+SIMULATOR_PORT="$(free_port)" CONTROL_PLANE_PORT="$(free_port)" PROXY_PORT="$(free_port)" FLOOR_PORT="$(free_port)"
 export BENCH_SIMULATOR_URL="http://127.0.0.1:$SIMULATOR_PORT"
 export CONTROL_PLANE_URL="http://127.0.0.1:$CONTROL_PLANE_PORT"
 LOGS="$ROOT/.data/logs/bench"; mkdir -p "$LOGS"
@@ -84,12 +89,24 @@ if [ "${BENCH_PROFILE:-0}" = 1 ]; then
   rm -rf "$PROFILE_DIR" && mkdir -p "$PROFILE_DIR"
   PROXY_NODE_FLAGS+=(--cpu-prof --cpu-prof-dir="$PROFILE_DIR")
 fi
+# The proxy as built for production (one bundled module, apps/proxy/dist/main.mjs); BENCH_PROXY_SOURCE=1
+# runs the TypeScript sources instead (type stripping), to compare.
+PROXY_ENTRY=apps/proxy/dist/main.mjs
+if [ "${BENCH_PROXY_SOURCE:-0}" = 1 ]; then PROXY_ENTRY=apps/proxy/src/main.ts; else
+  log "building the proxy for production"; pnpm --filter @gateway/proxy run build >&2; fi
 # One pool connection per open stream: the 1,000-stream row needs more than the default 256.
 UPSTREAM_CONNECTIONS=2048 \
-  start_app proxy "$PROXY_PORT" taskset -c "$PROXY_CORE" node "${PROXY_NODE_FLAGS[@]}" apps/proxy/src/main.ts
+  start_app proxy "$PROXY_PORT" taskset -c "$PROXY_CORE" node "${PROXY_NODE_FLAGS[@]}" "$PROXY_ENTRY"
 PROXY_PID="${PIDS[-1]}"
+# The floor, on the same core as the proxy (idle while the proxy is measured, and the other way round).
+FLOOR_ENV=()
+if [ "${BENCH_FLOOR:-1}" != 0 ]; then
+  FLOOR_UPSTREAM_URL="$BENCH_SIMULATOR_URL" \
+    start_app floor "$FLOOR_PORT" taskset -c "$PROXY_CORE" node apps/bench/src/floor-proxy.ts
+  FLOOR_ENV=(BENCH_FLOOR_URL="http://127.0.0.1:$FLOOR_PORT" BENCH_FLOOR_PID="${PIDS[-1]}")
+fi
 
-log "measuring (proxy on core $PROXY_CORE, simulator and load on core $LOAD_CORE)"
-BENCH_PROXY_URL="http://127.0.0.1:$PROXY_PORT" BENCH_PROXY_PID="$PROXY_PID" BENCH_SIMULATOR_PID="$SIMULATOR_PID" BENCH_API_KEY="$BENCH_API_KEY" \
+log "measuring (proxy${FLOOR_ENV[*]:+ and floor} on core $PROXY_CORE, simulator and load on core $LOAD_CORE)"
+env "${FLOOR_ENV[@]}" BENCH_PROXY_URL="http://127.0.0.1:$PROXY_PORT" BENCH_PROXY_PID="$PROXY_PID" BENCH_SIMULATOR_PID="$SIMULATOR_PID" BENCH_API_KEY="$BENCH_API_KEY" \
   BENCH_CLK_TCK="$(getconf CLK_TCK)" BENCH_PROXY_CORE="$PROXY_CORE" BENCH_LOAD_CORE="$LOAD_CORE" \
   taskset -c "$LOAD_CORE" node apps/bench/src/main.ts

@@ -9,6 +9,9 @@ export function loadBenchConfig(env: Record<string, string | undefined> = proces
     /** The proxy under test and its process id (its /proc counters are read). */
     BENCH_PROXY_URL: z.url(),
     BENCH_PROXY_PID: z.coerce.number().int().positive(),
+    /** The floor (floor-proxy.ts, a bare pass-through on the proxy's core) and its pid; both unset = no floor side. */
+    BENCH_FLOOR_URL: z.url().optional(),
+    BENCH_FLOOR_PID: z.coerce.number().int().positive().optional(),
     /** The simulator's process id, for its run-queue wait (optional). */
     BENCH_SIMULATOR_PID: z.coerce.number().int().positive().optional(),
     /** The simulated upstream the proxy forwards to: the direct path. */

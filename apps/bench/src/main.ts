@@ -1,5 +1,6 @@
 // The benchmark driver (started by scripts/bench.sh, pinned to the load core): measures every row
-// straight to the simulator and through the proxy, then prints the table and writes the figures.
+// straight to the simulator, through the floor (a bare pass-through, when started) and through the
+// proxy, then prints the table and writes the figures.
 import { loadOrExit } from "@gateway/config";
 import { billingQueueCleaner } from "./billing-queue.ts";
 import { loadBenchConfig } from "./config.ts";
@@ -7,10 +8,10 @@ import { loadAverage, machineInfo } from "./machine-info.ts";
 import { measureRow, type RowSettings } from "./measure-row.ts";
 import { runOpenStreams } from "./open-streams.ts";
 import { formatReport, writeResults } from "./report.ts";
-import { requestTarget, terminalMarker, type Endpoints } from "./request-target.ts";
-import { addedMs, type BenchResults } from "./results.ts";
+import { floorTarget, requestTarget, terminalMarker, type Endpoints } from "./request-target.ts";
+import { addedMs, floorCpuRatio, type BenchResults } from "./results.ts";
 import { allScenarios, includesOpenStreams, OPEN_STREAM_DIRECTIVES, selectScenarios } from "./scenarios.ts";
-import { formatAdded, formatMs, formatRate } from "./table.ts";
+import { formatAdded, formatMs, formatRate, formatRatio } from "./table.ts";
 
 const config = loadOrExit(() => loadBenchConfig());
 const log = (message: string) => process.stderr.write(`[bench] ${message}\n`);
@@ -29,7 +30,9 @@ const settings: RowSettings = {
   simulatorPid: config.BENCH_SIMULATOR_PID ?? null,
   ticksPerSecond: config.BENCH_CLK_TCK,
   proxyOnly: config.BENCH_PROXY_ONLY,
+  floor: config.BENCH_FLOOR_URL && config.BENCH_FLOOR_PID ? { url: config.BENCH_FLOOR_URL.replace(/\/+$/, ""), pid: config.BENCH_FLOOR_PID } : null,
 };
+if (!settings.floor) log("no floor (BENCH_FLOOR_URL/BENCH_FLOOR_PID unset): proxy CPU and RSS are not compared with a bare pass-through");
 const results: BenchResults = {
   startedAt: new Date().toISOString(),
   machine: machineInfo(),
@@ -43,6 +46,7 @@ const results: BenchResults = {
   },
   rows: [],
   openStreams: null,
+  floorOpenStreams: null,
 };
 const queue = billingQueueCleaner(config.REDIS_URL, config.REDIS_PREFIX);
 
@@ -55,12 +59,20 @@ try {
       `${scenario.id}: ${formatRate(row.direct?.requestsPerSecond ?? Number.NaN)} -> ${formatRate(row.proxy.requestsPerSecond)} req/s, ` +
         `proxy p50 ${formatMs(row.proxy.latency.p50)} ms (added ${formatAdded(pick("latency"))}` +
         `${row.kind === "stream" ? `, first byte ${formatAdded(pick("firstByte"))}` : ""}), ` +
-        `CPU ${row.proxy.cpuUsPerRequest.toFixed(0)} µs/req, errors ${row.direct?.errors ?? "-"}/${row.proxy.errors}`,
+        `CPU ${row.proxy.cpuUsPerRequest.toFixed(0)} µs/req` +
+        `${row.floor ? ` (floor ${row.floor.cpuUsPerRequest.toFixed(0)}, x${formatRatio(floorCpuRatio(row))})` : ""}, ` +
+        `errors ${row.direct?.errors ?? "-"}/${row.floor?.errors ?? "-"}/${row.proxy.errors}`,
     );
     await queue.clear();
   }
   if (includesOpenStreams(config.BENCH_ROWS)) {
-    const target = requestTarget(endpoints, { api: "chat", stream: true, directives: OPEN_STREAM_DIRECTIVES }, true);
+    const shape = { api: "chat", stream: true, directives: OPEN_STREAM_DIRECTIVES } as const;
+    if (settings.floor && !settings.proxyOnly) {
+      log(`opening ${config.BENCH_OPEN_STREAMS} slow streams through the floor`);
+      const target = floorTarget(endpoints, shape, settings.floor.url);
+      results.floorOpenStreams = await runOpenStreams(target, terminalMarker("chat"), config.BENCH_OPEN_STREAMS, settings.floor.pid, config.BENCH_CLK_TCK);
+    }
+    const target = requestTarget(endpoints, shape, true);
     log(`opening ${config.BENCH_OPEN_STREAMS} slow streams through the proxy`);
     results.openStreams = await runOpenStreams(target, terminalMarker("chat"), config.BENCH_OPEN_STREAMS, config.BENCH_PROXY_PID, config.BENCH_CLK_TCK);
     await queue.clear();

@@ -1,6 +1,6 @@
 import { cpuPercent, cpuPerRequestUs, readCpuTicks, readSchedstat, sampleRss, waitPercent } from "./process-stats.ts";
 import type { ProxyCounters, RowResult, RunFigures } from "./results.ts";
-import { requestTarget, terminalMarker, type Endpoints, type RequestTarget } from "./request-target.ts";
+import { floorTarget, requestTarget, terminalMarker, type Endpoints, type RequestTarget } from "./request-target.ts";
 import type { Scenario } from "./scenarios.ts";
 import { runJsonLoad } from "./json-load.ts";
 import { runStreamLoad } from "./stream-load.ts";
@@ -12,8 +12,10 @@ export interface RowSettings {
   proxyPid: number;
   simulatorPid: number | null;
   ticksPerSecond: number;
-  /** Skip the direct side (profiling runs only need the proxy under load). */
+  /** Skip the direct and floor sides (profiling runs only need the proxy under load). */
   proxyOnly: boolean;
+  /** The floor (floor-proxy.ts on the proxy's core) and its pid; null = no floor side. */
+  floor: { url: string; pid: number } | null;
 }
 
 function load(scenario: Scenario, target: RequestTarget, seconds: number): Promise<RunFigures> {
@@ -35,15 +37,18 @@ async function measured(scenario: Scenario, target: RequestTarget, settings: Row
   return { ...figures, wait: { driver, simulator } };
 }
 
-/** The proxy side: the same load, with the proxy's CPU ticks read around it and its RSS sampled through it. */
-async function measureProxy(scenario: Scenario, target: RequestTarget, settings: RowSettings): Promise<RunFigures & ProxyCounters> {
-  const rss = sampleRss(settings.proxyPid);
-  const before = await readCpuTicks(settings.proxyPid);
-  const schedBefore = await readSchedstat(settings.proxyPid);
+/**
+ * A server-side run (the proxy, or the floor): the same load, with the server's CPU ticks read
+ * around it and its RSS sampled through it.
+ */
+async function measureServer(scenario: Scenario, target: RequestTarget, settings: RowSettings, pid: number): Promise<RunFigures & ProxyCounters> {
+  const rss = sampleRss(pid);
+  const before = await readCpuTicks(pid);
+  const schedBefore = await readSchedstat(pid);
   const startedAt = performance.now();
   const figures = await measured(scenario, target, settings);
-  const after = await readCpuTicks(settings.proxyPid);
-  const schedAfter = await readSchedstat(settings.proxyPid);
+  const after = await readCpuTicks(pid);
+  const schedAfter = await readSchedstat(pid);
   const elapsedMs = performance.now() - startedAt;
   return {
     ...figures,
@@ -54,16 +59,33 @@ async function measureProxy(scenario: Scenario, target: RequestTarget, settings:
   };
 }
 
-/** Direct first, then through the proxy; each side warmed up on its own connections first. */
+/** Direct, then through the floor, then through the proxy; each side warmed up on its own connections first. */
 export async function measureRow(scenario: Scenario, settings: RowSettings): Promise<RowResult> {
   const direct = requestTarget(settings.endpoints, scenario.shape, false);
   const viaProxy = requestTarget(settings.endpoints, scenario.shape, true);
+  const warmUp = async (target: RequestTarget) => {
+    if (settings.warmupS > 0) await load(scenario, target, settings.warmupS);
+  };
   let directFigures: RunFigures | null = null;
+  let floorFigures: (RunFigures & ProxyCounters) | null = null;
   if (!settings.proxyOnly) {
-    if (settings.warmupS > 0) await load(scenario, direct, settings.warmupS);
+    await warmUp(direct);
     directFigures = await measured(scenario, direct, settings);
+    if (settings.floor) {
+      const viaFloor = floorTarget(settings.endpoints, scenario.shape, settings.floor.url);
+      await warmUp(viaFloor);
+      floorFigures = await measureServer(scenario, viaFloor, settings, settings.floor.pid);
+    }
   }
-  if (settings.warmupS > 0) await load(scenario, viaProxy, settings.warmupS);
-  const proxyFigures = await measureProxy(scenario, viaProxy, settings);
-  return { id: scenario.id, label: scenario.label, kind: scenario.kind, concurrency: scenario.concurrency, direct: directFigures, proxy: proxyFigures };
+  await warmUp(viaProxy);
+  const proxyFigures = await measureServer(scenario, viaProxy, settings, settings.proxyPid);
+  return {
+    id: scenario.id,
+    label: scenario.label,
+    kind: scenario.kind,
+    concurrency: scenario.concurrency,
+    direct: directFigures,
+    floor: floorFigures,
+    proxy: proxyFigures,
+  };
 }

@@ -7,6 +7,12 @@ import { checkTargets, formatTargets } from "./targets.ts";
 /** Above this share of a run spent waiting for its core, the proxy's wall-clock figures are not its own. */
 const CONTENDED_WAIT_PERCENT = 10;
 
+/** What the floor columns and checks compare with. */
+export const FLOOR_NOTE =
+  "Floor: the same load as the direct side through a bare node:http + undici pass-through (apps/bench/src/floor-proxy.ts) " +
+  "pinned to the proxy's core: what any Node proxy costs per request on this machine. The issue's targets assume a floor " +
+  "of 40-50 µs per request; the proxy/floor checks below scale them to this machine.";
+
 /** A warning when other work on the machine took the proxy's core away during the run ("" when not). */
 export function contentionWarning(results: BenchResults): string {
   const waits = results.rows.map((row) => row.proxy.waitPercent).filter(Number.isFinite);
@@ -23,7 +29,8 @@ export function formatReport(results: BenchResults): string {
   const parts = [`Machine: ${formatMachine(results)}`, "", formatTable(results.rows)];
   const warning = contentionWarning(results);
   if (warning) parts.push("", warning);
-  if (results.openStreams) parts.push("", formatOpenStreams(results.openStreams));
+  if (results.rows.some((row) => row.floor) || results.floorOpenStreams) parts.push("", FLOOR_NOTE);
+  if (results.openStreams) parts.push("", formatOpenStreams(results.openStreams, results.floorOpenStreams ?? null));
   parts.push("", "Targets:", "", formatTargets(checkTargets(results)));
   return parts.join("\n");
 }

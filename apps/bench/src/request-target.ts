@@ -51,6 +51,11 @@ export function requestTarget(endpoints: Endpoints, shape: RequestShape, viaProx
   return { url: `${base}${path}`, headers, body: requestBody(shape) };
 }
 
+/** The floor's request: the direct side's exact request (the simulator's key and headers), sent to the floor's address. */
+export function floorTarget(endpoints: Endpoints, shape: RequestShape, floorUrl: string): RequestTarget {
+  return requestTarget({ ...endpoints, simulatorUrl: floorUrl }, shape, false);
+}
+
 /** The event that closes a complete stream of each API. */
 export function terminalMarker(api: Api): string {
   return api === "chat" ? "data: [DONE]" : "event: message_stop";

@@ -1,6 +1,6 @@
 import type { LatencySummary } from "./percentiles.ts";
 
-/** One side (straight to the simulator, or through the proxy) of one row. */
+/** One side (straight to the simulator, through the floor, or through the proxy) of one row. */
 export interface RunFigures {
   /** Requests (or streams) completed with a 2xx and, for streams, their terminal event. */
   completed: number;
@@ -22,7 +22,7 @@ export interface LoadSideWait {
   simulator: number;
 }
 
-/** The proxy's own counters over the same window. */
+/** The proxy's (or the floor's) own counters over the same window. */
 export interface ProxyCounters {
   cpuUsPerRequest: number;
   /** 100 = one core fully busy. */
@@ -40,6 +40,11 @@ export interface RowResult {
   kind: RowKind;
   concurrency: number;
   direct: RunFigures | null;
+  /**
+   * The same load as the direct side through the floor (floor-proxy.ts: a bare node:http + undici
+   * pass-through on the proxy's core), with the same counters as the proxy; null when not run.
+   */
+  floor: (RunFigures & ProxyCounters) | null;
   proxy: RunFigures & ProxyCounters;
 }
 
@@ -77,6 +82,8 @@ export interface BenchResults {
   settings: { durationS: number; warmupS: number; proxyCore: string; loadCore: string; simulator: string; proxyNodeFlags: string };
   rows: RowResult[];
   openStreams: OpenStreamsResult | null;
+  /** The same open streams through the floor (its RSS to compare with the proxy's); absent when not run. */
+  floorOpenStreams?: OpenStreamsResult | null;
 }
 
 /** Proxy minus direct for one latency figure, in ms (NaN when a side is missing). */
@@ -89,4 +96,10 @@ export function addedMs(direct: LatencySummary | null | undefined, proxy: Latenc
 export function throughputRatio(row: RowResult): number {
   if (!row.direct || row.direct.requestsPerSecond === 0) return Number.NaN;
   return row.proxy.requestsPerSecond / row.direct.requestsPerSecond;
+}
+
+/** Proxy CPU per request over the floor's on the same row (NaN without a floor). */
+export function floorCpuRatio(row: RowResult): number {
+  if (!row.floor || !(row.floor.cpuUsPerRequest > 0)) return Number.NaN;
+  return row.proxy.cpuUsPerRequest / row.floor.cpuUsPerRequest;
 }

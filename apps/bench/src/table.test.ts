@@ -1,11 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { addedMs, throughputRatio } from "./results.ts";
-import { formatAdded, formatMs, formatTable } from "./table.ts";
+import { addedMs, floorCpuRatio, throughputRatio } from "./results.ts";
+import { formatAdded, formatMs, formatOpenStreams, formatTable } from "./table.ts";
 import { figures, jsonRow, latency } from "./test-fixtures.ts";
 
 const direct = figures(10_000, latency(0.5, 1.2, 3));
 const proxy = figures(8_000, latency(0.62, 1.9, 4.5));
-const row = jsonRow(16, direct, proxy, { cpu: 120.4, rssMb: 95 });
+const floor = figures(9_000, latency(0.55, 1.5, 3.5));
+const row = jsonRow(16, direct, proxy, { cpu: 120.4, rssMb: 95 }, { run: floor, cpu: 40, rssMb: 60 });
 
 describe("proxy against direct", () => {
   it("added latency is proxy minus direct, per percentile", () => {
@@ -17,6 +18,12 @@ describe("proxy against direct", () => {
   it("the throughput ratio is proxy over direct", () => {
     expect(throughputRatio(row)).toBe(0.8);
     expect(throughputRatio({ ...row, direct: null })).toBeNaN();
+  });
+
+  it("the floor CPU ratio is proxy CPU per request over the floor's on the same row", () => {
+    expect(floorCpuRatio(row)).toBeCloseTo(3.01, 10);
+    expect(floorCpuRatio({ ...row, floor: null })).toBeNaN();
+    expect(floorCpuRatio({ ...row, floor: { ...row.floor!, cpuUsPerRequest: 0 } })).toBeNaN();
   });
 });
 
@@ -31,12 +38,23 @@ describe("number formatting", () => {
 });
 
 describe("formatTable", () => {
-  it("prints one Markdown line per JSON row with the ratio and the added latencies", () => {
+  it("prints one Markdown line per JSON row with the ratio, the added latencies and the floor", () => {
     const lines = formatTable([row]).split("\n");
     expect(lines).toHaveLength(3);
-    expect(lines[0]).toContain("| row | conc | direct req/s | proxy req/s | ratio |");
+    expect(lines[0]).toBe(
+      "| row | conc | direct req/s | proxy req/s | ratio | direct p50 / p99 / p99.9 ms | proxy p50 / p99 / p99.9 ms | added p50 ms | added p99 ms | added p99.9 ms | " +
+        "floor added p50 ms | proxy CPU µs/req | floor CPU µs/req | proxy/floor CPU | proxy CPU % | proxy wait % | load wait % d/f/p | proxy RSS MB | floor RSS MB | errors d/f/p |",
+    );
+    expect(lines[1]!.split("|")).toHaveLength(lines[0]!.split("|").length);
     expect(lines[2]).toBe(
-      "| chat completions | 16 | 10,000 | 8,000 | 0.80 | 0.50 / 1.20 / 3.00 | 0.62 / 1.90 / 4.50 | +0.12 | +0.70 | +1.50 | 120 | 90 | 4 | 5/5 | 95 | 0/0 |",
+      "| chat completions | 16 | 10,000 | 8,000 | 0.80 | 0.50 / 1.20 / 3.00 | 0.62 / 1.90 / 4.50 | +0.12 | +0.70 | +1.50 | +0.05 | 120 | 40 | 3.01 | 90 | 4 | 5/5/5 | 95 | 60 | 0/0/0 |",
+    );
+  });
+
+  it("shows dashes in the floor columns when no floor ran", () => {
+    const line = formatTable([{ ...row, floor: null }]).split("\n")[2];
+    expect(line).toBe(
+      "| chat completions | 16 | 10,000 | 8,000 | 0.80 | 0.50 / 1.20 / 3.00 | 0.62 / 1.90 / 4.50 | +0.12 | +0.70 | +1.50 | – | 120 | – | – | 90 | 4 | 5/–/5 | 95 | – | 0/–/0 |",
     );
   });
 
@@ -48,13 +66,27 @@ describe("formatTable", () => {
       kind: "stream" as const,
       concurrency: 1,
       direct: figures(1000, latency(0.4, 1, 2), latency(0.3, 0.9, 1.8)),
+      floor: { ...row.floor!, latency: latency(0.6, 1.5, 2.5), firstByte: latency(0.4, 1, 2) },
       proxy: { ...row.proxy, latency: latency(0.9, 2, 3), firstByte: latency(0.7, 1.5, 2.5) },
     };
     const lines = formatTable([stream]).split("\n").slice(2);
     expect(lines).toHaveLength(2);
     expect(lines[0]).toMatch(/^\| chat completions, stream of 50 \(first byte\) \| 1 \| 1,000 \|/);
-    expect(lines[0]).toContain("| +0.40 | +0.60 | +0.70 |");
+    // added p50 / p99 / p99.9, then the floor's added p50 (first byte: 0.4 - 0.3).
+    expect(lines[0]).toContain("| +0.40 | +0.60 | +0.70 | +0.10 | 120 | 40 | 3.01 |");
     expect(lines[1]).toMatch(/^\| chat completions, stream of 50 \(last byte\) \| 1 \|  \|  \|  \|/);
-    expect(lines[1]).toContain("| +0.50 | +1.00 | +1.00 |");
+    // Last byte: the floor's added p50 (0.6 - 0.4); CPU and RSS only on the first line.
+    expect(lines[1]).toContain("| +0.50 | +1.00 | +1.00 | +0.20 |  |  |  |");
+  });
+});
+
+describe("formatOpenStreams", () => {
+  const open = { streams: 1000, completed: 1000, errors: 0, peakOpen: 1000, seconds: 9, peakRssBytes: 200 * 1024 * 1024, rssBeforeBytes: 90 * 1024 * 1024, cpuPercent: 40, cpuUsPerStream: 900, firstError: null };
+
+  it("adds the floor's RSS for the same streams when it ran", () => {
+    expect(formatOpenStreams(open)).not.toContain("floor");
+    const text = formatOpenStreams(open, { ...open, peakRssBytes: 120 * 1024 * 1024, rssBeforeBytes: 50 * 1024 * 1024, cpuUsPerStream: 300 });
+    expect(text).toContain("proxy RSS 90 MB before, 200 MB peak");
+    expect(text).toContain("floor RSS 50 MB before, 120 MB peak; floor CPU 300 µs per stream");
   });
 });

@@ -1,5 +1,5 @@
 import type { LatencySummary } from "./percentiles.ts";
-import { addedMs, throughputRatio, type BenchResults, type OpenStreamsResult, type RowResult, type RunFigures } from "./results.ts";
+import { addedMs, floorCpuRatio, throughputRatio, type BenchResults, type OpenStreamsResult, type RowResult, type RunFigures } from "./results.ts";
 
 const DASH = "–";
 
@@ -56,12 +56,16 @@ const HEADER = [
   "added p50 ms",
   "added p99 ms",
   "added p99.9 ms",
+  "floor added p50 ms",
   "proxy CPU µs/req",
+  "floor CPU µs/req",
+  "proxy/floor CPU",
   "proxy CPU %",
   "proxy wait %",
-  "load wait % d/p",
+  "load wait % d/f/p",
   "proxy RSS MB",
-  "errors d/p",
+  "floor RSS MB",
+  "errors d/f/p",
 ];
 
 function line(cells: readonly string[]): string {
@@ -70,7 +74,7 @@ function line(cells: readonly string[]): string {
 
 /** One table line per latency measure: JSON rows have one, stream rows two (first and last byte). */
 function rowLines(row: RowResult): string[] {
-  const measures: Array<{ suffix: string; pick: (figures: RowResult["proxy"] | RowResult["direct"]) => LatencySummary | null | undefined }> =
+  const measures: Array<{ suffix: string; pick: (figures: RunFigures | null) => LatencySummary | null | undefined }> =
     row.kind === "stream"
       ? [
           { suffix: " (first byte)", pick: (figures) => figures?.firstByte },
@@ -80,6 +84,7 @@ function rowLines(row: RowResult): string[] {
   return measures.map(({ suffix, pick }, index) => {
     const first = index === 0;
     const direct = pick(row.direct);
+    const floor = pick(row.floor);
     const proxy = pick(row.proxy);
     return line([
       `${row.label}${suffix}`,
@@ -92,12 +97,16 @@ function rowLines(row: RowResult): string[] {
       formatAdded(addedMs(direct, proxy, "p50")),
       formatAdded(addedMs(direct, proxy, "p99")),
       formatAdded(addedMs(direct, proxy, "p999")),
+      formatAdded(addedMs(direct, floor, "p50")),
       first ? formatUs(row.proxy.cpuUsPerRequest) : "",
+      first ? formatUs(row.floor?.cpuUsPerRequest ?? Number.NaN) : "",
+      first ? formatRatio(floorCpuRatio(row)) : "",
       first ? formatPercent(row.proxy.cpuPercent) : "",
       first ? formatPercent(row.proxy.waitPercent) : "",
-      first ? `${formatPercent(loadWait(row.direct))}/${formatPercent(loadWait(row.proxy))}` : "",
+      first ? `${formatPercent(loadWait(row.direct))}/${formatPercent(loadWait(row.floor))}/${formatPercent(loadWait(row.proxy))}` : "",
       first ? formatMb(row.proxy.peakRssBytes) : "",
-      first ? `${row.direct?.errors ?? DASH}/${row.proxy.errors}` : "",
+      first ? formatMb(row.floor?.peakRssBytes ?? Number.NaN) : "",
+      first ? `${row.direct?.errors ?? DASH}/${row.floor?.errors ?? DASH}/${row.proxy.errors}` : "",
     ]);
   });
 }
@@ -105,21 +114,28 @@ function rowLines(row: RowResult): string[] {
 /**
  * The one results table (Markdown, readable in a terminal too). "wait %" is time a process was
  * runnable but had no core (run-queue wait, /proc/<pid>/schedstat) as a share of the run: the
- * proxy's, and the load side's (driver + simulator) during the direct and the proxied run. On a
- * machine that runs nothing else these stay low; high values mean other work shared the cores.
+ * proxy's, and the load side's (driver + simulator) during the direct, the floor and the proxied
+ * run. On a machine that runs nothing else these stay low; high values mean other work shared the
+ * cores. The floor columns are the same load through a bare node:http + undici pass-through on the
+ * proxy's core (floor-proxy.ts): what any Node proxy costs on this machine ("–" when not run).
  */
 export function formatTable(rows: readonly RowResult[]): string {
   const separator = line(HEADER.map((cell, index) => (index < 2 ? "---" : "---:")));
   return [line(HEADER), separator, ...rows.flatMap(rowLines)].join("\n");
 }
 
-export function formatOpenStreams(result: OpenStreamsResult): string {
+export function formatOpenStreams(result: OpenStreamsResult, floor: OpenStreamsResult | null = null): string {
   return (
     `${result.streams} concurrent streams through one proxy process: peak ${result.peakOpen} open at once, ` +
     `${result.completed} completed, ${result.errors} errors${result.firstError ? ` (first: ${result.firstError})` : ""}; ` +
     `proxy RSS ${formatMb(result.rssBeforeBytes)} MB before, ${formatMb(result.peakRssBytes)} MB peak; ` +
     `proxy CPU ${result.cpuPercent.toFixed(0)}% of one core over ${result.seconds.toFixed(1)} s ` +
-    `(${formatUs(result.cpuUsPerStream)} µs per stream)`
+    `(${formatUs(result.cpuUsPerStream)} µs per stream)` +
+    (floor
+      ? `. The same ${floor.streams} streams through the floor: peak ${floor.peakOpen} open, ${floor.errors} errors; ` +
+        `floor RSS ${formatMb(floor.rssBeforeBytes)} MB before, ${formatMb(floor.peakRssBytes)} MB peak; ` +
+        `floor CPU ${formatUs(floor.cpuUsPerStream)} µs per stream`
+      : "")
   );
 }
 

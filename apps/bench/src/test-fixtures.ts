@@ -1,5 +1,5 @@
 import type { LatencySummary } from "./percentiles.ts";
-import type { BenchResults, RowResult, RunFigures } from "./results.ts";
+import type { BenchResults, ProxyCounters, RowResult, RunFigures } from "./results.ts";
 
 export function latency(p50: number, p99: number, p999: number): LatencySummary {
   return { count: 1000, mean: p50, p50, p99, p999, max: p999 };
@@ -9,14 +9,26 @@ export function figures(requestsPerSecond: number, summary: LatencySummary, firs
   return { completed: requestsPerSecond * 6, errors: 0, seconds: 6, requestsPerSecond, latency: summary, firstByte, wait: { driver: 3, simulator: 2 } };
 }
 
-export function jsonRow(concurrency: number, direct: RunFigures, proxy: RunFigures, counters: { cpu: number; rssMb: number }): RowResult {
+/** A server side (proxy or floor): its figures with the counters read around them. */
+export function counted(run: RunFigures, counters: { cpu: number; rssMb: number }): RunFigures & ProxyCounters {
+  return { ...run, cpuUsPerRequest: counters.cpu, cpuPercent: 90, peakRssBytes: counters.rssMb * 1024 * 1024, waitPercent: 4 };
+}
+
+export function jsonRow(
+  concurrency: number,
+  direct: RunFigures,
+  proxy: RunFigures,
+  counters: { cpu: number; rssMb: number },
+  floor: { run: RunFigures; cpu: number; rssMb: number } | null = null,
+): RowResult {
   return {
     id: `chat-c${concurrency}`,
     label: "chat completions",
     kind: "json",
     concurrency,
     direct,
-    proxy: { ...proxy, cpuUsPerRequest: counters.cpu, cpuPercent: 90, peakRssBytes: counters.rssMb * 1024 * 1024, waitPercent: 4 },
+    floor: floor ? counted(floor.run, floor) : null,
+    proxy: counted(proxy, counters),
   };
 }
 
