@@ -83,8 +83,12 @@ GATEWAY_CONFIG_FILE="$ROOT/infra/bench/gateway.yaml" LOG_LEVEL=warn \
   start_app control-plane "$CONTROL_PLANE_PORT" taskset -c "$LOAD_CORE" node apps/control-plane/src/main.ts
 BENCH_API_KEY="$(node apps/bench/src/stack-setup.ts mint-key)"
 
-# Extra Node flags for the proxy, to compare a tuning (e.g. --max-semi-space-size=16); none = as deployed.
+# The proxy and the floor run with the Node options the proxy's image sets (ENV NODE_OPTIONS in
+# apps/proxy/Dockerfile); BENCH_PROXY_NODE_FLAGS adds flags to the proxy's command line (later
+# flags win), to compare a tuning (e.g. --max-semi-space-size=16).
+DEPLOYED_NODE_OPTIONS="$(sed -n 's/^ENV NODE_OPTIONS="\(.*\)"$/\1/p' apps/proxy/Dockerfile)"
 read -r -a PROXY_NODE_FLAGS <<<"${BENCH_PROXY_NODE_FLAGS:-}"
+export BENCH_PROXY_NODE_FLAGS="${DEPLOYED_NODE_OPTIONS}${BENCH_PROXY_NODE_FLAGS:+ $BENCH_PROXY_NODE_FLAGS}"
 if [ "${BENCH_PROFILE:-0}" = 1 ]; then
   rm -rf "$PROFILE_DIR" && mkdir -p "$PROFILE_DIR"
   PROXY_NODE_FLAGS+=(--cpu-prof --cpu-prof-dir="$PROFILE_DIR")
@@ -95,13 +99,13 @@ PROXY_ENTRY=apps/proxy/dist/main.mjs
 if [ "${BENCH_PROXY_SOURCE:-0}" = 1 ]; then PROXY_ENTRY=apps/proxy/src/main.ts; else
   log "building the proxy for production"; pnpm --filter @gateway/proxy run build >&2; fi
 # One pool connection per open stream: the 1,000-stream row needs more than the default 256.
-UPSTREAM_CONNECTIONS=2048 \
+UPSTREAM_CONNECTIONS=2048 NODE_OPTIONS="$DEPLOYED_NODE_OPTIONS" \
   start_app proxy "$PROXY_PORT" taskset -c "$PROXY_CORE" node "${PROXY_NODE_FLAGS[@]}" "$PROXY_ENTRY"
 PROXY_PID="${PIDS[-1]}"
 # The floor, on the same core as the proxy (idle while the proxy is measured, and the other way round).
 FLOOR_ENV=()
 if [ "${BENCH_FLOOR:-1}" != 0 ]; then
-  FLOOR_UPSTREAM_URL="$BENCH_SIMULATOR_URL" \
+  FLOOR_UPSTREAM_URL="$BENCH_SIMULATOR_URL" NODE_OPTIONS="$DEPLOYED_NODE_OPTIONS" \
     start_app floor "$FLOOR_PORT" taskset -c "$PROXY_CORE" node apps/bench/src/floor-proxy.ts
   FLOOR_ENV=(BENCH_FLOOR_URL="http://127.0.0.1:$FLOOR_PORT" BENCH_FLOOR_PID="${PIDS[-1]}")
 fi

@@ -60,7 +60,15 @@ describe.each(["demo", "production"])("infra/k8s/overlays/%s", (overlay) => {
     for (const app of apps) {
       const main = container(app);
       expect(main.command).toEqual(app.command);
-      expect(existsSync(`${REPO_ROOT}${app.command[1]}`)).toBe(true);
+      const entry = app.command[1]!;
+      if (entry.includes("/dist/")) {
+        // A production build (the proxy's bundle): made by the app's build script from its sources.
+        const scripts = (JSON.parse(readFileSync(`${REPO_ROOT}apps/${app.name}/package.json`, "utf8")) as { scripts?: Record<string, string> }).scripts;
+        expect(scripts?.build).toBeTruthy();
+        expect(existsSync(`${REPO_ROOT}${entry.replace(/dist\/main\.mjs$/, "src/main.ts")}`)).toBe(true);
+      } else {
+        expect(existsSync(`${REPO_ROOT}${entry}`)).toBe(true);
+      }
       expect(main.image?.replace(/[:@][^/]*$/, "")).toMatch(new RegExp(`(^|/)llm-gateway/${app.name}$`));
       expect([main.ports?.[0]?.containerPort, app.exposedPort, app.defaultPort]).toEqual([PORTS[app.name], PORTS[app.name], PORTS[app.name]]);
       const port = rendered.literal(rendered.env(main).get(app.name === "simulator" ? "SIMULATOR_PORT" : "PORT"));

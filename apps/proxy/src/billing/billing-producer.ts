@@ -4,11 +4,13 @@ import type { Logger } from "@gateway/logger";
 
 /**
  * How long the first event of a batch waits for others. Each batch is one BullMQ `addBulk` (a
- * MULTI pipeline and a Redis round trip) costing the proxy about 200 µs of CPU before its jobs'
- * own ~35 µs each (measured, docs/benchmarks.md): flushing on every loop turn sent batches of one
- * or two jobs and paid that per request. Ten milliseconds is nothing to the ledger.
+ * pipeline, one socket write and a Redis round trip) whose fixed cost to the proxy is about what
+ * its jobs cost together at 15 jobs a batch (CPU profile, docs/benchmarks.md): flushing on every
+ * loop turn sent batches of one or two jobs and paid that per request; 10 ms still left a third
+ * of the billing CPU in per-batch work at 1,500 requests/s. 25 ms is nothing to the ledger, and
+ * it bounds what a killed process (SIGKILL, OOM) can lose; SIGTERM flushes.
  */
-const FLUSH_DELAY_MS = 10;
+const FLUSH_DELAY_MS = 25;
 /** Events per `addBulk`; a full batch is written at once. */
 const BATCH_SIZE = 500;
 

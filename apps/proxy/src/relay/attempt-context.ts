@@ -78,8 +78,21 @@ export function upstreamBody(context: AttemptContext): string | Buffer {
   return JSON.stringify(prepared);
 }
 
-/** Secrets come from each proxy's own environment, by the name the config gives. */
+const secrets = new Map<string, string>();
+
+/**
+ * Secrets come from each proxy's own environment, by the name the config gives; read once per
+ * name (the environment does not change under a running process, and `process.env` is a slow
+ * native lookup on every request).
+ */
 export function upstreamSecret(target: Target): string | null {
   const name = target.upstream.secretEnv;
-  return name ? (process.env[name] ?? null) : null;
+  if (!name) return null;
+  let secret = secrets.get(name);
+  if (secret === undefined) {
+    secret = process.env[name];
+    if (secret === undefined) return null;
+    secrets.set(name, secret);
+  }
+  return secret;
 }
