@@ -176,7 +176,12 @@ describe.each(["demo", "production"])("infra/k8s/overlays/%s", (overlay) => {
       }
     }
     const proxy = container(apps[0]!).resources!;
-    expect(proxy).toEqual({ requests: { cpu: "250m", memory: "384Mi" }, limits: { cpu: "1", memory: "640Mi" } });
+    expect(proxy.limits!.cpu).toBe("1");
+    // The pod's limit sits above the image's V8 heap cap (apps/proxy/Dockerfile NODE_OPTIONS) plus
+    // room for the young generation, code and buffers, so V8 hits its own cap before the OOM killer.
+    const heapCapMb = Number(/^ENV NODE_OPTIONS=".*--max-old-space-size=(\d+)/m.exec(readFileSync(`${REPO_ROOT}apps/proxy/Dockerfile`, "utf8"))?.[1]);
+    expect(heapCapMb).toBeGreaterThan(0);
+    expect(parseQuantity(proxy.limits!.memory!)).toBeGreaterThanOrEqual((heapCapMb + 128) * 1024 * 1024);
     // RSS <= 150 MB at concurrency 64 and <= 300 MB with 1,000 streams (the benchmark's targets).
     expect(parseQuantity(proxy.requests!.memory!)).toBeGreaterThanOrEqual(150e6);
     expect(parseQuantity(proxy.limits!.memory!)).toBeGreaterThanOrEqual(300e6);
