@@ -13,6 +13,11 @@ import type { AttemptContext } from "./attempt-context.ts";
  */
 export interface ClientStream {
   readonly tracker: StreamTracker;
+  /**
+   * True when an event `event()` returns a frame for reaches the client unchanged, so the
+   * upstream's own bytes for it may be written instead of the re-made frame (same shape).
+   */
+  readonly relaysAsIs: boolean;
   /** The client's frames for one upstream event that is not an error (possibly ""). */
   event(event: EventSourceMessage): string;
   /** The upstream's own error event, after the first byte reached the client. */
@@ -30,6 +35,7 @@ export function clientStream(context: AttemptContext): ClientStream {
 /** Same shape: the upstream's events are relayed as they are, minus what the client did not ask for. */
 class RelayedStream implements ClientStream {
   readonly tracker: StreamTracker;
+  readonly relaysAsIs = true;
   private readonly context: AttemptContext;
   private events = 0;
 
@@ -59,6 +65,7 @@ class RelayedStream implements ClientStream {
 /** Across shapes: each upstream event is observed in its own format, then translated. */
 class TranslatedStream implements ClientStream {
   readonly tracker: StreamTracker;
+  readonly relaysAsIs = false;
   private readonly context: AttemptContext;
   private readonly translator: StreamTranslator;
   private ended = false;

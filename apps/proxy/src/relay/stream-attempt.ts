@@ -4,6 +4,7 @@ import type { ServerResponse } from "node:http";
 import { AttemptFailure, FirstByteTimeout, statusFailure, transportFailure } from "./attempt-failure.ts";
 import { readBounded, upstreamBody, upstreamHeaders, type AttemptContext, type AttemptOutcome } from "./attempt-context.ts";
 import { clientStream } from "./client-stream.ts";
+import { RawEvents } from "./raw-events.ts";
 import { estimateUsage } from "./usage-estimate.ts";
 
 const SSE_HEADERS = {
@@ -38,6 +39,9 @@ export async function streamAttempt(context: AttemptContext): Promise<AttemptOut
   let ttfbMs: number | null = null;
   let out = "";
   let upstreamError: EventSourceMessage | null = null;
+  // Same shape, the whole events of a chunk that all reach the client unchanged go out as the
+  // upstream's bytes (no re-framing, no re-encoding); `out` is used otherwise.
+  const raw = new RawEvents(stream.relaysAsIs);
   const parser = createParser({
     onEvent(event) {
       if (tracker.isError(event)) {
@@ -45,9 +49,12 @@ export async function streamAttempt(context: AttemptContext): Promise<AttemptOut
         if (!committed && out === "") upstreamError = event;
         else out += stream.upstreamError(event);
         upstreamError ??= event;
+        raw.changed();
         return;
       }
-      out += stream.event(event);
+      const frame = stream.event(event);
+      if (frame === "") raw.changed();
+      out += frame;
     },
   });
 
@@ -73,6 +80,7 @@ export async function streamAttempt(context: AttemptContext): Promise<AttemptOut
     if (upstream.statusCode >= 400) throw statusFailure(upstream.statusCode, await readBounded(upstream.body), context.adapter);
     const decoder = new TextDecoder();
     for await (const chunk of upstream.body) {
+      raw.begin(chunk as Buffer);
       parser.feed(decoder.decode(chunk as Buffer, { stream: true }));
       if (!committed) {
         if (upstreamError) throw new AttemptFailure("the upstream sent an error event before any content", { retryable: true });
@@ -83,7 +91,7 @@ export async function streamAttempt(context: AttemptContext): Promise<AttemptOut
         response.writeHead(200, SSE_HEADERS);
       }
       if (out !== "") {
-        const flushed = response.write(out);
+        const flushed = response.write(raw.asIs() ?? out);
         out = "";
         if (!flushed) await drained(response);
       }
