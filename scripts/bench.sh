@@ -12,6 +12,7 @@
 # BENCH_ROWS (row id prefixes, e.g. `chat-c1,stream50,open-streams`; all by default),
 # BENCH_OPEN_STREAMS (1000), BENCH_PROXY_CORE (0), BENCH_LOAD_CORE (1),
 # BENCH_PROFILE=1 (CPU profile of the proxy into bench-results/profile/, top functions printed),
+# BENCH_SHARED_REDIS=1 (use the shared Redis at REDIS_URL, not a private one on the load core),
 # BENCH_PROXY_ONLY=1 (skip the direct and floor sides), BENCH_PROXY_NODE_FLAGS (extra Node flags for
 # the proxy, to compare a tuning), BENCH_FLOOR=0 (no floor side). Results: bench-results/latest.json
 # and latest.md.
@@ -43,13 +44,20 @@ PROFILE_DIR="$ROOT/bench-results/profile"
 
 PIDS=()
 CREATED_DATABASE=0
+PRIVATE_REDIS_PID=""
+PRIVATE_REDIS_DIR=""
 cleanup() {
   local status=$?
   trap - INT TERM EXIT
   log "stopping the bench stack"
   for pid in "${PIDS[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
   for pid in "${PIDS[@]}"; do wait "$pid" 2>/dev/null || true; done
-  node apps/bench/src/stack-setup.ts clear-redis >/dev/null 2>&1 || log "could not clear Redis prefix $REDIS_PREFIX"
+  if [ -n "$PRIVATE_REDIS_PID" ]; then
+    kill -TERM "$PRIVATE_REDIS_PID" 2>/dev/null || true; wait "$PRIVATE_REDIS_PID" 2>/dev/null || true
+    rm -rf "$PRIVATE_REDIS_DIR"
+  else
+    node apps/bench/src/stack-setup.ts clear-redis >/dev/null 2>&1 || log "could not clear Redis prefix $REDIS_PREFIX"
+  fi
   if [ "$CREATED_DATABASE" = 1 ]; then
     node apps/bench/src/stack-setup.ts drop-database || log "could not drop the bench database"
   fi
@@ -71,6 +79,20 @@ start_app() { # name port command...
   done
   die "$name did not become ready; see $LOGS/$name.log"
 }
+
+# The bench's own Redis on the load core, when redis-server is installed: the proxy's billing writes
+# make Redis work, and on the proxy's core that work would be charged to the proxy's latency (the
+# issue's layout gives the proxy a core of its own; in production Redis runs on other machines).
+# Otherwise the shared one at REDIS_URL, wherever the scheduler puts it.
+if command -v redis-server >/dev/null 2>&1 && [ "${BENCH_SHARED_REDIS:-0}" != 1 ]; then
+  REDIS_PORT="$(free_port)"; PRIVATE_REDIS_DIR="$ROOT/.data/bench-redis-$RUN_ID"; mkdir -p "$PRIVATE_REDIS_DIR"
+  taskset -c "$LOAD_CORE" redis-server --bind 127.0.0.1 --port "$REDIS_PORT" --save "" --appendonly no \
+    --dir "$PRIVATE_REDIS_DIR" >"$LOGS/redis.log" 2>&1 &
+  PRIVATE_REDIS_PID=$!
+  export REDIS_URL="redis://127.0.0.1:$REDIS_PORT"
+  for _ in $(seq 1 50); do redis-cli -p "$REDIS_PORT" ping >/dev/null 2>&1 && break; sleep 0.1; done
+  log "private Redis on core $LOAD_CORE at $REDIS_URL"
+fi
 
 log "creating database $(node -p 'new URL(process.argv[1]).pathname.slice(1)' "$DATABASE_URL"), Redis prefix $REDIS_PREFIX"
 CREATED_DATABASE=1
