@@ -1,5 +1,6 @@
 import pg from "pg";
 import { describe, expect, it } from "vitest";
+import { withDatabase } from "@gateway/db";
 import { createTestDatabase } from "./database.ts";
 import { resolveTestServices } from "./services.ts";
 
@@ -27,7 +28,8 @@ describe("createTestDatabase", () => {
     } finally {
       await Promise.all([a.drop(), b.drop()]);
     }
-    const left = await query(services.databaseUrl, "SELECT datname FROM pg_database WHERE datname = ANY($1)", [
+    // The server's maintenance database: the one DATABASE_URL names need not exist (tests make their own).
+    const left = await query(withDatabase(services.databaseUrl, "postgres"), "SELECT datname FROM pg_database WHERE datname = ANY($1)", [
       [a.url, b.url].map((u) => new URL(u).pathname.slice(1)),
     ]);
     expect(left.rowCount).toBe(0);
