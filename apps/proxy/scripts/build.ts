@@ -7,8 +7,13 @@ import { fileURLToPath } from "node:url";
 const root = fileURLToPath(new URL("..", import.meta.url));
 await build({
   absWorkingDir: root,
-  entryPoints: ["src/main.ts"],
-  outfile: "dist/main.mjs",
+  entryPoints: { main: "src/main.ts" },
+  outdir: "dist",
+  outExtension: { ".js": ".mjs" },
+  // Modules imported only when needed (the OpenTelemetry SDK, when an endpoint is set) go in
+  // chunks of their own, loaded then; the main module holds only what every proxy runs.
+  splitting: true,
+  chunkNames: "chunks/[name]-[hash]",
   bundle: true,
   platform: "node",
   format: "esm",
@@ -16,6 +21,8 @@ await build({
   sourcemap: "linked",
   legalComments: "none",
   logLevel: "warning",
+  // BullMQ's PostgreSQL backend requires `pg` lazily and the proxy never uses it.
+  external: ["pg"],
   // Bundled CommonJS dependencies call require() for Node's built-ins.
   banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
 });

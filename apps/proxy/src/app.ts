@@ -1,8 +1,8 @@
-import type { RequestListener } from "node:http";
-import express from "express";
+import type { RequestListener, ServerResponse } from "node:http";
+import { GatewayError } from "@gateway/contracts";
 import { httpMetrics, metricsHandler } from "@gateway/metrics";
+import { AuthFailureThrottle, beginRequest, readJsonBody, respondWithError, type GatewayRequest } from "@gateway/http";
 import type { ProxyServices } from "./services.ts";
-import { AuthFailureThrottle, beginRequest, errorHandler, notFoundHandler, readJsonBody, requestContext, respondWithError, slowDownAuthFailures } from "@gateway/http";
 import { healthRoute, readyRoute } from "./routes/health.ts";
 import { discoveryRoute } from "./routes/v1.ts";
 import { getModelRoute, listModelsRoute } from "./routes/v1-models.ts";
@@ -11,66 +11,93 @@ import { messagesRoute } from "./routes/v1-messages.ts";
 import { responsesRoute } from "./routes/v1-responses.ts";
 import { imagesGenerationsRoute } from "./routes/v1-images-generations.ts";
 import { usageRoute } from "./routes/v1-usage.ts";
-import type { ModelRoute } from "./routes/relay-route.ts";
 
-/** The path a model route is looked up by: no query, no trailing slash, any case (as Express matches). */
-function routeKey(url: string | undefined): string {
-  if (!url) return "";
+/** A route's handler: it answers, or throws (rejects with) the error to answer with. `param`: see MODEL_BY_ID. */
+type Handler = (request: GatewayRequest, response: ServerResponse, param: string) => void | Promise<void>;
+
+interface Route {
+  /** The metrics label: the route's pattern, never the raw path. */
+  pattern: string;
+  handler: Handler;
+  /** POST routes: the JSON body is read (and checked) before the handler runs. */
+  readsBody: boolean;
+}
+
+/** `GET /v1/models/{id}`: the id is the rest of the path, and may hold slashes. */
+const MODEL_BY_ID = "/v1/models/";
+
+/** The path without query string or trailing slash. */
+function pathOf(url: string | undefined): string {
+  if (!url) return "/";
   const query = url.indexOf("?");
-  let path = query === -1 ? url : url.slice(0, query);
-  if (path.length > 1 && path.endsWith("/")) path = path.slice(0, -1);
-  return path.toLowerCase();
+  const path = query === -1 ? url : url.slice(0, query);
+  return path.length > 1 && path.endsWith("/") ? path.slice(0, -1) : path;
+}
+
+function decodedId(rest: string): string {
+  try {
+    return decodeURIComponent(rest);
+  } catch {
+    return rest;
+  }
 }
 
 /**
- * The proxy's HTTP surface: where a request enters, in one list. The model endpoints (the hot
- * path) are served on plain node:http, since Express's router, prototype swaps and middleware
- * chain cost more per request than the rest of the gateway's own work; everything else (health,
- * metrics, discovery, models, usage, 404s) goes through Express. Both share the request id, the
- * metrics, the 401 slow-down and the one error envelope.
+ * The proxy's HTTP surface, where every request enters, in one list. Plain node:http with a `Map`
+ * lookup: the model endpoints are the hot path, and a framework's router, request/response
+ * decoration and middleware chain cost more per request than the gateway's own work. Paths match
+ * in any case and with a trailing slash; HEAD is answered like GET (without a body). Every request
+ * gets its id, is counted in the metrics, and fails with the one error envelope (401s from an
+ * address that keeps failing are answered later and later).
  */
 export function createProxyHandler(services: ProxyServices): RequestListener {
   const { logger } = services;
   const metrics = httpMetrics(services.registry);
   const throttle = new AuthFailureThrottle({ freeFailures: services.config.AUTH_FREE_FAILURES, windowMs: 60_000, maxDelayMs: 2_000 });
-
-  const app = express();
-  app.disable("x-powered-by");
-  app.set("etag", false);
-  app.use(requestContext);
-  app.use(metrics);
-  app.get("/metrics", metricsHandler(services.registry));
-  app.get("/healthz", healthRoute);
-  app.get("/readyz", readyRoute(services));
-  app.get("/v1", discoveryRoute(services));
-  app.get("/v1/models", listModelsRoute(services));
-  app.get("/v1/models/*id", getModelRoute(services));
-  app.get("/v1/usage", usageRoute(services));
-  app.use(notFoundHandler);
-  app.use(slowDownAuthFailures(throttle));
-  app.use(errorHandler(logger));
-
-  const modelRoutes = new Map<string, ModelRoute>([
-    ["/v1/chat/completions", chatCompletionsRoute(services)],
-    ["/v1/messages", messagesRoute(services)],
-    ["/v1/responses", responsesRoute(services)],
-    ["/v1/images/generations", imagesGenerationsRoute(services)],
-  ]);
   const bodyLimit = services.config.BODY_LIMIT_BYTES;
 
+  const routes = new Map<string, Route>();
+  const get = (pattern: string, handler: Handler) => routes.set(`GET ${pattern}`, { pattern, handler, readsBody: false });
+  const post = (pattern: string, handler: Handler) => routes.set(`POST ${pattern}`, { pattern, handler, readsBody: true });
+  get("/metrics", metricsHandler(services.registry));
+  get("/healthz", healthRoute);
+  get("/readyz", readyRoute(services));
+  get("/v1", discoveryRoute(services));
+  get("/v1/models", listModelsRoute(services));
+  get("/v1/usage", usageRoute(services));
+  post("/v1/chat/completions", chatCompletionsRoute(services));
+  post("/v1/messages", messagesRoute(services));
+  post("/v1/responses", responsesRoute(services));
+  post("/v1/images/generations", imagesGenerationsRoute(services));
+  const modelById: Route = { pattern: `${MODEL_BY_ID}*id`, handler: getModelRoute(services), readsBody: false };
+
   return (incoming, response) => {
-    const path = incoming.method === "POST" ? routeKey(incoming.url) : "";
-    const route = modelRoutes.get(path);
+    const request = beginRequest(incoming, response);
+    const path = pathOf(request.url);
+    const method = request.method === "HEAD" ? "GET" : (request.method ?? "GET");
+    const lower = path.toLowerCase();
+    let route = routes.get(`${method} ${lower}`);
+    let param = "";
+    if (!route && method === "GET" && lower.startsWith(MODEL_BY_ID) && path.length > MODEL_BY_ID.length) {
+      route = modelById;
+      param = decodedId(path.slice(MODEL_BY_ID.length));
+    }
+    metrics.track(request, response, route?.pattern ?? "unmatched");
+    const fail = (error: unknown) => throttle.answer(error, request.socket.remoteAddress, () => respondWithError(logger, request, path, response, error));
     if (!route) {
-      app(incoming, response);
+      request.resume();
+      fail(new GatewayError("route_not_found", `Unknown route: ${request.method} ${path}`));
       return;
     }
-    const request = beginRequest(incoming, response);
-    metrics.track(request, response, path);
-    const fail = (error: unknown) => throttle.answer(error, request.socket.remoteAddress, () => respondWithError(logger, request, path, response, error));
-    readJsonBody(request, bodyLimit, (error) => {
-      if (error) fail(error);
-      else route(request, response).catch(fail);
-    });
+    const run = (handler: Handler) => {
+      try {
+        const done = handler(request, response, param);
+        if (done) done.catch(fail);
+      } catch (error) {
+        fail(error);
+      }
+    };
+    if (route.readsBody) readJsonBody(request, bodyLimit, (error) => (error ? fail(error) : run(route.handler)));
+    else run(route.handler);
   };
 }

@@ -110,6 +110,31 @@ describe("discovery and health", () => {
     });
   });
 
+  it("routes: unknown paths and methods get the 404 envelope; case, trailing slash, query and HEAD are matched", async () => {
+    const unknown = await call("/v1/nothing-here", { method: "GET" });
+    expect(unknown.status).toBe(404);
+    expect(unknown.body.error).toMatchObject({ type: "not_found_error", code: "route_not_found" });
+    expect(unknown.body.error.message).toBe("Unknown route: GET /v1/nothing-here");
+    expect(unknown.headers.get("x-request-id")).toBe(unknown.body.request_id);
+    const wrongMethod = await call("/v1/chat/completions", { method: "GET" });
+    expect([wrongMethod.status, wrongMethod.body.error.code]).toEqual([404, "route_not_found"]);
+
+    const loose = await call("/V1/Chat/Completions/?trace=1", { body: JSON.stringify({ model: "gpt-test", messages: [{ role: "user", content: "hi" }] }) });
+    expect(loose.status).toBe(200);
+    expect((loose.body as unknown as { object: string }).object).toBe("chat.completion");
+
+    const head = await fetch(`${stack.proxy.url}/healthz`, { method: "HEAD" });
+    expect(head.status).toBe(200);
+    expect(await head.text()).toBe("");
+
+    // The model id keeps its case and may hold slashes (percent-encoded or not); the route is matched in any case.
+    const model = await call("/V1/models/gpt-test", { method: "GET" });
+    expect([model.status, (model.body as unknown as { id: string }).id]).toEqual([200, "gpt-test"]);
+    const missing = await call("/v1/models/org%2FGPT-Test", { method: "GET" });
+    expect(missing.status).toBe(404);
+    expect(missing.body.error.message).toBe("The model 'org/GPT-Test' does not exist.");
+  });
+
   it("healthz and readyz", async () => {
     expect((await fetch(`${stack.proxy.url}/healthz`)).status).toBe(200);
     const ready = await fetch(`${stack.proxy.url}/readyz`);

@@ -1,5 +1,6 @@
 import type { ServerResponse } from "node:http";
 import { toEnvelope, type GatewayError } from "@gateway/contracts";
+import { sendJson } from "./send-json.ts";
 
 /**
  * Writes the one envelope (plain node:http, so Express routes and the proxy's own ones share it).
@@ -13,7 +14,5 @@ export function sendError(response: ServerResponse, error: GatewayError, request
   }
   if (error.retryAfter !== null) response.setHeader("retry-after", String(error.retryAfter));
   if (error.status >= 500 || error.code === "insufficient_quota") response.setHeader("x-should-retry", "false");
-  const body = JSON.stringify(toEnvelope(error, requestId));
-  response.writeHead(error.status, { "content-type": "application/json; charset=utf-8", "content-length": Buffer.byteLength(body) });
-  response.end(body);
+  sendJson(response, error.status, toEnvelope(error, requestId));
 }

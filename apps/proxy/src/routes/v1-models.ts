@@ -1,4 +1,5 @@
-import type { NextFunction, Request, Response } from "express";
+import type { ServerResponse } from "node:http";
+import { sendJson, type GatewayRequest } from "@gateway/http";
 import { GatewayError } from "@gateway/contracts";
 import type { ModelRecord } from "@gateway/redis-store";
 import type { ProxyServices } from "../services.ts";
@@ -19,29 +20,19 @@ function modelObject(model: ModelRecord) {
 
 /** GET /v1/models: exactly the models the key's server option allows. */
 export function listModelsRoute(services: ProxyServices) {
-  return async (request: Request, response: Response, next: NextFunction): Promise<void> => {
-    try {
-      const key = await authenticate(request.headers, services.keyCache);
-      const data = services.routing.allowedModels(key.serverOption).map(modelObject);
-      response.json({ object: "list", data, has_more: false, first_id: data[0]?.id ?? null, last_id: data.at(-1)?.id ?? null });
-    } catch (error) {
-      next(error);
-    }
+  return async (request: GatewayRequest, response: ServerResponse): Promise<void> => {
+    const key = await authenticate(request.headers, services.keyCache);
+    const data = services.routing.allowedModels(key.serverOption).map(modelObject);
+    sendJson(response, 200, { object: "list", data, has_more: false, first_id: data[0]?.id ?? null, last_id: data.at(-1)?.id ?? null });
   };
 }
 
-/** GET /v1/models/{id} */
+/** GET /v1/models/{id}: `id` is the rest of the path, decoded (it may hold slashes). */
 export function getModelRoute(services: ProxyServices) {
-  return async (request: Request, response: Response, next: NextFunction): Promise<void> => {
-    try {
-      const key = await authenticate(request.headers, services.keyCache);
-      const raw = (request.params as Record<string, string | string[]>).id ?? "";
-      const id = Array.isArray(raw) ? raw.join("/") : raw;
-      const model = services.routing.allowedModels(key.serverOption).find((candidate) => candidate.name === id);
-      if (!model) throw new GatewayError("model_not_found", `The model '${id}' does not exist.`, { param: "model" });
-      response.json(modelObject(model));
-    } catch (error) {
-      next(error);
-    }
+  return async (request: GatewayRequest, response: ServerResponse, id: string): Promise<void> => {
+    const key = await authenticate(request.headers, services.keyCache);
+    const model = services.routing.allowedModels(key.serverOption).find((candidate) => candidate.name === id);
+    if (!model) throw new GatewayError("model_not_found", `The model '${id}' does not exist.`, { param: "model" });
+    sendJson(response, 200, modelObject(model));
   };
 }

@@ -1,10 +1,11 @@
-import type { Request, Response } from "express";
+import type { ServerResponse } from "node:http";
+import { sendJson } from "@gateway/http";
 import type { ProxyServices } from "../services.ts";
 
 /** GET /v1: the public discovery object (spec section 2, contract section 5). */
 export function discoveryRoute(services: ProxyServices) {
-  return (_request: Request, response: Response): void => {
-    response.json({
+  return (_request: unknown, response: ServerResponse): void => {
+    sendJson(response, 200, {
       service: services.config.SERVICE_NAME,
       status: services.redis.status === "ready" ? "ok" : "degraded",
       endpoints: {
