@@ -1,7 +1,7 @@
-import type { RequestListener, ServerResponse } from "node:http";
+import type { RequestListener } from "node:http";
 import { GatewayError } from "@gateway/contracts";
 import { httpMetrics, metricsHandler } from "@gateway/metrics";
-import { AuthFailureThrottle, beginRequest, readJsonBody, respondWithError, type GatewayRequest } from "@gateway/http";
+import { AuthFailureThrottle, beginRequest, readJsonBody, respondWithError } from "@gateway/http";
 import type { ProxyServices } from "./services.ts";
 import { healthRoute, readyRoute } from "./routes/health.ts";
 import { discoveryRoute } from "./routes/v1.ts";
@@ -11,14 +11,12 @@ import { messagesRoute } from "./routes/v1-messages.ts";
 import { responsesRoute } from "./routes/v1-responses.ts";
 import { imagesGenerationsRoute } from "./routes/v1-images-generations.ts";
 import { usageRoute } from "./routes/v1-usage.ts";
-
-/** A route's handler: it answers, or throws (rejects with) the error to answer with. `param`: see MODEL_BY_ID. */
-type Handler = (request: GatewayRequest, response: ServerResponse, param: string) => void | Promise<void>;
+import type { RouteHandler } from "./routes/route-handler.ts";
 
 interface Route {
   /** The metrics label: the route's pattern, never the raw path. */
   pattern: string;
-  handler: Handler;
+  handler: RouteHandler;
   /** POST routes: the JSON body is read (and checked) before the handler runs. */
   readsBody: boolean;
 }
@@ -57,8 +55,8 @@ export function createProxyHandler(services: ProxyServices): RequestListener {
   const bodyLimit = services.config.BODY_LIMIT_BYTES;
 
   const routes = new Map<string, Route>();
-  const get = (pattern: string, handler: Handler) => routes.set(`GET ${pattern}`, { pattern, handler, readsBody: false });
-  const post = (pattern: string, handler: Handler) => routes.set(`POST ${pattern}`, { pattern, handler, readsBody: true });
+  const get = (pattern: string, handler: RouteHandler) => routes.set(`GET ${pattern}`, { pattern, handler, readsBody: false });
+  const post = (pattern: string, handler: RouteHandler) => routes.set(`POST ${pattern}`, { pattern, handler, readsBody: true });
   get("/metrics", metricsHandler(services.registry));
   get("/healthz", healthRoute);
   get("/readyz", readyRoute(services));
@@ -89,7 +87,8 @@ export function createProxyHandler(services: ProxyServices): RequestListener {
       fail(new GatewayError("route_not_found", `Unknown route: ${request.method} ${path}`));
       return;
     }
-    const run = (handler: Handler) => {
+    const { handler } = route;
+    const run = () => {
       try {
         const done = handler(request, response, param);
         if (done) done.catch(fail);
@@ -97,7 +96,7 @@ export function createProxyHandler(services: ProxyServices): RequestListener {
         fail(error);
       }
     };
-    if (route.readsBody) readJsonBody(request, bodyLimit, (error) => (error ? fail(error) : run(route.handler)));
-    else run(route.handler);
+    if (route.readsBody) readJsonBody(request, bodyLimit, (error) => (error ? fail(error) : run()));
+    else run();
   };
 }

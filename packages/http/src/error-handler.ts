@@ -5,7 +5,7 @@ import type { Logger } from "@gateway/logger";
 import { sendError } from "./send-error.ts";
 
 /** Anything thrown while serving a request ends here as the contract's envelope (5xx logged). */
-export function respondWithError(logger: Logger, request: { requestId?: string; method?: string }, path: string, response: ServerResponse, error: unknown): void {
+export function respondWithError(logger: Logger, request: { requestId?: string }, path: string, response: ServerResponse, error: unknown): void {
   const requestId = request.requestId ?? newId("req");
   const gatewayError = asGatewayError(error);
   if (gatewayError.status >= 500) {

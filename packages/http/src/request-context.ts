@@ -20,12 +20,8 @@ export type GatewayRequest = IncomingMessage & RequestFields;
 declare global {
   // eslint-disable-next-line @typescript-eslint/no-namespace
   namespace Express {
-    interface Request {
-      requestId: string;
-      startedAt: number;
-      bodyBytes: number;
-      rawBody: Buffer | null;
-    }
+    // Express types `body` itself.
+    interface Request extends Omit<RequestFields, "body"> {}
   }
 }
 

@@ -1,4 +1,3 @@
-const LF = 0x0a;
 const CR = 0x0d;
 
 /**
@@ -43,6 +42,6 @@ export class RawEvents {
 
   /** The whole events' bytes when each reaches the client unchanged; null: write the frames. */
   asIs(): Buffer | null {
-    return this.enabled && this.unchanged && this.whole !== null && this.whole[this.whole.length - 1] === LF ? this.whole : null;
+    return this.enabled && this.unchanged ? this.whole : null;
   }
 }

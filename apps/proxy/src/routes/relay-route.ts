@@ -1,19 +1,16 @@
-import type { ServerResponse } from "node:http";
 import { GatewayError } from "@gateway/contracts";
 import type { GatewayRequest } from "@gateway/http";
 import type { WireFormat } from "../upstreams/index.ts";
 import type { ProxyServices } from "../services.ts";
 import { authenticate } from "../auth/authenticate.ts";
 import { relayRequest } from "../relay/relay-request.ts";
-
-/** A model endpoint: served on plain node:http (app.ts), its body already read; throws the errors it answers with. */
-export type ModelRoute = (request: GatewayRequest, response: ServerResponse) => Promise<void>;
+import type { RouteHandler } from "./route-handler.ts";
 
 /**
  * The handler shared by every model endpoint: key, body fields, model permission, then relay.
  * `checkHeaders` lets an endpoint refuse a bad header of its own (the Anthropic version).
  */
-export function relayRoute(services: ProxyServices, wire: WireFormat, checkHeaders?: (request: GatewayRequest) => void): ModelRoute {
+export function relayRoute(services: ProxyServices, wire: WireFormat, checkHeaders?: (request: GatewayRequest) => void): RouteHandler {
   return async (request, response) => {
     checkHeaders?.(request);
     const key = await authenticate(request.headers, services.keyCache);
