@@ -36,18 +36,22 @@ export async function recordUsage(prisma: PrismaClient, event: BillingEvent, cos
         ${costNano}::bigint, ${new Date(event.startedAt)}::timestamptz, ${new Date(event.finishedAt)}::timestamptz, ${event.ttfbMs}::int
       )
       ON CONFLICT (request_id) DO NOTHING
-      RETURNING api_key_id, model, input_tokens, output_tokens, cached_input_tokens, images, cost_nano
+      RETURNING api_key_id, model, input_tokens, output_tokens, cached_input_tokens, cache_write_tokens, reasoning_tokens, images, cost_nano
     )
     INSERT INTO usage_aggregates AS aggregate (
-      api_key_id, model, day, requests, input_tokens, output_tokens, cached_input_tokens, images, cost_nano, updated_at
+      api_key_id, model, day, requests, input_tokens, output_tokens, cached_input_tokens, cache_write_tokens, reasoning_tokens,
+      images, cost_nano, updated_at
     )
-    SELECT api_key_id, model, ${utcDay(event.finishedAt)}::date, 1, input_tokens, output_tokens, cached_input_tokens, images, cost_nano, now()
+    SELECT api_key_id, model, ${utcDay(event.finishedAt)}::date, 1, input_tokens, output_tokens, cached_input_tokens, cache_write_tokens,
+      reasoning_tokens, images, cost_nano, now()
     FROM inserted
     ON CONFLICT (api_key_id, model, day) DO UPDATE SET
       requests = aggregate.requests + EXCLUDED.requests,
       input_tokens = aggregate.input_tokens + EXCLUDED.input_tokens,
       output_tokens = aggregate.output_tokens + EXCLUDED.output_tokens,
       cached_input_tokens = aggregate.cached_input_tokens + EXCLUDED.cached_input_tokens,
+      cache_write_tokens = aggregate.cache_write_tokens + EXCLUDED.cache_write_tokens,
+      reasoning_tokens = aggregate.reasoning_tokens + EXCLUDED.reasoning_tokens,
       images = aggregate.images + EXCLUDED.images,
       cost_nano = aggregate.cost_nano + EXCLUDED.cost_nano,
       updated_at = EXCLUDED.updated_at

@@ -101,3 +101,9 @@ export type UsageRecord = Prisma.UsageRecordModel
  * 
  */
 export type UsageAggregate = Prisma.UsageAggregateModel
+/**
+ * Model AuditEntry
+ * Every change a vendor makes (contract section 9): who (token), when, which request, what changed.
+ * Never holds a secret: changes list field names and their new non-secret values.
+ */
+export type AuditEntry = Prisma.AuditEntryModel

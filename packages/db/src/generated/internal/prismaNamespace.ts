@@ -408,7 +408,8 @@ export const ModelName = {
   ApiKey: 'ApiKey',
   IdempotencyRecord: 'IdempotencyRecord',
   UsageRecord: 'UsageRecord',
-  UsageAggregate: 'UsageAggregate'
+  UsageAggregate: 'UsageAggregate',
+  AuditEntry: 'AuditEntry'
 } as const
 
 export type ModelName = (typeof ModelName)[keyof typeof ModelName]
@@ -424,7 +425,7 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
     omit: GlobalOmitOptions
   }
   meta: {
-    modelProps: "vendor" | "vendorToken" | "serverOption" | "vendorServerOption" | "upstream" | "model" | "modelRoute" | "serverOptionModel" | "apiKey" | "idempotencyRecord" | "usageRecord" | "usageAggregate"
+    modelProps: "vendor" | "vendorToken" | "serverOption" | "vendorServerOption" | "upstream" | "model" | "modelRoute" | "serverOptionModel" | "apiKey" | "idempotencyRecord" | "usageRecord" | "usageAggregate" | "auditEntry"
     txIsolationLevel: TransactionIsolationLevel
   }
   model: {
@@ -1316,6 +1317,80 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
         }
       }
     }
+    AuditEntry: {
+      payload: Prisma.$AuditEntryPayload<ExtArgs>
+      fields: Prisma.AuditEntryFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.AuditEntryFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AuditEntryPayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.AuditEntryFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AuditEntryPayload>
+        }
+        findFirst: {
+          args: Prisma.AuditEntryFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AuditEntryPayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.AuditEntryFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AuditEntryPayload>
+        }
+        findMany: {
+          args: Prisma.AuditEntryFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AuditEntryPayload>[]
+        }
+        create: {
+          args: Prisma.AuditEntryCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AuditEntryPayload>
+        }
+        createMany: {
+          args: Prisma.AuditEntryCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.AuditEntryCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AuditEntryPayload>[]
+        }
+        delete: {
+          args: Prisma.AuditEntryDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AuditEntryPayload>
+        }
+        update: {
+          args: Prisma.AuditEntryUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AuditEntryPayload>
+        }
+        deleteMany: {
+          args: Prisma.AuditEntryDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.AuditEntryUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.AuditEntryUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AuditEntryPayload>[]
+        }
+        upsert: {
+          args: Prisma.AuditEntryUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AuditEntryPayload>
+        }
+        aggregate: {
+          args: Prisma.AuditEntryAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateAuditEntry>
+        }
+        groupBy: {
+          args: Prisma.AuditEntryGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AuditEntryGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.AuditEntryCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AuditEntryCountAggregateOutputType> | number
+        }
+      }
+    }
   }
 } & {
   other: {
@@ -1473,6 +1548,11 @@ export const ApiKeyScalarFieldEnum = {
   rpm: 'rpm',
   tpm: 'tpm',
   metadata: 'metadata',
+  budgetNano: 'budgetNano',
+  budgetPeriod: 'budgetPeriod',
+  previousKeyHash: 'previousKeyHash',
+  previousKeyExpiresAt: 'previousKeyExpiresAt',
+  revision: 'revision',
   createdAt: 'createdAt',
   updatedAt: 'updatedAt',
   revokedAt: 'revokedAt'
@@ -1527,12 +1607,28 @@ export const UsageAggregateScalarFieldEnum = {
   inputTokens: 'inputTokens',
   outputTokens: 'outputTokens',
   cachedInputTokens: 'cachedInputTokens',
+  cacheWriteTokens: 'cacheWriteTokens',
+  reasoningTokens: 'reasoningTokens',
   images: 'images',
   costNano: 'costNano',
   updatedAt: 'updatedAt'
 } as const
 
 export type UsageAggregateScalarFieldEnum = (typeof UsageAggregateScalarFieldEnum)[keyof typeof UsageAggregateScalarFieldEnum]
+
+
+export const AuditEntryScalarFieldEnum = {
+  id: 'id',
+  vendorId: 'vendorId',
+  tokenId: 'tokenId',
+  requestId: 'requestId',
+  action: 'action',
+  keyId: 'keyId',
+  changes: 'changes',
+  createdAt: 'createdAt'
+} as const
+
+export type AuditEntryScalarFieldEnum = (typeof AuditEntryScalarFieldEnum)[keyof typeof AuditEntryScalarFieldEnum]
 
 
 export const SortOrder = {
@@ -1834,6 +1930,7 @@ export type GlobalOmitConfig = {
   idempotencyRecord?: Prisma.IdempotencyRecordOmit
   usageRecord?: Prisma.UsageRecordOmit
   usageAggregate?: Prisma.UsageAggregateOmit
+  auditEntry?: Prisma.AuditEntryOmit
 }
 
 /* Types for Logging */

@@ -62,7 +62,8 @@ export const ModelName = {
   ApiKey: 'ApiKey',
   IdempotencyRecord: 'IdempotencyRecord',
   UsageRecord: 'UsageRecord',
-  UsageAggregate: 'UsageAggregate'
+  UsageAggregate: 'UsageAggregate',
+  AuditEntry: 'AuditEntry'
 } as const
 
 export type ModelName = (typeof ModelName)[keyof typeof ModelName]
@@ -199,6 +200,11 @@ export const ApiKeyScalarFieldEnum = {
   rpm: 'rpm',
   tpm: 'tpm',
   metadata: 'metadata',
+  budgetNano: 'budgetNano',
+  budgetPeriod: 'budgetPeriod',
+  previousKeyHash: 'previousKeyHash',
+  previousKeyExpiresAt: 'previousKeyExpiresAt',
+  revision: 'revision',
   createdAt: 'createdAt',
   updatedAt: 'updatedAt',
   revokedAt: 'revokedAt'
@@ -253,12 +259,28 @@ export const UsageAggregateScalarFieldEnum = {
   inputTokens: 'inputTokens',
   outputTokens: 'outputTokens',
   cachedInputTokens: 'cachedInputTokens',
+  cacheWriteTokens: 'cacheWriteTokens',
+  reasoningTokens: 'reasoningTokens',
   images: 'images',
   costNano: 'costNano',
   updatedAt: 'updatedAt'
 } as const
 
 export type UsageAggregateScalarFieldEnum = (typeof UsageAggregateScalarFieldEnum)[keyof typeof UsageAggregateScalarFieldEnum]
+
+
+export const AuditEntryScalarFieldEnum = {
+  id: 'id',
+  vendorId: 'vendorId',
+  tokenId: 'tokenId',
+  requestId: 'requestId',
+  action: 'action',
+  keyId: 'keyId',
+  changes: 'changes',
+  createdAt: 'createdAt'
+} as const
+
+export type AuditEntryScalarFieldEnum = (typeof AuditEntryScalarFieldEnum)[keyof typeof AuditEntryScalarFieldEnum]
 
 
 export const SortOrder = {

@@ -30,12 +30,16 @@ export type ApiKeyAvgAggregateOutputType = {
   quotaNano: number | null
   rpm: number | null
   tpm: number | null
+  budgetNano: number | null
+  revision: number | null
 }
 
 export type ApiKeySumAggregateOutputType = {
   quotaNano: bigint | null
   rpm: number | null
   tpm: number | null
+  budgetNano: bigint | null
+  revision: number | null
 }
 
 export type ApiKeyMinAggregateOutputType = {
@@ -50,6 +54,11 @@ export type ApiKeyMinAggregateOutputType = {
   quotaNano: bigint | null
   rpm: number | null
   tpm: number | null
+  budgetNano: bigint | null
+  budgetPeriod: string | null
+  previousKeyHash: string | null
+  previousKeyExpiresAt: Date | null
+  revision: number | null
   createdAt: Date | null
   updatedAt: Date | null
   revokedAt: Date | null
@@ -67,6 +76,11 @@ export type ApiKeyMaxAggregateOutputType = {
   quotaNano: bigint | null
   rpm: number | null
   tpm: number | null
+  budgetNano: bigint | null
+  budgetPeriod: string | null
+  previousKeyHash: string | null
+  previousKeyExpiresAt: Date | null
+  revision: number | null
   createdAt: Date | null
   updatedAt: Date | null
   revokedAt: Date | null
@@ -85,6 +99,11 @@ export type ApiKeyCountAggregateOutputType = {
   rpm: number
   tpm: number
   metadata: number
+  budgetNano: number
+  budgetPeriod: number
+  previousKeyHash: number
+  previousKeyExpiresAt: number
+  revision: number
   createdAt: number
   updatedAt: number
   revokedAt: number
@@ -96,12 +115,16 @@ export type ApiKeyAvgAggregateInputType = {
   quotaNano?: true
   rpm?: true
   tpm?: true
+  budgetNano?: true
+  revision?: true
 }
 
 export type ApiKeySumAggregateInputType = {
   quotaNano?: true
   rpm?: true
   tpm?: true
+  budgetNano?: true
+  revision?: true
 }
 
 export type ApiKeyMinAggregateInputType = {
@@ -116,6 +139,11 @@ export type ApiKeyMinAggregateInputType = {
   quotaNano?: true
   rpm?: true
   tpm?: true
+  budgetNano?: true
+  budgetPeriod?: true
+  previousKeyHash?: true
+  previousKeyExpiresAt?: true
+  revision?: true
   createdAt?: true
   updatedAt?: true
   revokedAt?: true
@@ -133,6 +161,11 @@ export type ApiKeyMaxAggregateInputType = {
   quotaNano?: true
   rpm?: true
   tpm?: true
+  budgetNano?: true
+  budgetPeriod?: true
+  previousKeyHash?: true
+  previousKeyExpiresAt?: true
+  revision?: true
   createdAt?: true
   updatedAt?: true
   revokedAt?: true
@@ -151,6 +184,11 @@ export type ApiKeyCountAggregateInputType = {
   rpm?: true
   tpm?: true
   metadata?: true
+  budgetNano?: true
+  budgetPeriod?: true
+  previousKeyHash?: true
+  previousKeyExpiresAt?: true
+  revision?: true
   createdAt?: true
   updatedAt?: true
   revokedAt?: true
@@ -256,6 +294,11 @@ export type ApiKeyGroupByOutputType = {
   rpm: number | null
   tpm: number | null
   metadata: runtime.JsonValue
+  budgetNano: bigint | null
+  budgetPeriod: string | null
+  previousKeyHash: string | null
+  previousKeyExpiresAt: Date | null
+  revision: number
   createdAt: Date
   updatedAt: Date
   revokedAt: Date | null
@@ -297,6 +340,11 @@ export type ApiKeyWhereInput = {
   rpm?: Prisma.IntNullableFilter<"ApiKey"> | number | null
   tpm?: Prisma.IntNullableFilter<"ApiKey"> | number | null
   metadata?: Prisma.JsonFilter<"ApiKey">
+  budgetNano?: Prisma.BigIntNullableFilter<"ApiKey"> | bigint | number | null
+  budgetPeriod?: Prisma.StringNullableFilter<"ApiKey"> | string | null
+  previousKeyHash?: Prisma.StringNullableFilter<"ApiKey"> | string | null
+  previousKeyExpiresAt?: Prisma.DateTimeNullableFilter<"ApiKey"> | Date | string | null
+  revision?: Prisma.IntFilter<"ApiKey"> | number
   createdAt?: Prisma.DateTimeFilter<"ApiKey"> | Date | string
   updatedAt?: Prisma.DateTimeFilter<"ApiKey"> | Date | string
   revokedAt?: Prisma.DateTimeNullableFilter<"ApiKey"> | Date | string | null
@@ -319,6 +367,11 @@ export type ApiKeyOrderByWithRelationInput = {
   rpm?: Prisma.SortOrderInput | Prisma.SortOrder
   tpm?: Prisma.SortOrderInput | Prisma.SortOrder
   metadata?: Prisma.SortOrder
+  budgetNano?: Prisma.SortOrderInput | Prisma.SortOrder
+  budgetPeriod?: Prisma.SortOrderInput | Prisma.SortOrder
+  previousKeyHash?: Prisma.SortOrderInput | Prisma.SortOrder
+  previousKeyExpiresAt?: Prisma.SortOrderInput | Prisma.SortOrder
+  revision?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
   revokedAt?: Prisma.SortOrderInput | Prisma.SortOrder
@@ -331,6 +384,7 @@ export type ApiKeyOrderByWithRelationInput = {
 export type ApiKeyWhereUniqueInput = Prisma.AtLeast<{
   id?: string
   keyHash?: string
+  previousKeyHash?: string
   AND?: Prisma.ApiKeyWhereInput | Prisma.ApiKeyWhereInput[]
   OR?: Prisma.ApiKeyWhereInput[]
   NOT?: Prisma.ApiKeyWhereInput | Prisma.ApiKeyWhereInput[]
@@ -344,6 +398,10 @@ export type ApiKeyWhereUniqueInput = Prisma.AtLeast<{
   rpm?: Prisma.IntNullableFilter<"ApiKey"> | number | null
   tpm?: Prisma.IntNullableFilter<"ApiKey"> | number | null
   metadata?: Prisma.JsonFilter<"ApiKey">
+  budgetNano?: Prisma.BigIntNullableFilter<"ApiKey"> | bigint | number | null
+  budgetPeriod?: Prisma.StringNullableFilter<"ApiKey"> | string | null
+  previousKeyExpiresAt?: Prisma.DateTimeNullableFilter<"ApiKey"> | Date | string | null
+  revision?: Prisma.IntFilter<"ApiKey"> | number
   createdAt?: Prisma.DateTimeFilter<"ApiKey"> | Date | string
   updatedAt?: Prisma.DateTimeFilter<"ApiKey"> | Date | string
   revokedAt?: Prisma.DateTimeNullableFilter<"ApiKey"> | Date | string | null
@@ -351,7 +409,7 @@ export type ApiKeyWhereUniqueInput = Prisma.AtLeast<{
   serverOption?: Prisma.XOR<Prisma.ServerOptionScalarRelationFilter, Prisma.ServerOptionWhereInput>
   usageRecords?: Prisma.UsageRecordListRelationFilter
   aggregates?: Prisma.UsageAggregateListRelationFilter
-}, "id" | "keyHash">
+}, "id" | "keyHash" | "previousKeyHash">
 
 export type ApiKeyOrderByWithAggregationInput = {
   id?: Prisma.SortOrder
@@ -366,6 +424,11 @@ export type ApiKeyOrderByWithAggregationInput = {
   rpm?: Prisma.SortOrderInput | Prisma.SortOrder
   tpm?: Prisma.SortOrderInput | Prisma.SortOrder
   metadata?: Prisma.SortOrder
+  budgetNano?: Prisma.SortOrderInput | Prisma.SortOrder
+  budgetPeriod?: Prisma.SortOrderInput | Prisma.SortOrder
+  previousKeyHash?: Prisma.SortOrderInput | Prisma.SortOrder
+  previousKeyExpiresAt?: Prisma.SortOrderInput | Prisma.SortOrder
+  revision?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
   revokedAt?: Prisma.SortOrderInput | Prisma.SortOrder
@@ -392,6 +455,11 @@ export type ApiKeyScalarWhereWithAggregatesInput = {
   rpm?: Prisma.IntNullableWithAggregatesFilter<"ApiKey"> | number | null
   tpm?: Prisma.IntNullableWithAggregatesFilter<"ApiKey"> | number | null
   metadata?: Prisma.JsonWithAggregatesFilter<"ApiKey">
+  budgetNano?: Prisma.BigIntNullableWithAggregatesFilter<"ApiKey"> | bigint | number | null
+  budgetPeriod?: Prisma.StringNullableWithAggregatesFilter<"ApiKey"> | string | null
+  previousKeyHash?: Prisma.StringNullableWithAggregatesFilter<"ApiKey"> | string | null
+  previousKeyExpiresAt?: Prisma.DateTimeNullableWithAggregatesFilter<"ApiKey"> | Date | string | null
+  revision?: Prisma.IntWithAggregatesFilter<"ApiKey"> | number
   createdAt?: Prisma.DateTimeWithAggregatesFilter<"ApiKey"> | Date | string
   updatedAt?: Prisma.DateTimeWithAggregatesFilter<"ApiKey"> | Date | string
   revokedAt?: Prisma.DateTimeNullableWithAggregatesFilter<"ApiKey"> | Date | string | null
@@ -408,6 +476,11 @@ export type ApiKeyCreateInput = {
   rpm?: number | null
   tpm?: number | null
   metadata?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  budgetNano?: bigint | number | null
+  budgetPeriod?: string | null
+  previousKeyHash?: string | null
+  previousKeyExpiresAt?: Date | string | null
+  revision?: number
   createdAt?: Date | string
   updatedAt?: Date | string
   revokedAt?: Date | string | null
@@ -430,6 +503,11 @@ export type ApiKeyUncheckedCreateInput = {
   rpm?: number | null
   tpm?: number | null
   metadata?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  budgetNano?: bigint | number | null
+  budgetPeriod?: string | null
+  previousKeyHash?: string | null
+  previousKeyExpiresAt?: Date | string | null
+  revision?: number
   createdAt?: Date | string
   updatedAt?: Date | string
   revokedAt?: Date | string | null
@@ -448,6 +526,11 @@ export type ApiKeyUpdateInput = {
   rpm?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
   tpm?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
   metadata?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  budgetNano?: Prisma.NullableBigIntFieldUpdateOperationsInput | bigint | number | null
+  budgetPeriod?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  previousKeyHash?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  previousKeyExpiresAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  revision?: Prisma.IntFieldUpdateOperationsInput | number
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   revokedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
@@ -470,6 +553,11 @@ export type ApiKeyUncheckedUpdateInput = {
   rpm?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
   tpm?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
   metadata?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  budgetNano?: Prisma.NullableBigIntFieldUpdateOperationsInput | bigint | number | null
+  budgetPeriod?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  previousKeyHash?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  previousKeyExpiresAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  revision?: Prisma.IntFieldUpdateOperationsInput | number
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   revokedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
@@ -490,6 +578,11 @@ export type ApiKeyCreateManyInput = {
   rpm?: number | null
   tpm?: number | null
   metadata?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  budgetNano?: bigint | number | null
+  budgetPeriod?: string | null
+  previousKeyHash?: string | null
+  previousKeyExpiresAt?: Date | string | null
+  revision?: number
   createdAt?: Date | string
   updatedAt?: Date | string
   revokedAt?: Date | string | null
@@ -506,6 +599,11 @@ export type ApiKeyUpdateManyMutationInput = {
   rpm?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
   tpm?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
   metadata?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  budgetNano?: Prisma.NullableBigIntFieldUpdateOperationsInput | bigint | number | null
+  budgetPeriod?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  previousKeyHash?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  previousKeyExpiresAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  revision?: Prisma.IntFieldUpdateOperationsInput | number
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   revokedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
@@ -524,6 +622,11 @@ export type ApiKeyUncheckedUpdateManyInput = {
   rpm?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
   tpm?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
   metadata?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  budgetNano?: Prisma.NullableBigIntFieldUpdateOperationsInput | bigint | number | null
+  budgetPeriod?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  previousKeyHash?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  previousKeyExpiresAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  revision?: Prisma.IntFieldUpdateOperationsInput | number
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   revokedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
@@ -552,6 +655,11 @@ export type ApiKeyCountOrderByAggregateInput = {
   rpm?: Prisma.SortOrder
   tpm?: Prisma.SortOrder
   metadata?: Prisma.SortOrder
+  budgetNano?: Prisma.SortOrder
+  budgetPeriod?: Prisma.SortOrder
+  previousKeyHash?: Prisma.SortOrder
+  previousKeyExpiresAt?: Prisma.SortOrder
+  revision?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
   revokedAt?: Prisma.SortOrder
@@ -561,6 +669,8 @@ export type ApiKeyAvgOrderByAggregateInput = {
   quotaNano?: Prisma.SortOrder
   rpm?: Prisma.SortOrder
   tpm?: Prisma.SortOrder
+  budgetNano?: Prisma.SortOrder
+  revision?: Prisma.SortOrder
 }
 
 export type ApiKeyMaxOrderByAggregateInput = {
@@ -575,6 +685,11 @@ export type ApiKeyMaxOrderByAggregateInput = {
   quotaNano?: Prisma.SortOrder
   rpm?: Prisma.SortOrder
   tpm?: Prisma.SortOrder
+  budgetNano?: Prisma.SortOrder
+  budgetPeriod?: Prisma.SortOrder
+  previousKeyHash?: Prisma.SortOrder
+  previousKeyExpiresAt?: Prisma.SortOrder
+  revision?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
   revokedAt?: Prisma.SortOrder
@@ -592,6 +707,11 @@ export type ApiKeyMinOrderByAggregateInput = {
   quotaNano?: Prisma.SortOrder
   rpm?: Prisma.SortOrder
   tpm?: Prisma.SortOrder
+  budgetNano?: Prisma.SortOrder
+  budgetPeriod?: Prisma.SortOrder
+  previousKeyHash?: Prisma.SortOrder
+  previousKeyExpiresAt?: Prisma.SortOrder
+  revision?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
   revokedAt?: Prisma.SortOrder
@@ -601,6 +721,8 @@ export type ApiKeySumOrderByAggregateInput = {
   quotaNano?: Prisma.SortOrder
   rpm?: Prisma.SortOrder
   tpm?: Prisma.SortOrder
+  budgetNano?: Prisma.SortOrder
+  revision?: Prisma.SortOrder
 }
 
 export type ApiKeyScalarRelationFilter = {
@@ -731,6 +853,11 @@ export type ApiKeyCreateWithoutVendorInput = {
   rpm?: number | null
   tpm?: number | null
   metadata?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  budgetNano?: bigint | number | null
+  budgetPeriod?: string | null
+  previousKeyHash?: string | null
+  previousKeyExpiresAt?: Date | string | null
+  revision?: number
   createdAt?: Date | string
   updatedAt?: Date | string
   revokedAt?: Date | string | null
@@ -751,6 +878,11 @@ export type ApiKeyUncheckedCreateWithoutVendorInput = {
   rpm?: number | null
   tpm?: number | null
   metadata?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  budgetNano?: bigint | number | null
+  budgetPeriod?: string | null
+  previousKeyHash?: string | null
+  previousKeyExpiresAt?: Date | string | null
+  revision?: number
   createdAt?: Date | string
   updatedAt?: Date | string
   revokedAt?: Date | string | null
@@ -800,6 +932,11 @@ export type ApiKeyScalarWhereInput = {
   rpm?: Prisma.IntNullableFilter<"ApiKey"> | number | null
   tpm?: Prisma.IntNullableFilter<"ApiKey"> | number | null
   metadata?: Prisma.JsonFilter<"ApiKey">
+  budgetNano?: Prisma.BigIntNullableFilter<"ApiKey"> | bigint | number | null
+  budgetPeriod?: Prisma.StringNullableFilter<"ApiKey"> | string | null
+  previousKeyHash?: Prisma.StringNullableFilter<"ApiKey"> | string | null
+  previousKeyExpiresAt?: Prisma.DateTimeNullableFilter<"ApiKey"> | Date | string | null
+  revision?: Prisma.IntFilter<"ApiKey"> | number
   createdAt?: Prisma.DateTimeFilter<"ApiKey"> | Date | string
   updatedAt?: Prisma.DateTimeFilter<"ApiKey"> | Date | string
   revokedAt?: Prisma.DateTimeNullableFilter<"ApiKey"> | Date | string | null
@@ -816,6 +953,11 @@ export type ApiKeyCreateWithoutServerOptionInput = {
   rpm?: number | null
   tpm?: number | null
   metadata?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  budgetNano?: bigint | number | null
+  budgetPeriod?: string | null
+  previousKeyHash?: string | null
+  previousKeyExpiresAt?: Date | string | null
+  revision?: number
   createdAt?: Date | string
   updatedAt?: Date | string
   revokedAt?: Date | string | null
@@ -836,6 +978,11 @@ export type ApiKeyUncheckedCreateWithoutServerOptionInput = {
   rpm?: number | null
   tpm?: number | null
   metadata?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  budgetNano?: bigint | number | null
+  budgetPeriod?: string | null
+  previousKeyHash?: string | null
+  previousKeyExpiresAt?: Date | string | null
+  revision?: number
   createdAt?: Date | string
   updatedAt?: Date | string
   revokedAt?: Date | string | null
@@ -880,6 +1027,11 @@ export type ApiKeyCreateWithoutUsageRecordsInput = {
   rpm?: number | null
   tpm?: number | null
   metadata?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  budgetNano?: bigint | number | null
+  budgetPeriod?: string | null
+  previousKeyHash?: string | null
+  previousKeyExpiresAt?: Date | string | null
+  revision?: number
   createdAt?: Date | string
   updatedAt?: Date | string
   revokedAt?: Date | string | null
@@ -901,6 +1053,11 @@ export type ApiKeyUncheckedCreateWithoutUsageRecordsInput = {
   rpm?: number | null
   tpm?: number | null
   metadata?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  budgetNano?: bigint | number | null
+  budgetPeriod?: string | null
+  previousKeyHash?: string | null
+  previousKeyExpiresAt?: Date | string | null
+  revision?: number
   createdAt?: Date | string
   updatedAt?: Date | string
   revokedAt?: Date | string | null
@@ -934,6 +1091,11 @@ export type ApiKeyUpdateWithoutUsageRecordsInput = {
   rpm?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
   tpm?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
   metadata?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  budgetNano?: Prisma.NullableBigIntFieldUpdateOperationsInput | bigint | number | null
+  budgetPeriod?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  previousKeyHash?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  previousKeyExpiresAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  revision?: Prisma.IntFieldUpdateOperationsInput | number
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   revokedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
@@ -955,6 +1117,11 @@ export type ApiKeyUncheckedUpdateWithoutUsageRecordsInput = {
   rpm?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
   tpm?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
   metadata?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  budgetNano?: Prisma.NullableBigIntFieldUpdateOperationsInput | bigint | number | null
+  budgetPeriod?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  previousKeyHash?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  previousKeyExpiresAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  revision?: Prisma.IntFieldUpdateOperationsInput | number
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   revokedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
@@ -972,6 +1139,11 @@ export type ApiKeyCreateWithoutAggregatesInput = {
   rpm?: number | null
   tpm?: number | null
   metadata?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  budgetNano?: bigint | number | null
+  budgetPeriod?: string | null
+  previousKeyHash?: string | null
+  previousKeyExpiresAt?: Date | string | null
+  revision?: number
   createdAt?: Date | string
   updatedAt?: Date | string
   revokedAt?: Date | string | null
@@ -993,6 +1165,11 @@ export type ApiKeyUncheckedCreateWithoutAggregatesInput = {
   rpm?: number | null
   tpm?: number | null
   metadata?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  budgetNano?: bigint | number | null
+  budgetPeriod?: string | null
+  previousKeyHash?: string | null
+  previousKeyExpiresAt?: Date | string | null
+  revision?: number
   createdAt?: Date | string
   updatedAt?: Date | string
   revokedAt?: Date | string | null
@@ -1026,6 +1203,11 @@ export type ApiKeyUpdateWithoutAggregatesInput = {
   rpm?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
   tpm?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
   metadata?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  budgetNano?: Prisma.NullableBigIntFieldUpdateOperationsInput | bigint | number | null
+  budgetPeriod?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  previousKeyHash?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  previousKeyExpiresAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  revision?: Prisma.IntFieldUpdateOperationsInput | number
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   revokedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
@@ -1047,6 +1229,11 @@ export type ApiKeyUncheckedUpdateWithoutAggregatesInput = {
   rpm?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
   tpm?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
   metadata?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  budgetNano?: Prisma.NullableBigIntFieldUpdateOperationsInput | bigint | number | null
+  budgetPeriod?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  previousKeyHash?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  previousKeyExpiresAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  revision?: Prisma.IntFieldUpdateOperationsInput | number
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   revokedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
@@ -1065,6 +1252,11 @@ export type ApiKeyCreateManyVendorInput = {
   rpm?: number | null
   tpm?: number | null
   metadata?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  budgetNano?: bigint | number | null
+  budgetPeriod?: string | null
+  previousKeyHash?: string | null
+  previousKeyExpiresAt?: Date | string | null
+  revision?: number
   createdAt?: Date | string
   updatedAt?: Date | string
   revokedAt?: Date | string | null
@@ -1081,6 +1273,11 @@ export type ApiKeyUpdateWithoutVendorInput = {
   rpm?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
   tpm?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
   metadata?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  budgetNano?: Prisma.NullableBigIntFieldUpdateOperationsInput | bigint | number | null
+  budgetPeriod?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  previousKeyHash?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  previousKeyExpiresAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  revision?: Prisma.IntFieldUpdateOperationsInput | number
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   revokedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
@@ -1101,6 +1298,11 @@ export type ApiKeyUncheckedUpdateWithoutVendorInput = {
   rpm?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
   tpm?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
   metadata?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  budgetNano?: Prisma.NullableBigIntFieldUpdateOperationsInput | bigint | number | null
+  budgetPeriod?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  previousKeyHash?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  previousKeyExpiresAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  revision?: Prisma.IntFieldUpdateOperationsInput | number
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   revokedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
@@ -1120,6 +1322,11 @@ export type ApiKeyUncheckedUpdateManyWithoutVendorInput = {
   rpm?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
   tpm?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
   metadata?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  budgetNano?: Prisma.NullableBigIntFieldUpdateOperationsInput | bigint | number | null
+  budgetPeriod?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  previousKeyHash?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  previousKeyExpiresAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  revision?: Prisma.IntFieldUpdateOperationsInput | number
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   revokedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
@@ -1137,6 +1344,11 @@ export type ApiKeyCreateManyServerOptionInput = {
   rpm?: number | null
   tpm?: number | null
   metadata?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  budgetNano?: bigint | number | null
+  budgetPeriod?: string | null
+  previousKeyHash?: string | null
+  previousKeyExpiresAt?: Date | string | null
+  revision?: number
   createdAt?: Date | string
   updatedAt?: Date | string
   revokedAt?: Date | string | null
@@ -1153,6 +1365,11 @@ export type ApiKeyUpdateWithoutServerOptionInput = {
   rpm?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
   tpm?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
   metadata?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  budgetNano?: Prisma.NullableBigIntFieldUpdateOperationsInput | bigint | number | null
+  budgetPeriod?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  previousKeyHash?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  previousKeyExpiresAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  revision?: Prisma.IntFieldUpdateOperationsInput | number
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   revokedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
@@ -1173,6 +1390,11 @@ export type ApiKeyUncheckedUpdateWithoutServerOptionInput = {
   rpm?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
   tpm?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
   metadata?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  budgetNano?: Prisma.NullableBigIntFieldUpdateOperationsInput | bigint | number | null
+  budgetPeriod?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  previousKeyHash?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  previousKeyExpiresAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  revision?: Prisma.IntFieldUpdateOperationsInput | number
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   revokedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
@@ -1192,6 +1414,11 @@ export type ApiKeyUncheckedUpdateManyWithoutServerOptionInput = {
   rpm?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
   tpm?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
   metadata?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  budgetNano?: Prisma.NullableBigIntFieldUpdateOperationsInput | bigint | number | null
+  budgetPeriod?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  previousKeyHash?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  previousKeyExpiresAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  revision?: Prisma.IntFieldUpdateOperationsInput | number
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   revokedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
@@ -1250,6 +1477,11 @@ export type ApiKeySelect<ExtArgs extends runtime.Types.Extensions.InternalArgs =
   rpm?: boolean
   tpm?: boolean
   metadata?: boolean
+  budgetNano?: boolean
+  budgetPeriod?: boolean
+  previousKeyHash?: boolean
+  previousKeyExpiresAt?: boolean
+  revision?: boolean
   createdAt?: boolean
   updatedAt?: boolean
   revokedAt?: boolean
@@ -1273,6 +1505,11 @@ export type ApiKeySelectCreateManyAndReturn<ExtArgs extends runtime.Types.Extens
   rpm?: boolean
   tpm?: boolean
   metadata?: boolean
+  budgetNano?: boolean
+  budgetPeriod?: boolean
+  previousKeyHash?: boolean
+  previousKeyExpiresAt?: boolean
+  revision?: boolean
   createdAt?: boolean
   updatedAt?: boolean
   revokedAt?: boolean
@@ -1293,6 +1530,11 @@ export type ApiKeySelectUpdateManyAndReturn<ExtArgs extends runtime.Types.Extens
   rpm?: boolean
   tpm?: boolean
   metadata?: boolean
+  budgetNano?: boolean
+  budgetPeriod?: boolean
+  previousKeyHash?: boolean
+  previousKeyExpiresAt?: boolean
+  revision?: boolean
   createdAt?: boolean
   updatedAt?: boolean
   revokedAt?: boolean
@@ -1313,12 +1555,17 @@ export type ApiKeySelectScalar = {
   rpm?: boolean
   tpm?: boolean
   metadata?: boolean
+  budgetNano?: boolean
+  budgetPeriod?: boolean
+  previousKeyHash?: boolean
+  previousKeyExpiresAt?: boolean
+  revision?: boolean
   createdAt?: boolean
   updatedAt?: boolean
   revokedAt?: boolean
 }
 
-export type ApiKeyOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "vendorId" | "serverOptionId" | "name" | "keyHash" | "prefix" | "status" | "expiresAt" | "quotaNano" | "rpm" | "tpm" | "metadata" | "createdAt" | "updatedAt" | "revokedAt", ExtArgs["result"]["apiKey"]>
+export type ApiKeyOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "vendorId" | "serverOptionId" | "name" | "keyHash" | "prefix" | "status" | "expiresAt" | "quotaNano" | "rpm" | "tpm" | "metadata" | "budgetNano" | "budgetPeriod" | "previousKeyHash" | "previousKeyExpiresAt" | "revision" | "createdAt" | "updatedAt" | "revokedAt", ExtArgs["result"]["apiKey"]>
 export type ApiKeyInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   vendor?: boolean | Prisma.VendorDefaultArgs<ExtArgs>
   serverOption?: boolean | Prisma.ServerOptionDefaultArgs<ExtArgs>
@@ -1357,7 +1604,7 @@ export type $ApiKeyPayload<ExtArgs extends runtime.Types.Extensions.InternalArgs
      */
     prefix: string
     /**
-     * "active" | "revoked" (checked by the application)
+     * "active" | "disabled" | "revoked" (checked by the application); revoked is final
      */
     status: string
     expiresAt: Date | null
@@ -1368,6 +1615,20 @@ export type $ApiKeyPayload<ExtArgs extends runtime.Types.Extensions.InternalArgs
     rpm: number | null
     tpm: number | null
     metadata: runtime.JsonValue
+    /**
+     * periodic budget in nano-USD per `budgetPeriod` ("day" | "week" | "month", UTC); null = none
+     */
+    budgetNano: bigint | null
+    budgetPeriod: string | null
+    /**
+     * the secret replaced by the last rotation, accepted until `previousKeyExpiresAt`
+     */
+    previousKeyHash: string | null
+    previousKeyExpiresAt: Date | null
+    /**
+     * bumped on every change; the Redis record carries it so an older write never replaces a newer one
+     */
+    revision: number
     createdAt: Date
     updatedAt: Date
     revokedAt: Date | null
@@ -1810,6 +2071,11 @@ export interface ApiKeyFieldRefs {
   readonly rpm: Prisma.FieldRef<"ApiKey", 'Int'>
   readonly tpm: Prisma.FieldRef<"ApiKey", 'Int'>
   readonly metadata: Prisma.FieldRef<"ApiKey", 'Json'>
+  readonly budgetNano: Prisma.FieldRef<"ApiKey", 'BigInt'>
+  readonly budgetPeriod: Prisma.FieldRef<"ApiKey", 'String'>
+  readonly previousKeyHash: Prisma.FieldRef<"ApiKey", 'String'>
+  readonly previousKeyExpiresAt: Prisma.FieldRef<"ApiKey", 'DateTime'>
+  readonly revision: Prisma.FieldRef<"ApiKey", 'Int'>
   readonly createdAt: Prisma.FieldRef<"ApiKey", 'DateTime'>
   readonly updatedAt: Prisma.FieldRef<"ApiKey", 'DateTime'>
   readonly revokedAt: Prisma.FieldRef<"ApiKey", 'DateTime'>

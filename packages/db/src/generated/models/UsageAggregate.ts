@@ -31,6 +31,8 @@ export type UsageAggregateAvgAggregateOutputType = {
   inputTokens: number | null
   outputTokens: number | null
   cachedInputTokens: number | null
+  cacheWriteTokens: number | null
+  reasoningTokens: number | null
   images: number | null
   costNano: number | null
 }
@@ -40,6 +42,8 @@ export type UsageAggregateSumAggregateOutputType = {
   inputTokens: bigint | null
   outputTokens: bigint | null
   cachedInputTokens: bigint | null
+  cacheWriteTokens: bigint | null
+  reasoningTokens: bigint | null
   images: number | null
   costNano: bigint | null
 }
@@ -52,6 +56,8 @@ export type UsageAggregateMinAggregateOutputType = {
   inputTokens: bigint | null
   outputTokens: bigint | null
   cachedInputTokens: bigint | null
+  cacheWriteTokens: bigint | null
+  reasoningTokens: bigint | null
   images: number | null
   costNano: bigint | null
   updatedAt: Date | null
@@ -65,6 +71,8 @@ export type UsageAggregateMaxAggregateOutputType = {
   inputTokens: bigint | null
   outputTokens: bigint | null
   cachedInputTokens: bigint | null
+  cacheWriteTokens: bigint | null
+  reasoningTokens: bigint | null
   images: number | null
   costNano: bigint | null
   updatedAt: Date | null
@@ -78,6 +86,8 @@ export type UsageAggregateCountAggregateOutputType = {
   inputTokens: number
   outputTokens: number
   cachedInputTokens: number
+  cacheWriteTokens: number
+  reasoningTokens: number
   images: number
   costNano: number
   updatedAt: number
@@ -90,6 +100,8 @@ export type UsageAggregateAvgAggregateInputType = {
   inputTokens?: true
   outputTokens?: true
   cachedInputTokens?: true
+  cacheWriteTokens?: true
+  reasoningTokens?: true
   images?: true
   costNano?: true
 }
@@ -99,6 +111,8 @@ export type UsageAggregateSumAggregateInputType = {
   inputTokens?: true
   outputTokens?: true
   cachedInputTokens?: true
+  cacheWriteTokens?: true
+  reasoningTokens?: true
   images?: true
   costNano?: true
 }
@@ -111,6 +125,8 @@ export type UsageAggregateMinAggregateInputType = {
   inputTokens?: true
   outputTokens?: true
   cachedInputTokens?: true
+  cacheWriteTokens?: true
+  reasoningTokens?: true
   images?: true
   costNano?: true
   updatedAt?: true
@@ -124,6 +140,8 @@ export type UsageAggregateMaxAggregateInputType = {
   inputTokens?: true
   outputTokens?: true
   cachedInputTokens?: true
+  cacheWriteTokens?: true
+  reasoningTokens?: true
   images?: true
   costNano?: true
   updatedAt?: true
@@ -137,6 +155,8 @@ export type UsageAggregateCountAggregateInputType = {
   inputTokens?: true
   outputTokens?: true
   cachedInputTokens?: true
+  cacheWriteTokens?: true
+  reasoningTokens?: true
   images?: true
   costNano?: true
   updatedAt?: true
@@ -237,6 +257,8 @@ export type UsageAggregateGroupByOutputType = {
   inputTokens: bigint
   outputTokens: bigint
   cachedInputTokens: bigint
+  cacheWriteTokens: bigint
+  reasoningTokens: bigint
   images: number
   costNano: bigint
   updatedAt: Date
@@ -273,6 +295,8 @@ export type UsageAggregateWhereInput = {
   inputTokens?: Prisma.BigIntFilter<"UsageAggregate"> | bigint | number
   outputTokens?: Prisma.BigIntFilter<"UsageAggregate"> | bigint | number
   cachedInputTokens?: Prisma.BigIntFilter<"UsageAggregate"> | bigint | number
+  cacheWriteTokens?: Prisma.BigIntFilter<"UsageAggregate"> | bigint | number
+  reasoningTokens?: Prisma.BigIntFilter<"UsageAggregate"> | bigint | number
   images?: Prisma.IntFilter<"UsageAggregate"> | number
   costNano?: Prisma.BigIntFilter<"UsageAggregate"> | bigint | number
   updatedAt?: Prisma.DateTimeFilter<"UsageAggregate"> | Date | string
@@ -287,6 +311,8 @@ export type UsageAggregateOrderByWithRelationInput = {
   inputTokens?: Prisma.SortOrder
   outputTokens?: Prisma.SortOrder
   cachedInputTokens?: Prisma.SortOrder
+  cacheWriteTokens?: Prisma.SortOrder
+  reasoningTokens?: Prisma.SortOrder
   images?: Prisma.SortOrder
   costNano?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
@@ -305,6 +331,8 @@ export type UsageAggregateWhereUniqueInput = Prisma.AtLeast<{
   inputTokens?: Prisma.BigIntFilter<"UsageAggregate"> | bigint | number
   outputTokens?: Prisma.BigIntFilter<"UsageAggregate"> | bigint | number
   cachedInputTokens?: Prisma.BigIntFilter<"UsageAggregate"> | bigint | number
+  cacheWriteTokens?: Prisma.BigIntFilter<"UsageAggregate"> | bigint | number
+  reasoningTokens?: Prisma.BigIntFilter<"UsageAggregate"> | bigint | number
   images?: Prisma.IntFilter<"UsageAggregate"> | number
   costNano?: Prisma.BigIntFilter<"UsageAggregate"> | bigint | number
   updatedAt?: Prisma.DateTimeFilter<"UsageAggregate"> | Date | string
@@ -319,6 +347,8 @@ export type UsageAggregateOrderByWithAggregationInput = {
   inputTokens?: Prisma.SortOrder
   outputTokens?: Prisma.SortOrder
   cachedInputTokens?: Prisma.SortOrder
+  cacheWriteTokens?: Prisma.SortOrder
+  reasoningTokens?: Prisma.SortOrder
   images?: Prisma.SortOrder
   costNano?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
@@ -340,6 +370,8 @@ export type UsageAggregateScalarWhereWithAggregatesInput = {
   inputTokens?: Prisma.BigIntWithAggregatesFilter<"UsageAggregate"> | bigint | number
   outputTokens?: Prisma.BigIntWithAggregatesFilter<"UsageAggregate"> | bigint | number
   cachedInputTokens?: Prisma.BigIntWithAggregatesFilter<"UsageAggregate"> | bigint | number
+  cacheWriteTokens?: Prisma.BigIntWithAggregatesFilter<"UsageAggregate"> | bigint | number
+  reasoningTokens?: Prisma.BigIntWithAggregatesFilter<"UsageAggregate"> | bigint | number
   images?: Prisma.IntWithAggregatesFilter<"UsageAggregate"> | number
   costNano?: Prisma.BigIntWithAggregatesFilter<"UsageAggregate"> | bigint | number
   updatedAt?: Prisma.DateTimeWithAggregatesFilter<"UsageAggregate"> | Date | string
@@ -352,6 +384,8 @@ export type UsageAggregateCreateInput = {
   inputTokens?: bigint | number
   outputTokens?: bigint | number
   cachedInputTokens?: bigint | number
+  cacheWriteTokens?: bigint | number
+  reasoningTokens?: bigint | number
   images?: number
   costNano?: bigint | number
   updatedAt?: Date | string
@@ -366,6 +400,8 @@ export type UsageAggregateUncheckedCreateInput = {
   inputTokens?: bigint | number
   outputTokens?: bigint | number
   cachedInputTokens?: bigint | number
+  cacheWriteTokens?: bigint | number
+  reasoningTokens?: bigint | number
   images?: number
   costNano?: bigint | number
   updatedAt?: Date | string
@@ -378,6 +414,8 @@ export type UsageAggregateUpdateInput = {
   inputTokens?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   outputTokens?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   cachedInputTokens?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  cacheWriteTokens?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  reasoningTokens?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   images?: Prisma.IntFieldUpdateOperationsInput | number
   costNano?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -392,6 +430,8 @@ export type UsageAggregateUncheckedUpdateInput = {
   inputTokens?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   outputTokens?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   cachedInputTokens?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  cacheWriteTokens?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  reasoningTokens?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   images?: Prisma.IntFieldUpdateOperationsInput | number
   costNano?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -405,6 +445,8 @@ export type UsageAggregateCreateManyInput = {
   inputTokens?: bigint | number
   outputTokens?: bigint | number
   cachedInputTokens?: bigint | number
+  cacheWriteTokens?: bigint | number
+  reasoningTokens?: bigint | number
   images?: number
   costNano?: bigint | number
   updatedAt?: Date | string
@@ -417,6 +459,8 @@ export type UsageAggregateUpdateManyMutationInput = {
   inputTokens?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   outputTokens?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   cachedInputTokens?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  cacheWriteTokens?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  reasoningTokens?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   images?: Prisma.IntFieldUpdateOperationsInput | number
   costNano?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -430,6 +474,8 @@ export type UsageAggregateUncheckedUpdateManyInput = {
   inputTokens?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   outputTokens?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   cachedInputTokens?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  cacheWriteTokens?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  reasoningTokens?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   images?: Prisma.IntFieldUpdateOperationsInput | number
   costNano?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -459,6 +505,8 @@ export type UsageAggregateCountOrderByAggregateInput = {
   inputTokens?: Prisma.SortOrder
   outputTokens?: Prisma.SortOrder
   cachedInputTokens?: Prisma.SortOrder
+  cacheWriteTokens?: Prisma.SortOrder
+  reasoningTokens?: Prisma.SortOrder
   images?: Prisma.SortOrder
   costNano?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
@@ -469,6 +517,8 @@ export type UsageAggregateAvgOrderByAggregateInput = {
   inputTokens?: Prisma.SortOrder
   outputTokens?: Prisma.SortOrder
   cachedInputTokens?: Prisma.SortOrder
+  cacheWriteTokens?: Prisma.SortOrder
+  reasoningTokens?: Prisma.SortOrder
   images?: Prisma.SortOrder
   costNano?: Prisma.SortOrder
 }
@@ -481,6 +531,8 @@ export type UsageAggregateMaxOrderByAggregateInput = {
   inputTokens?: Prisma.SortOrder
   outputTokens?: Prisma.SortOrder
   cachedInputTokens?: Prisma.SortOrder
+  cacheWriteTokens?: Prisma.SortOrder
+  reasoningTokens?: Prisma.SortOrder
   images?: Prisma.SortOrder
   costNano?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
@@ -494,6 +546,8 @@ export type UsageAggregateMinOrderByAggregateInput = {
   inputTokens?: Prisma.SortOrder
   outputTokens?: Prisma.SortOrder
   cachedInputTokens?: Prisma.SortOrder
+  cacheWriteTokens?: Prisma.SortOrder
+  reasoningTokens?: Prisma.SortOrder
   images?: Prisma.SortOrder
   costNano?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
@@ -504,6 +558,8 @@ export type UsageAggregateSumOrderByAggregateInput = {
   inputTokens?: Prisma.SortOrder
   outputTokens?: Prisma.SortOrder
   cachedInputTokens?: Prisma.SortOrder
+  cacheWriteTokens?: Prisma.SortOrder
+  reasoningTokens?: Prisma.SortOrder
   images?: Prisma.SortOrder
   costNano?: Prisma.SortOrder
 }
@@ -557,6 +613,8 @@ export type UsageAggregateCreateWithoutApiKeyInput = {
   inputTokens?: bigint | number
   outputTokens?: bigint | number
   cachedInputTokens?: bigint | number
+  cacheWriteTokens?: bigint | number
+  reasoningTokens?: bigint | number
   images?: number
   costNano?: bigint | number
   updatedAt?: Date | string
@@ -569,6 +627,8 @@ export type UsageAggregateUncheckedCreateWithoutApiKeyInput = {
   inputTokens?: bigint | number
   outputTokens?: bigint | number
   cachedInputTokens?: bigint | number
+  cacheWriteTokens?: bigint | number
+  reasoningTokens?: bigint | number
   images?: number
   costNano?: bigint | number
   updatedAt?: Date | string
@@ -611,6 +671,8 @@ export type UsageAggregateScalarWhereInput = {
   inputTokens?: Prisma.BigIntFilter<"UsageAggregate"> | bigint | number
   outputTokens?: Prisma.BigIntFilter<"UsageAggregate"> | bigint | number
   cachedInputTokens?: Prisma.BigIntFilter<"UsageAggregate"> | bigint | number
+  cacheWriteTokens?: Prisma.BigIntFilter<"UsageAggregate"> | bigint | number
+  reasoningTokens?: Prisma.BigIntFilter<"UsageAggregate"> | bigint | number
   images?: Prisma.IntFilter<"UsageAggregate"> | number
   costNano?: Prisma.BigIntFilter<"UsageAggregate"> | bigint | number
   updatedAt?: Prisma.DateTimeFilter<"UsageAggregate"> | Date | string
@@ -623,6 +685,8 @@ export type UsageAggregateCreateManyApiKeyInput = {
   inputTokens?: bigint | number
   outputTokens?: bigint | number
   cachedInputTokens?: bigint | number
+  cacheWriteTokens?: bigint | number
+  reasoningTokens?: bigint | number
   images?: number
   costNano?: bigint | number
   updatedAt?: Date | string
@@ -635,6 +699,8 @@ export type UsageAggregateUpdateWithoutApiKeyInput = {
   inputTokens?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   outputTokens?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   cachedInputTokens?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  cacheWriteTokens?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  reasoningTokens?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   images?: Prisma.IntFieldUpdateOperationsInput | number
   costNano?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -647,6 +713,8 @@ export type UsageAggregateUncheckedUpdateWithoutApiKeyInput = {
   inputTokens?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   outputTokens?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   cachedInputTokens?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  cacheWriteTokens?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  reasoningTokens?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   images?: Prisma.IntFieldUpdateOperationsInput | number
   costNano?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -659,6 +727,8 @@ export type UsageAggregateUncheckedUpdateManyWithoutApiKeyInput = {
   inputTokens?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   outputTokens?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   cachedInputTokens?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  cacheWriteTokens?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  reasoningTokens?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   images?: Prisma.IntFieldUpdateOperationsInput | number
   costNano?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -674,6 +744,8 @@ export type UsageAggregateSelect<ExtArgs extends runtime.Types.Extensions.Intern
   inputTokens?: boolean
   outputTokens?: boolean
   cachedInputTokens?: boolean
+  cacheWriteTokens?: boolean
+  reasoningTokens?: boolean
   images?: boolean
   costNano?: boolean
   updatedAt?: boolean
@@ -688,6 +760,8 @@ export type UsageAggregateSelectCreateManyAndReturn<ExtArgs extends runtime.Type
   inputTokens?: boolean
   outputTokens?: boolean
   cachedInputTokens?: boolean
+  cacheWriteTokens?: boolean
+  reasoningTokens?: boolean
   images?: boolean
   costNano?: boolean
   updatedAt?: boolean
@@ -702,6 +776,8 @@ export type UsageAggregateSelectUpdateManyAndReturn<ExtArgs extends runtime.Type
   inputTokens?: boolean
   outputTokens?: boolean
   cachedInputTokens?: boolean
+  cacheWriteTokens?: boolean
+  reasoningTokens?: boolean
   images?: boolean
   costNano?: boolean
   updatedAt?: boolean
@@ -716,12 +792,14 @@ export type UsageAggregateSelectScalar = {
   inputTokens?: boolean
   outputTokens?: boolean
   cachedInputTokens?: boolean
+  cacheWriteTokens?: boolean
+  reasoningTokens?: boolean
   images?: boolean
   costNano?: boolean
   updatedAt?: boolean
 }
 
-export type UsageAggregateOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"apiKeyId" | "model" | "day" | "requests" | "inputTokens" | "outputTokens" | "cachedInputTokens" | "images" | "costNano" | "updatedAt", ExtArgs["result"]["usageAggregate"]>
+export type UsageAggregateOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"apiKeyId" | "model" | "day" | "requests" | "inputTokens" | "outputTokens" | "cachedInputTokens" | "cacheWriteTokens" | "reasoningTokens" | "images" | "costNano" | "updatedAt", ExtArgs["result"]["usageAggregate"]>
 export type UsageAggregateInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   apiKey?: boolean | Prisma.ApiKeyDefaultArgs<ExtArgs>
 }
@@ -751,6 +829,8 @@ export type $UsageAggregatePayload<ExtArgs extends runtime.Types.Extensions.Inte
     inputTokens: bigint
     outputTokens: bigint
     cachedInputTokens: bigint
+    cacheWriteTokens: bigint
+    reasoningTokens: bigint
     images: number
     /**
      * nano-USD
@@ -1188,6 +1268,8 @@ export interface UsageAggregateFieldRefs {
   readonly inputTokens: Prisma.FieldRef<"UsageAggregate", 'BigInt'>
   readonly outputTokens: Prisma.FieldRef<"UsageAggregate", 'BigInt'>
   readonly cachedInputTokens: Prisma.FieldRef<"UsageAggregate", 'BigInt'>
+  readonly cacheWriteTokens: Prisma.FieldRef<"UsageAggregate", 'BigInt'>
+  readonly reasoningTokens: Prisma.FieldRef<"UsageAggregate", 'BigInt'>
   readonly images: Prisma.FieldRef<"UsageAggregate", 'Int'>
   readonly costNano: Prisma.FieldRef<"UsageAggregate", 'BigInt'>
   readonly updatedAt: Prisma.FieldRef<"UsageAggregate", 'DateTime'>

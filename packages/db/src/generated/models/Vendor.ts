@@ -178,6 +178,7 @@ export type VendorWhereInput = {
   serverOptions?: Prisma.VendorServerOptionListRelationFilter
   apiKeys?: Prisma.ApiKeyListRelationFilter
   idempotencyRecords?: Prisma.IdempotencyRecordListRelationFilter
+  auditEntries?: Prisma.AuditEntryListRelationFilter
 }
 
 export type VendorOrderByWithRelationInput = {
@@ -189,6 +190,7 @@ export type VendorOrderByWithRelationInput = {
   serverOptions?: Prisma.VendorServerOptionOrderByRelationAggregateInput
   apiKeys?: Prisma.ApiKeyOrderByRelationAggregateInput
   idempotencyRecords?: Prisma.IdempotencyRecordOrderByRelationAggregateInput
+  auditEntries?: Prisma.AuditEntryOrderByRelationAggregateInput
 }
 
 export type VendorWhereUniqueInput = Prisma.AtLeast<{
@@ -203,6 +205,7 @@ export type VendorWhereUniqueInput = Prisma.AtLeast<{
   serverOptions?: Prisma.VendorServerOptionListRelationFilter
   apiKeys?: Prisma.ApiKeyListRelationFilter
   idempotencyRecords?: Prisma.IdempotencyRecordListRelationFilter
+  auditEntries?: Prisma.AuditEntryListRelationFilter
 }, "id" | "name">
 
 export type VendorOrderByWithAggregationInput = {
@@ -234,6 +237,7 @@ export type VendorCreateInput = {
   serverOptions?: Prisma.VendorServerOptionCreateNestedManyWithoutVendorInput
   apiKeys?: Prisma.ApiKeyCreateNestedManyWithoutVendorInput
   idempotencyRecords?: Prisma.IdempotencyRecordCreateNestedManyWithoutVendorInput
+  auditEntries?: Prisma.AuditEntryCreateNestedManyWithoutVendorInput
 }
 
 export type VendorUncheckedCreateInput = {
@@ -245,6 +249,7 @@ export type VendorUncheckedCreateInput = {
   serverOptions?: Prisma.VendorServerOptionUncheckedCreateNestedManyWithoutVendorInput
   apiKeys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutVendorInput
   idempotencyRecords?: Prisma.IdempotencyRecordUncheckedCreateNestedManyWithoutVendorInput
+  auditEntries?: Prisma.AuditEntryUncheckedCreateNestedManyWithoutVendorInput
 }
 
 export type VendorUpdateInput = {
@@ -256,6 +261,7 @@ export type VendorUpdateInput = {
   serverOptions?: Prisma.VendorServerOptionUpdateManyWithoutVendorNestedInput
   apiKeys?: Prisma.ApiKeyUpdateManyWithoutVendorNestedInput
   idempotencyRecords?: Prisma.IdempotencyRecordUpdateManyWithoutVendorNestedInput
+  auditEntries?: Prisma.AuditEntryUpdateManyWithoutVendorNestedInput
 }
 
 export type VendorUncheckedUpdateInput = {
@@ -267,6 +273,7 @@ export type VendorUncheckedUpdateInput = {
   serverOptions?: Prisma.VendorServerOptionUncheckedUpdateManyWithoutVendorNestedInput
   apiKeys?: Prisma.ApiKeyUncheckedUpdateManyWithoutVendorNestedInput
   idempotencyRecords?: Prisma.IdempotencyRecordUncheckedUpdateManyWithoutVendorNestedInput
+  auditEntries?: Prisma.AuditEntryUncheckedUpdateManyWithoutVendorNestedInput
 }
 
 export type VendorCreateManyInput = {
@@ -380,6 +387,20 @@ export type VendorUpdateOneRequiredWithoutIdempotencyRecordsNestedInput = {
   update?: Prisma.XOR<Prisma.XOR<Prisma.VendorUpdateToOneWithWhereWithoutIdempotencyRecordsInput, Prisma.VendorUpdateWithoutIdempotencyRecordsInput>, Prisma.VendorUncheckedUpdateWithoutIdempotencyRecordsInput>
 }
 
+export type VendorCreateNestedOneWithoutAuditEntriesInput = {
+  create?: Prisma.XOR<Prisma.VendorCreateWithoutAuditEntriesInput, Prisma.VendorUncheckedCreateWithoutAuditEntriesInput>
+  connectOrCreate?: Prisma.VendorCreateOrConnectWithoutAuditEntriesInput
+  connect?: Prisma.VendorWhereUniqueInput
+}
+
+export type VendorUpdateOneRequiredWithoutAuditEntriesNestedInput = {
+  create?: Prisma.XOR<Prisma.VendorCreateWithoutAuditEntriesInput, Prisma.VendorUncheckedCreateWithoutAuditEntriesInput>
+  connectOrCreate?: Prisma.VendorCreateOrConnectWithoutAuditEntriesInput
+  upsert?: Prisma.VendorUpsertWithoutAuditEntriesInput
+  connect?: Prisma.VendorWhereUniqueInput
+  update?: Prisma.XOR<Prisma.XOR<Prisma.VendorUpdateToOneWithWhereWithoutAuditEntriesInput, Prisma.VendorUpdateWithoutAuditEntriesInput>, Prisma.VendorUncheckedUpdateWithoutAuditEntriesInput>
+}
+
 export type VendorCreateWithoutTokensInput = {
   id: string
   name: string
@@ -388,6 +409,7 @@ export type VendorCreateWithoutTokensInput = {
   serverOptions?: Prisma.VendorServerOptionCreateNestedManyWithoutVendorInput
   apiKeys?: Prisma.ApiKeyCreateNestedManyWithoutVendorInput
   idempotencyRecords?: Prisma.IdempotencyRecordCreateNestedManyWithoutVendorInput
+  auditEntries?: Prisma.AuditEntryCreateNestedManyWithoutVendorInput
 }
 
 export type VendorUncheckedCreateWithoutTokensInput = {
@@ -398,6 +420,7 @@ export type VendorUncheckedCreateWithoutTokensInput = {
   serverOptions?: Prisma.VendorServerOptionUncheckedCreateNestedManyWithoutVendorInput
   apiKeys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutVendorInput
   idempotencyRecords?: Prisma.IdempotencyRecordUncheckedCreateNestedManyWithoutVendorInput
+  auditEntries?: Prisma.AuditEntryUncheckedCreateNestedManyWithoutVendorInput
 }
 
 export type VendorCreateOrConnectWithoutTokensInput = {
@@ -424,6 +447,7 @@ export type VendorUpdateWithoutTokensInput = {
   serverOptions?: Prisma.VendorServerOptionUpdateManyWithoutVendorNestedInput
   apiKeys?: Prisma.ApiKeyUpdateManyWithoutVendorNestedInput
   idempotencyRecords?: Prisma.IdempotencyRecordUpdateManyWithoutVendorNestedInput
+  auditEntries?: Prisma.AuditEntryUpdateManyWithoutVendorNestedInput
 }
 
 export type VendorUncheckedUpdateWithoutTokensInput = {
@@ -434,6 +458,7 @@ export type VendorUncheckedUpdateWithoutTokensInput = {
   serverOptions?: Prisma.VendorServerOptionUncheckedUpdateManyWithoutVendorNestedInput
   apiKeys?: Prisma.ApiKeyUncheckedUpdateManyWithoutVendorNestedInput
   idempotencyRecords?: Prisma.IdempotencyRecordUncheckedUpdateManyWithoutVendorNestedInput
+  auditEntries?: Prisma.AuditEntryUncheckedUpdateManyWithoutVendorNestedInput
 }
 
 export type VendorCreateWithoutServerOptionsInput = {
@@ -444,6 +469,7 @@ export type VendorCreateWithoutServerOptionsInput = {
   tokens?: Prisma.VendorTokenCreateNestedManyWithoutVendorInput
   apiKeys?: Prisma.ApiKeyCreateNestedManyWithoutVendorInput
   idempotencyRecords?: Prisma.IdempotencyRecordCreateNestedManyWithoutVendorInput
+  auditEntries?: Prisma.AuditEntryCreateNestedManyWithoutVendorInput
 }
 
 export type VendorUncheckedCreateWithoutServerOptionsInput = {
@@ -454,6 +480,7 @@ export type VendorUncheckedCreateWithoutServerOptionsInput = {
   tokens?: Prisma.VendorTokenUncheckedCreateNestedManyWithoutVendorInput
   apiKeys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutVendorInput
   idempotencyRecords?: Prisma.IdempotencyRecordUncheckedCreateNestedManyWithoutVendorInput
+  auditEntries?: Prisma.AuditEntryUncheckedCreateNestedManyWithoutVendorInput
 }
 
 export type VendorCreateOrConnectWithoutServerOptionsInput = {
@@ -480,6 +507,7 @@ export type VendorUpdateWithoutServerOptionsInput = {
   tokens?: Prisma.VendorTokenUpdateManyWithoutVendorNestedInput
   apiKeys?: Prisma.ApiKeyUpdateManyWithoutVendorNestedInput
   idempotencyRecords?: Prisma.IdempotencyRecordUpdateManyWithoutVendorNestedInput
+  auditEntries?: Prisma.AuditEntryUpdateManyWithoutVendorNestedInput
 }
 
 export type VendorUncheckedUpdateWithoutServerOptionsInput = {
@@ -490,6 +518,7 @@ export type VendorUncheckedUpdateWithoutServerOptionsInput = {
   tokens?: Prisma.VendorTokenUncheckedUpdateManyWithoutVendorNestedInput
   apiKeys?: Prisma.ApiKeyUncheckedUpdateManyWithoutVendorNestedInput
   idempotencyRecords?: Prisma.IdempotencyRecordUncheckedUpdateManyWithoutVendorNestedInput
+  auditEntries?: Prisma.AuditEntryUncheckedUpdateManyWithoutVendorNestedInput
 }
 
 export type VendorCreateWithoutApiKeysInput = {
@@ -500,6 +529,7 @@ export type VendorCreateWithoutApiKeysInput = {
   tokens?: Prisma.VendorTokenCreateNestedManyWithoutVendorInput
   serverOptions?: Prisma.VendorServerOptionCreateNestedManyWithoutVendorInput
   idempotencyRecords?: Prisma.IdempotencyRecordCreateNestedManyWithoutVendorInput
+  auditEntries?: Prisma.AuditEntryCreateNestedManyWithoutVendorInput
 }
 
 export type VendorUncheckedCreateWithoutApiKeysInput = {
@@ -510,6 +540,7 @@ export type VendorUncheckedCreateWithoutApiKeysInput = {
   tokens?: Prisma.VendorTokenUncheckedCreateNestedManyWithoutVendorInput
   serverOptions?: Prisma.VendorServerOptionUncheckedCreateNestedManyWithoutVendorInput
   idempotencyRecords?: Prisma.IdempotencyRecordUncheckedCreateNestedManyWithoutVendorInput
+  auditEntries?: Prisma.AuditEntryUncheckedCreateNestedManyWithoutVendorInput
 }
 
 export type VendorCreateOrConnectWithoutApiKeysInput = {
@@ -536,6 +567,7 @@ export type VendorUpdateWithoutApiKeysInput = {
   tokens?: Prisma.VendorTokenUpdateManyWithoutVendorNestedInput
   serverOptions?: Prisma.VendorServerOptionUpdateManyWithoutVendorNestedInput
   idempotencyRecords?: Prisma.IdempotencyRecordUpdateManyWithoutVendorNestedInput
+  auditEntries?: Prisma.AuditEntryUpdateManyWithoutVendorNestedInput
 }
 
 export type VendorUncheckedUpdateWithoutApiKeysInput = {
@@ -546,6 +578,7 @@ export type VendorUncheckedUpdateWithoutApiKeysInput = {
   tokens?: Prisma.VendorTokenUncheckedUpdateManyWithoutVendorNestedInput
   serverOptions?: Prisma.VendorServerOptionUncheckedUpdateManyWithoutVendorNestedInput
   idempotencyRecords?: Prisma.IdempotencyRecordUncheckedUpdateManyWithoutVendorNestedInput
+  auditEntries?: Prisma.AuditEntryUncheckedUpdateManyWithoutVendorNestedInput
 }
 
 export type VendorCreateWithoutIdempotencyRecordsInput = {
@@ -556,6 +589,7 @@ export type VendorCreateWithoutIdempotencyRecordsInput = {
   tokens?: Prisma.VendorTokenCreateNestedManyWithoutVendorInput
   serverOptions?: Prisma.VendorServerOptionCreateNestedManyWithoutVendorInput
   apiKeys?: Prisma.ApiKeyCreateNestedManyWithoutVendorInput
+  auditEntries?: Prisma.AuditEntryCreateNestedManyWithoutVendorInput
 }
 
 export type VendorUncheckedCreateWithoutIdempotencyRecordsInput = {
@@ -566,6 +600,7 @@ export type VendorUncheckedCreateWithoutIdempotencyRecordsInput = {
   tokens?: Prisma.VendorTokenUncheckedCreateNestedManyWithoutVendorInput
   serverOptions?: Prisma.VendorServerOptionUncheckedCreateNestedManyWithoutVendorInput
   apiKeys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutVendorInput
+  auditEntries?: Prisma.AuditEntryUncheckedCreateNestedManyWithoutVendorInput
 }
 
 export type VendorCreateOrConnectWithoutIdempotencyRecordsInput = {
@@ -592,6 +627,7 @@ export type VendorUpdateWithoutIdempotencyRecordsInput = {
   tokens?: Prisma.VendorTokenUpdateManyWithoutVendorNestedInput
   serverOptions?: Prisma.VendorServerOptionUpdateManyWithoutVendorNestedInput
   apiKeys?: Prisma.ApiKeyUpdateManyWithoutVendorNestedInput
+  auditEntries?: Prisma.AuditEntryUpdateManyWithoutVendorNestedInput
 }
 
 export type VendorUncheckedUpdateWithoutIdempotencyRecordsInput = {
@@ -602,6 +638,67 @@ export type VendorUncheckedUpdateWithoutIdempotencyRecordsInput = {
   tokens?: Prisma.VendorTokenUncheckedUpdateManyWithoutVendorNestedInput
   serverOptions?: Prisma.VendorServerOptionUncheckedUpdateManyWithoutVendorNestedInput
   apiKeys?: Prisma.ApiKeyUncheckedUpdateManyWithoutVendorNestedInput
+  auditEntries?: Prisma.AuditEntryUncheckedUpdateManyWithoutVendorNestedInput
+}
+
+export type VendorCreateWithoutAuditEntriesInput = {
+  id: string
+  name: string
+  createdAt?: Date | string
+  updatedAt?: Date | string
+  tokens?: Prisma.VendorTokenCreateNestedManyWithoutVendorInput
+  serverOptions?: Prisma.VendorServerOptionCreateNestedManyWithoutVendorInput
+  apiKeys?: Prisma.ApiKeyCreateNestedManyWithoutVendorInput
+  idempotencyRecords?: Prisma.IdempotencyRecordCreateNestedManyWithoutVendorInput
+}
+
+export type VendorUncheckedCreateWithoutAuditEntriesInput = {
+  id: string
+  name: string
+  createdAt?: Date | string
+  updatedAt?: Date | string
+  tokens?: Prisma.VendorTokenUncheckedCreateNestedManyWithoutVendorInput
+  serverOptions?: Prisma.VendorServerOptionUncheckedCreateNestedManyWithoutVendorInput
+  apiKeys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutVendorInput
+  idempotencyRecords?: Prisma.IdempotencyRecordUncheckedCreateNestedManyWithoutVendorInput
+}
+
+export type VendorCreateOrConnectWithoutAuditEntriesInput = {
+  where: Prisma.VendorWhereUniqueInput
+  create: Prisma.XOR<Prisma.VendorCreateWithoutAuditEntriesInput, Prisma.VendorUncheckedCreateWithoutAuditEntriesInput>
+}
+
+export type VendorUpsertWithoutAuditEntriesInput = {
+  update: Prisma.XOR<Prisma.VendorUpdateWithoutAuditEntriesInput, Prisma.VendorUncheckedUpdateWithoutAuditEntriesInput>
+  create: Prisma.XOR<Prisma.VendorCreateWithoutAuditEntriesInput, Prisma.VendorUncheckedCreateWithoutAuditEntriesInput>
+  where?: Prisma.VendorWhereInput
+}
+
+export type VendorUpdateToOneWithWhereWithoutAuditEntriesInput = {
+  where?: Prisma.VendorWhereInput
+  data: Prisma.XOR<Prisma.VendorUpdateWithoutAuditEntriesInput, Prisma.VendorUncheckedUpdateWithoutAuditEntriesInput>
+}
+
+export type VendorUpdateWithoutAuditEntriesInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  tokens?: Prisma.VendorTokenUpdateManyWithoutVendorNestedInput
+  serverOptions?: Prisma.VendorServerOptionUpdateManyWithoutVendorNestedInput
+  apiKeys?: Prisma.ApiKeyUpdateManyWithoutVendorNestedInput
+  idempotencyRecords?: Prisma.IdempotencyRecordUpdateManyWithoutVendorNestedInput
+}
+
+export type VendorUncheckedUpdateWithoutAuditEntriesInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  tokens?: Prisma.VendorTokenUncheckedUpdateManyWithoutVendorNestedInput
+  serverOptions?: Prisma.VendorServerOptionUncheckedUpdateManyWithoutVendorNestedInput
+  apiKeys?: Prisma.ApiKeyUncheckedUpdateManyWithoutVendorNestedInput
+  idempotencyRecords?: Prisma.IdempotencyRecordUncheckedUpdateManyWithoutVendorNestedInput
 }
 
 
@@ -614,6 +711,7 @@ export type VendorCountOutputType = {
   serverOptions: number
   apiKeys: number
   idempotencyRecords: number
+  auditEntries: number
 }
 
 export type VendorCountOutputTypeSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
@@ -621,6 +719,7 @@ export type VendorCountOutputTypeSelect<ExtArgs extends runtime.Types.Extensions
   serverOptions?: boolean | VendorCountOutputTypeCountServerOptionsArgs
   apiKeys?: boolean | VendorCountOutputTypeCountApiKeysArgs
   idempotencyRecords?: boolean | VendorCountOutputTypeCountIdempotencyRecordsArgs
+  auditEntries?: boolean | VendorCountOutputTypeCountAuditEntriesArgs
 }
 
 /**
@@ -661,6 +760,13 @@ export type VendorCountOutputTypeCountIdempotencyRecordsArgs<ExtArgs extends run
   where?: Prisma.IdempotencyRecordWhereInput
 }
 
+/**
+ * VendorCountOutputType without action
+ */
+export type VendorCountOutputTypeCountAuditEntriesArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  where?: Prisma.AuditEntryWhereInput
+}
+
 
 export type VendorSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetSelect<{
   id?: boolean
@@ -671,6 +777,7 @@ export type VendorSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs =
   serverOptions?: boolean | Prisma.Vendor$serverOptionsArgs<ExtArgs>
   apiKeys?: boolean | Prisma.Vendor$apiKeysArgs<ExtArgs>
   idempotencyRecords?: boolean | Prisma.Vendor$idempotencyRecordsArgs<ExtArgs>
+  auditEntries?: boolean | Prisma.Vendor$auditEntriesArgs<ExtArgs>
   _count?: boolean | Prisma.VendorCountOutputTypeDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["vendor"]>
 
@@ -701,6 +808,7 @@ export type VendorInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs 
   serverOptions?: boolean | Prisma.Vendor$serverOptionsArgs<ExtArgs>
   apiKeys?: boolean | Prisma.Vendor$apiKeysArgs<ExtArgs>
   idempotencyRecords?: boolean | Prisma.Vendor$idempotencyRecordsArgs<ExtArgs>
+  auditEntries?: boolean | Prisma.Vendor$auditEntriesArgs<ExtArgs>
   _count?: boolean | Prisma.VendorCountOutputTypeDefaultArgs<ExtArgs>
 }
 export type VendorIncludeCreateManyAndReturn<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {}
@@ -713,6 +821,7 @@ export type $VendorPayload<ExtArgs extends runtime.Types.Extensions.InternalArgs
     serverOptions: Prisma.$VendorServerOptionPayload<ExtArgs>[]
     apiKeys: Prisma.$ApiKeyPayload<ExtArgs>[]
     idempotencyRecords: Prisma.$IdempotencyRecordPayload<ExtArgs>[]
+    auditEntries: Prisma.$AuditEntryPayload<ExtArgs>[]
   }
   scalars: runtime.Types.Extensions.GetPayloadResult<{
     id: string
@@ -1117,6 +1226,7 @@ export interface Prisma__VendorClient<T, Null = never, ExtArgs extends runtime.T
   serverOptions<T extends Prisma.Vendor$serverOptionsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Vendor$serverOptionsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$VendorServerOptionPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   apiKeys<T extends Prisma.Vendor$apiKeysArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Vendor$apiKeysArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$ApiKeyPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   idempotencyRecords<T extends Prisma.Vendor$idempotencyRecordsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Vendor$idempotencyRecordsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$IdempotencyRecordPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
+  auditEntries<T extends Prisma.Vendor$auditEntriesArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Vendor$auditEntriesArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$AuditEntryPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   /**
    * Attaches callbacks for the resolution and/or rejection of the Promise.
    * @param onfulfilled The callback to execute when the Promise is resolved.
@@ -1636,6 +1746,30 @@ export type Vendor$idempotencyRecordsArgs<ExtArgs extends runtime.Types.Extensio
   take?: number
   skip?: number
   distinct?: Prisma.IdempotencyRecordScalarFieldEnum | Prisma.IdempotencyRecordScalarFieldEnum[]
+}
+
+/**
+ * Vendor.auditEntries
+ */
+export type Vendor$auditEntriesArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  /**
+   * Select specific fields to fetch from the AuditEntry
+   */
+  select?: Prisma.AuditEntrySelect<ExtArgs> | null
+  /**
+   * Omit specific fields from the AuditEntry
+   */
+  omit?: Prisma.AuditEntryOmit<ExtArgs> | null
+  /**
+   * Choose, which related nodes to fetch as well
+   */
+  include?: Prisma.AuditEntryInclude<ExtArgs> | null
+  where?: Prisma.AuditEntryWhereInput
+  orderBy?: Prisma.AuditEntryOrderByWithRelationInput | Prisma.AuditEntryOrderByWithRelationInput[]
+  cursor?: Prisma.AuditEntryWhereUniqueInput
+  take?: number
+  skip?: number
+  distinct?: Prisma.AuditEntryScalarFieldEnum | Prisma.AuditEntryScalarFieldEnum[]
 }
 
 /**
