@@ -10,6 +10,8 @@ export SIMULATOR_API_KEY="${SIMULATOR_API_KEY:-sim-demo-secret}"
 export GATEWAY_CONFIG_FILE="${GATEWAY_CONFIG_FILE:-$ROOT/infra/demo/gateway.yaml}"
 PROXY_PORT="${PROXY_PORT:-8080}" CONTROL_PLANE_PORT="${CONTROL_PLANE_PORT:-8081}"
 WORKER_PORT="${WORKER_PORT:-8082}" SIMULATOR_PORT="${SIMULATOR_PORT:-4010}"
+# The control plane listens on loopback only and is not advertised: the proxy relays /api and
+# /console to it, so clients and vendors use one address.
 export CONTROL_PLANE_URL="http://127.0.0.1:$CONTROL_PLANE_PORT"
 LOGS="$ROOT/.data/logs"; mkdir -p "$LOGS"
 
@@ -61,8 +63,8 @@ BASE="http://127.0.0.1:$PROXY_PORT"
 cat <<INFO
 
   LLM gateway is running (logs in .data/logs/, Ctrl-C stops everything)
-    proxy          $BASE/v1          (openai baseURL: $BASE/v1, anthropic baseURL: $BASE)
-    control plane  $CONTROL_PLANE_URL/api
+    base URL       $BASE          (/v1 for keys, /api for the vendor token)
+                   openai baseURL: $BASE/v1, anthropic baseURL: $BASE
     demo key       $KEY
     vendor token   $VENDOR_TOKEN
 
@@ -72,7 +74,9 @@ cat <<INFO
       -d '{"model":"gpt-4o-mini","messages":[{"role":"user","content":"Hello"}]}'
     curl $BASE/v1/messages -H "x-api-key: $KEY" -H "anthropic-version: 2023-06-01" -H "Content-Type: application/json" \\
       -d '{"model":"claude-sonnet-4-5","max_tokens":64,"messages":[{"role":"user","content":"Hello"}]}'
-    curl $CONTROL_PLANE_URL/api/server-options -H "Authorization: Bearer $VENDOR_TOKEN"
+    curl $BASE/api/server-options -H "Authorization: Bearer $VENDOR_TOKEN"
+    curl $BASE/api/keys -H "Authorization: Bearer $VENDOR_TOKEN" -H "Content-Type: application/json" \\
+      -d '{"server_option":"standard","name":"my first key"}'
 
 INFO
 wait "${PIDS[@]}"

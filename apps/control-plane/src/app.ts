@@ -11,6 +11,9 @@ export function createControlPlaneApp(services: ControlPlaneServices, state: { s
   const app = express();
   app.disable("x-powered-by");
   app.set("etag", false);
+  // The proxy relays /api and /console with the client's address in x-forwarded-for (rate of auth
+  // failures) and its own x-request-id; both are believed only from these peers.
+  app.set("trust proxy", services.config.TRUST_PROXY);
   app.use(requestContext);
   const registry = createRegistry("control-plane");
   app.use(httpMetrics(registry));

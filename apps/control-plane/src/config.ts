@@ -1,5 +1,10 @@
+import { isIP } from "node:net";
 import { envVars, parseEnv, redisEnvShape } from "@gateway/config";
 import { z } from "zod";
+
+/** Express `trust proxy` names; anything else must be an IP address or a CIDR range. */
+const TRUST_NAMES = new Set(["loopback", "linklocal", "uniquelocal"]);
+const trustEntry = (entry: string) => TRUST_NAMES.has(entry) || isIP(entry.replace(/\/\d{1,3}$/, "")) !== 0;
 
 /** The control plane's whole configuration, read once at boot. */
 export function loadControlPlaneConfig(env: Record<string, string | undefined> = process.env) {
@@ -23,6 +28,16 @@ export function loadControlPlaneConfig(env: Record<string, string | undefined> =
     /** Largest accepted request body on the vendor API. */
     BODY_LIMIT_BYTES: envVars.positiveInt(1024 * 1024),
     SHUTDOWN_DEADLINE_MS: envVars.positiveInt(10_000),
+    /**
+     * Peers whose `x-forwarded-for` and `x-request-id` are believed (Express `trust proxy`): the
+     * proxies relaying /api. Comma-separated names (loopback, linklocal, uniquelocal), addresses or
+     * CIDR ranges; `false` trusts none. Anyone else is known by its socket address.
+     */
+    TRUST_PROXY: z
+      .string()
+      .default("loopback, linklocal, uniquelocal")
+      .transform((text) => (text.trim() === "false" ? [] : text.split(",").map((entry) => entry.trim()).filter(Boolean)))
+      .refine((entries) => entries.every(trustEntry), "give loopback, linklocal, uniquelocal, IP addresses or CIDR ranges, comma-separated, or false"),
   }, env);
 }
 

@@ -1,6 +1,6 @@
 import { createDb, type Db } from "@gateway/db";
 import { createLogger, type Logger } from "@gateway/logger";
-import { connectRedisFromConfig, RecordStore, type RedisClient } from "@gateway/redis-store";
+import { connectRedisFromConfig, LimitStore, RecordStore, type RedisClient } from "@gateway/redis-store";
 import type { ControlPlaneConfig } from "./config.ts";
 
 /** Every client the control plane uses, built once and passed around as one object. */
@@ -10,6 +10,8 @@ export interface ControlPlaneServices {
   db: Db;
   redis: RedisClient;
   records: RecordStore;
+  /** The limit counters (quota and budget spend) the proxies keep; set from the ledger here. */
+  limits: LimitStore;
   close(): Promise<void>;
 }
 
@@ -25,6 +27,7 @@ export function createControlPlaneServices(config: ControlPlaneConfig, logger = 
     db,
     redis,
     records: new RecordStore(redis, config.REDIS_PREFIX),
+    limits: new LimitStore(redis, config.REDIS_PREFIX),
     async close() {
       await db.close();
       redis.disconnect();

@@ -11,6 +11,8 @@ import { messagesRoute } from "./routes/v1-messages.ts";
 import { responsesRoute } from "./routes/v1-responses.ts";
 import { imagesGenerationsRoute } from "./routes/v1-images-generations.ts";
 import { usageRoute } from "./routes/v1-usage.ts";
+import { apiRelayRoute } from "./routes/api-relay.ts";
+import { relayPattern, type RelayPattern } from "./routes/api-relay-request.ts";
 import type { RouteHandler } from "./routes/route-handler.ts";
 
 interface Route {
@@ -44,7 +46,8 @@ function decodedId(rest: string): string {
  * The proxy's HTTP surface, where every request enters, in one list. Plain node:http with a `Map`
  * lookup: the model endpoints are the hot path, and a framework's router, request/response
  * decoration and middleware chain cost more per request than the gateway's own work. Paths match
- * in any case and with a trailing slash; HEAD is answered like GET (without a body). Every request
+ * in any case and with a trailing slash; HEAD is answered like GET (without a body). `/api/*` and
+ * `/console/*` are the control plane's, relayed as they are (`/internal/*` is never). Every request
  * gets its id, is counted in the metrics, and fails with the one error envelope (401s from an
  * address that keeps failing are answered later and later).
  */
@@ -68,6 +71,12 @@ export function createProxyHandler(services: ProxyServices): RequestListener {
   post("/v1/responses", responsesRoute(services));
   post("/v1/images/generations", imagesGenerationsRoute(services));
   const modelById: Route = { pattern: `${MODEL_BY_ID}*id`, handler: getModelRoute(services), readsBody: false };
+  // The vendor API and console, any method, relayed to the control plane with the body streamed.
+  const apiRelay = apiRelayRoute(services);
+  const relays: Record<RelayPattern, Route> = {
+    "/api/*": { pattern: "/api/*", handler: apiRelay, readsBody: false },
+    "/console/*": { pattern: "/console/*", handler: apiRelay, readsBody: false },
+  };
 
   return (incoming, response) => {
     const request = beginRequest(incoming, response);
@@ -79,6 +88,10 @@ export function createProxyHandler(services: ProxyServices): RequestListener {
     if (!route && method === "GET" && lower.startsWith(MODEL_BY_ID) && path.length > MODEL_BY_ID.length) {
       route = modelById;
       param = decodedId(path.slice(MODEL_BY_ID.length));
+    }
+    if (!route) {
+      const relay = relayPattern(request.url);
+      if (relay) route = relays[relay];
     }
     metrics.track(request, response, route?.pattern ?? "unmatched");
     const fail = (error: unknown) => throttle.answer(error, request.socket.remoteAddress, () => respondWithError(logger, request, path, response, error));

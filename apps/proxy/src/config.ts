@@ -36,8 +36,10 @@ export function loadProxyConfig(env: Record<string, string | undefined> = proces
     /** OTLP/HTTP collector base URL (e.g. http://otel-collector:4318); unset = no span export. */
     OTEL_EXPORTER_OTLP_ENDPOINT: z.url().optional(),
     OTEL_SERVICE_NAME: z.string().min(1).default("llm-gateway-proxy"),
-    /** Control plane base URL, for /v1/usage. */
+    /** Control plane base URL (its origin): /v1/usage reads from it, /api/* and /console/* are relayed to it. */
     CONTROL_PLANE_URL: z.url().default("http://127.0.0.1:8081"),
+    /** Longest wait for the control plane's response head, and between two of its body chunks. */
+    CONTROL_PLANE_TIMEOUT_MS: envVars.positiveInt(30_000),
     /** Shared secret for the control plane's internal endpoints. */
     INTERNAL_TOKEN: z.string().min(16, "at least 16 characters").default("dev-internal-token-change-me"),
   }, env);

@@ -1,4 +1,5 @@
 import { Queue } from "bullmq";
+import { Pool } from "undici";
 import { BILLING_QUEUE } from "@gateway/contracts";
 import { createLogger, type Logger } from "@gateway/logger";
 import { connectRedisFromConfig, LimitStore, RecordStore, redisReady, type RedisClient } from "@gateway/redis-store";
@@ -25,6 +26,8 @@ export interface ProxyServices {
   routing: RoutingTable;
   breaker: CircuitBreaker;
   upstreams: UpstreamClient;
+  /** Keep-alive connections to the control plane: /v1/usage and the relayed /api and /console. */
+  controlPlane: Pool;
   queue: Queue;
   billing: BillingProducer;
   limiter: Limiter;
@@ -99,6 +102,8 @@ export async function createProxyServices(config: ProxyConfig, logger = createLo
     routing,
     breaker,
     upstreams: new UpstreamClient({ connections: config.UPSTREAM_CONNECTIONS }),
+    // Vendor traffic is light; a bound keeps a burst from opening sockets without end.
+    controlPlane: new Pool(new URL(config.CONTROL_PLANE_URL).origin, { connections: 64, keepAliveTimeout: 30_000, connect: { timeout: 5_000 } }),
     queue,
     billing,
     limiter,
@@ -111,6 +116,7 @@ export async function createProxyServices(config: ProxyConfig, logger = createLo
       await billing.close(config.SHUTDOWN_DEADLINE_MS);
       await exporter?.shutdown().catch(() => undefined);
       await services.upstreams.close();
+      await services.controlPlane.close();
       await queue.close();
       subscriber.disconnect();
       redis.disconnect();

@@ -25,6 +25,7 @@ describe("the error envelope", () => {
     ["insufficient_quota", 429, "insufficient_quota"],
     ["upstream_error", 502, "api_error"],
     ["dependency_unavailable", 503, "overloaded_error"],
+    ["control_plane_unavailable", 503, "overloaded_error"],
     ["upstream_timeout", 504, "api_error"],
   ] as const)("%s -> %i %s", (code, status, type) => {
     const error = new GatewayError(code, "x");

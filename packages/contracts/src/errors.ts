@@ -10,6 +10,8 @@ export type ErrorCode =
   | "request_too_large"
   | "invalid_api_key"
   | "invalid_vendor_token"
+  | "key_disabled"
+  | "budget_exceeded"
   | "model_not_allowed"
   | "missing_scope"
   | "server_option_not_allowed"
@@ -22,6 +24,7 @@ export type ErrorCode =
   | "internal_error"
   | "upstream_error"
   | "dependency_unavailable"
+  | "control_plane_unavailable"
   | "upstream_timeout"
   | "unsupported_feature"
   | "upstream_rejected";
@@ -48,6 +51,8 @@ const CATALOG: Record<ErrorCode, { status: number; type: ErrorType }> = {
   request_too_large: { status: 413, type: "request_too_large" },
   invalid_api_key: { status: 401, type: "authentication_error" },
   invalid_vendor_token: { status: 401, type: "authentication_error" },
+  /** A key its vendor paused (PATCH status "disabled"); it works again once active. */
+  key_disabled: { status: 401, type: "authentication_error" },
   model_not_allowed: { status: 403, type: "permission_error" },
   missing_scope: { status: 403, type: "permission_error" },
   server_option_not_allowed: { status: 403, type: "permission_error" },
@@ -57,9 +62,13 @@ const CATALOG: Record<ErrorCode, { status: number; type: ErrorType }> = {
   idempotency_conflict: { status: 409, type: "invalid_request_error" },
   rate_limit_exceeded: { status: 429, type: "rate_limit_error" },
   insufficient_quota: { status: 429, type: "insufficient_quota" },
+  /** The key's periodic budget is spent for the current day/week/month (contract section 9). */
+  budget_exceeded: { status: 429, type: "insufficient_quota" },
   internal_error: { status: 500, type: "api_error" },
   upstream_error: { status: 502, type: "api_error" },
   dependency_unavailable: { status: 503, type: "overloaded_error" },
+  /** The proxy could not reach the control plane behind /api and /console (it is down or slow). */
+  control_plane_unavailable: { status: 503, type: "overloaded_error" },
   upstream_timeout: { status: 504, type: "api_error" },
 };
 

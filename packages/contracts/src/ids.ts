@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from "node:crypto";
 
 /** Every prefixed id in the system comes from here (`req_`, `key_`, `vnd_`, `vtk_`, ...). */
-export type IdPrefix = "req" | "key" | "vnd" | "vtk" | "so" | "up" | "mdl" | "rt" | "msg" | "chatcmpl" | "resp";
+export type IdPrefix = "req" | "key" | "vnd" | "vtk" | "so" | "up" | "mdl" | "rt" | "msg" | "chatcmpl" | "resp" | "aud";
 
 export function newId(prefix: IdPrefix): string {
   // randomUUID draws from a cached entropy pool: the cheapest unique id Node offers.
@@ -20,4 +20,9 @@ export function randomBase62(bytes: number): string {
     }
   }
   return out;
+}
+
+/** What `newId(prefix)` can have made: the prefix, `_`, then up to 64 letters and digits. */
+export function isIdOf(prefix: IdPrefix, value: string): boolean {
+  return value.length <= prefix.length + 65 && value.startsWith(`${prefix}_`) && /^[A-Za-z0-9]+$/.test(value.slice(prefix.length + 1));
 }

@@ -4,3 +4,4 @@ export * from "./errors.ts";
 export * from "./money.ts";
 export * from "./billing-event.ts";
 export * from "./pricing.ts";
+export * from "./budget-period.ts";

@@ -3,7 +3,7 @@
 export const UPSTREAM_SHAPES = ["openai", "anthropic"] as const;
 export type UpstreamShape = (typeof UPSTREAM_SHAPES)[number];
 
-export const API_KEY_STATUSES = ["active", "revoked"] as const;
+export const API_KEY_STATUSES = ["active", "disabled", "revoked"] as const;
 export type ApiKeyStatus = (typeof API_KEY_STATUSES)[number];
 
 export const USAGE_STATUSES = ["ok", "error", "client_aborted"] as const;

@@ -14,10 +14,22 @@ export function respondWithError(logger: Logger, request: { requestId?: string }
   sendError(response, gatewayError, requestId);
 }
 
+/**
+ * Express's own client errors carry a 4xx `status` (a path parameter that is not valid
+ * percent-encoding is a URIError with status 400): they are the client's fault, never a 500.
+ */
+function fromFramework(error: unknown): unknown {
+  if (error instanceof GatewayError || typeof error !== "object" || error === null) return error;
+  const status = (error as { status?: unknown }).status;
+  if (typeof status !== "number" || status < 400 || status >= 500) return error;
+  const message = error instanceof URIError ? "The request path is not valid percent-encoding." : "The request could not be read.";
+  return new GatewayError("invalid_body", message, { param: error instanceof URIError ? "path" : null, cause: error });
+}
+
 /** The one Express error middleware: `respondWithError` for every route. */
 export function errorHandler(logger: Logger) {
   return (error: unknown, request: Request, response: Response, _next: NextFunction): void => {
-    respondWithError(logger, request, request.path, response, error);
+    respondWithError(logger, request, request.path, response, fromFramework(error));
   };
 }
 

@@ -54,9 +54,19 @@ export function readJsonBody(request: GatewayRequest, limitBytes: number, done: 
   });
 }
 
-/** `readJsonBody` as Express middleware. */
-export function jsonBody(limitBytes: number) {
+/**
+ * `readJsonBody` as Express middleware. With `optional`, a request without a body (no
+ * content-length or 0, and not chunked: `curl -X POST` for an action with only optional fields)
+ * reads as `{}` whatever its content type.
+ */
+export function jsonBody(limitBytes: number, options: { optional?: boolean } = {}) {
   return (request: Request, _response: Response, next: NextFunction): void => {
+    const length = request.headers["content-length"];
+    if (options.optional && (length === undefined || length === "0") && request.headers["transfer-encoding"] === undefined) {
+      request.body = {};
+      next();
+      return;
+    }
     readJsonBody(request as unknown as GatewayRequest, limitBytes, (error) => (error ? next(error) : next()));
   };
 }

@@ -25,10 +25,18 @@ declare global {
   }
 }
 
-/** Gives a request its id before anything else runs; every response carries it. */
-export function beginRequest(request: IncomingMessage, response: ServerResponse): GatewayRequest {
+/** `req_` and up to 64 letters, digits, `_` or `-`: what `newId("req")` makes, with room to spare. */
+const FORWARDED_REQUEST_ID = /^req_[A-Za-z0-9_-]{1,64}$/;
+
+/** The `x-request-id` header when it is a well-formed request id, else null (junk is never echoed). */
+export function forwardedRequestId(header: string | string[] | undefined): string | null {
+  return typeof header === "string" && FORWARDED_REQUEST_ID.test(header) ? header : null;
+}
+
+/** Gives a request its id (a new one unless given) before anything else runs; every response carries it. */
+export function beginRequest(request: IncomingMessage, response: ServerResponse, requestId = newId("req")): GatewayRequest {
   const gateway = request as GatewayRequest;
-  gateway.requestId = newId("req");
+  gateway.requestId = requestId;
   gateway.startedAt = Date.now();
   gateway.bodyBytes = 0;
   gateway.rawBody = null;
@@ -36,8 +44,15 @@ export function beginRequest(request: IncomingMessage, response: ServerResponse)
   return gateway;
 }
 
-/** `beginRequest` as the first Express middleware. */
+/**
+ * `beginRequest` as the first Express middleware. A request relayed by a trusted proxy (the app's
+ * `trust proxy` setting, which also decides whose `x-forwarded-for` counts) keeps the proxy's
+ * `x-request-id`, so the envelope's `request_id` is the id the client saw; anyone else gets a new one.
+ */
 export function requestContext(request: Request, response: Response, next: NextFunction): void {
-  beginRequest(request, response);
+  const trusted = request.app.get("trust proxy fn") as ((address: string, hop: number) => boolean) | undefined;
+  const fromProxy = trusted !== undefined && trusted(request.socket.remoteAddress ?? "", 0);
+  const forwarded = fromProxy ? forwardedRequestId(request.headers["x-request-id"]) : null;
+  beginRequest(request, response, forwarded ?? newId("req"));
   next();
 }

@@ -13,6 +13,6 @@ export function sendError(response: ServerResponse, error: GatewayError, request
     return;
   }
   if (error.retryAfter !== null) response.setHeader("retry-after", String(error.retryAfter));
-  if (error.status >= 500 || error.code === "insufficient_quota") response.setHeader("x-should-retry", "false");
+  if (error.status >= 500 || error.code === "insufficient_quota" || error.code === "budget_exceeded") response.setHeader("x-should-retry", "false");
   sendJson(response, error.status, toEnvelope(error, requestId));
 }

@@ -18,7 +18,9 @@ const MAX_ADDRESSES = 100_000;
 
 /**
  * A 401 from an address that keeps failing is answered later and later, so guessing keys or
- * vendor tokens gets slow. Counts per client address (the socket's: no proxy headers trusted).
+ * vendor tokens gets slow. Counts per client address: the socket's, or for Express routes
+ * `request.ip`, which reads `x-forwarded-for` only from a peer the app's `trust proxy` names (the
+ * proxy relaying /api), so a client cannot pick its own address.
  */
 export class AuthFailureThrottle {
   private readonly tallies = new Map<string, Tally>();
@@ -58,6 +60,6 @@ export class AuthFailureThrottle {
 export function slowDownAuthFailures(options: SlowDownOptions | AuthFailureThrottle) {
   const throttle = options instanceof AuthFailureThrottle ? options : new AuthFailureThrottle(options);
   return (error: unknown, request: Request, _response: Response, next: NextFunction): void => {
-    throttle.answer(error, request.socket.remoteAddress, () => next(error));
+    throttle.answer(error, request.ip ?? request.socket.remoteAddress, () => next(error));
   };
 }

@@ -13,7 +13,7 @@ import type { KeyRecord, StoreEvent } from "./records.ts";
 
 const REDIS_URL = "redis://ignored-with-nodes:6379";
 const prefix = `test-${randomUUID().slice(0, 8)}`;
-const record: KeyRecord = { id: "key_1", vendorId: "vnd_1", name: "k", prefix: "sk-abcd", serverOption: "standard", status: "active", expiresAt: null, quotaNano: "1000", rpm: null, tpm: null };
+const record: KeyRecord = { id: "key_1", vendorId: "vnd_1", name: "k", prefix: "sk-abcd", serverOption: "standard", status: "active", expiresAt: null, quotaNano: "1000", rpm: null, tpm: null, budget: null, secretExpiresAt: null, revision: 0 };
 
 let cluster: LocalRedisTopology;
 let redis: RedisClient;
@@ -80,14 +80,14 @@ describe("on a Redis Cluster", () => {
     expect((await mastersOf(keyIds.map((id) => limits.keys.quota(id)))).size).toBe(3);
     const now = Date.now();
     for (const keyId of keyIds) {
-      const admit = () => limits.admit({ keyId, rpm: 2, tpm: 1000, quotaNano: 500n, reservationNano: 100n, now });
+      const admit = () => limits.admit({ keyId, rpm: 2, tpm: 1000, quotaNano: 500n, budget: null, reservationNano: 100n, now });
       expect((await admit()).verdict).toBe("admitted");
       expect((await admit()).verdict).toBe("admitted");
       expect((await admit()).verdict).toBe("requests_limited");
-      await limits.settle({ keyId, tokens: 40, reservationNano: 100n, costNano: 70n, hasQuota: true, now });
+      await limits.settle({ keyId, tokens: 40, reservationNano: 100n, costNano: 70n, hasQuota: true, budget: null, now });
       expect(await limits.readQuota(keyId)).toEqual({ spent: 70n, reserved: 100n });
       await limits.setSpent(keyId, 500n);
-      expect((await limits.admit({ keyId, rpm: null, tpm: null, quotaNano: 500n, reservationNano: 1n, now })).verdict).toBe("quota_exhausted");
+      expect((await limits.admit({ keyId, rpm: null, tpm: null, quotaNano: 500n, budget: null, reservationNano: 1n, now })).verdict).toBe("quota_exhausted");
     }
   });
 

@@ -1,10 +1,26 @@
+import { budgetWindow, type BudgetPeriod } from "@gateway/contracts";
 import type { RedisClient } from "./connect.ts";
 import { ADMIT_SCRIPT, SETTLE_SCRIPT } from "./limit-scripts.ts";
 import { redisKeys, type RedisKeys } from "./redis-keys.ts";
 
 export const RATE_WINDOW_MS = 60_000;
 
-export type AdmitVerdict = "admitted" | "requests_limited" | "tokens_limited" | "quota_exhausted";
+export type AdmitVerdict = "admitted" | "requests_limited" | "tokens_limited" | "quota_exhausted" | "budget_exhausted";
+
+/** A budget counter outlives its period by a day, so a late settlement still finds it. */
+const BUDGET_COUNTER_GRACE_MS = 86_400_000;
+
+/** Where one period's budget spend is counted: the counter's period start and when it expires. */
+export interface BudgetCounter {
+  period: BudgetPeriod;
+  periodStart: number;
+  expiresAt: number;
+}
+
+export function budgetCounter(period: BudgetPeriod, now: number): BudgetCounter {
+  const { start, end } = budgetWindow(period, now);
+  return { period, periodStart: start, expiresAt: end + BUDGET_COUNTER_GRACE_MS };
+}
 
 export interface AdmitInput {
   keyId: string;
@@ -12,7 +28,9 @@ export interface AdmitInput {
   tpm: number | null;
   /** nano-USD; null = unlimited. */
   quotaNano: bigint | null;
-  /** nano-USD held until the request settles. */
+  /** Periodic budget beside the quota; null = none. */
+  budget: { limitNano: bigint; period: BudgetPeriod } | null;
+  /** nano-USD held (on the quota and the budget) until the request settles. */
   reservationNano: bigint;
   now?: number;
 }
@@ -23,9 +41,11 @@ export interface AdmitResult {
   tokensUsed: number;
   /** ms until the current rate window ends. */
   resetMs: number;
+  /** The budget counter the reservation was taken on (settle there), null without a budget. */
+  budget: BudgetCounter | null;
 }
 
-const VERDICTS: AdmitVerdict[] = ["admitted", "requests_limited", "tokens_limited", "quota_exhausted"];
+const VERDICTS: AdmitVerdict[] = ["admitted", "requests_limited", "tokens_limited", "quota_exhausted", "budget_exhausted"];
 
 type LimitCommands = {
   gatewayAdmit(...args: (string | number)[]): Promise<[number, number, number, number]>;
@@ -43,8 +63,8 @@ export class LimitStore {
 
   constructor(redis: RedisClient, prefix: string) {
     if (!("gatewayAdmit" in redis)) {
-      redis.defineCommand("gatewayAdmit", { numberOfKeys: 5, lua: ADMIT_SCRIPT });
-      redis.defineCommand("gatewaySettle", { numberOfKeys: 2, lua: SETTLE_SCRIPT });
+      redis.defineCommand("gatewayAdmit", { numberOfKeys: 6, lua: ADMIT_SCRIPT });
+      redis.defineCommand("gatewaySettle", { numberOfKeys: 3, lua: SETTLE_SCRIPT });
     }
     this.redis = redis as RedisClient & LimitCommands;
     this.keys = redisKeys(prefix);
@@ -54,33 +74,57 @@ export class LimitStore {
     const now = input.now ?? Date.now();
     const window = Math.floor(now / RATE_WINDOW_MS);
     const elapsed = now - window * RATE_WINDOW_MS;
+    const budget = input.budget && budgetCounter(input.budget.period, now);
+    const holds = input.quotaNano !== null || budget !== null;
     const [verdict, requestsUsed, tokensUsed] = await this.redis.gatewayAdmit(
       this.keys.requestWindow(input.keyId, window),
       this.keys.requestWindow(input.keyId, window - 1),
       this.keys.tokenWindow(input.keyId, window),
       this.keys.tokenWindow(input.keyId, window - 1),
       this.keys.quota(input.keyId),
+      this.keys.budget(input.keyId, budget?.period ?? "none", budget?.periodStart ?? 0),
       input.rpm ?? 0,
       input.tpm ?? 0,
       elapsed,
       RATE_WINDOW_MS,
       input.quotaNano === null ? -1 : input.quotaNano.toString(),
-      input.quotaNano === null ? "0" : input.reservationNano.toString(),
+      holds ? input.reservationNano.toString() : "0",
+      input.budget === null ? -1 : input.budget.limitNano.toString(),
+      budget?.expiresAt ?? 0,
     );
-    return { verdict: VERDICTS[verdict] ?? "admitted", requestsUsed, tokensUsed, resetMs: RATE_WINDOW_MS - elapsed };
+    return { verdict: VERDICTS[verdict] ?? "admitted", requestsUsed, tokensUsed, resetMs: RATE_WINDOW_MS - elapsed, budget };
   }
 
-  async settle(input: { keyId: string; tokens: number; reservationNano: bigint; costNano: bigint; hasQuota: boolean; now?: number }): Promise<void> {
+  async settle(input: { keyId: string; tokens: number; reservationNano: bigint; costNano: bigint; hasQuota: boolean; budget: BudgetCounter | null; now?: number }): Promise<void> {
     const window = Math.floor((input.now ?? Date.now()) / RATE_WINDOW_MS);
     await this.redis.gatewaySettle(
       this.keys.tokenWindow(input.keyId, window),
       this.keys.quota(input.keyId),
+      this.keys.budget(input.keyId, input.budget?.period ?? "none", input.budget?.periodStart ?? 0),
       input.tokens,
       RATE_WINDOW_MS,
       input.reservationNano.toString(),
       input.costNano.toString(),
       input.hasQuota ? "1" : "0",
+      input.budget ? "1" : "0",
+      input.budget?.expiresAt ?? 0,
     );
+  }
+
+  /**
+   * The ledger's spend in the budget's current period replaces its counter: after a rebuild
+   * (reservations in flight are forgotten), or when a key gains a budget
+   * (before proxies see it, so no request holds a reservation on it yet).
+   */
+  async setBudgetSpent(keyId: string, counter: BudgetCounter, spentNano: bigint): Promise<void> {
+    const key = this.keys.budget(keyId, counter.period, counter.periodStart);
+    await this.redis.hset(key, { spent: spentNano.toString(), reserved: "0" });
+    await this.redis.pexpireat(key, counter.expiresAt);
+  }
+
+  async readBudget(keyId: string, counter: BudgetCounter): Promise<{ spent: bigint; reserved: bigint }> {
+    const [spent, reserved] = await this.redis.hmget(this.keys.budget(keyId, counter.period, counter.periodStart), "spent", "reserved");
+    return { spent: BigInt(spent ?? "0"), reserved: BigInt(reserved ?? "0") };
   }
 
   /** The ledger's figure replaces the counter; reservations in flight are forgotten. */

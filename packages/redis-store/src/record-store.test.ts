@@ -23,7 +23,7 @@ afterAll(async () => {
   subscriber.disconnect();
 });
 
-const record: KeyRecord = { id: "key_1", vendorId: "vnd_1", name: "k", prefix: "sk-abcd", serverOption: "standard", status: "active", expiresAt: null, quotaNano: "100", rpm: null, tpm: 5 };
+const record: KeyRecord = { id: "key_1", vendorId: "vnd_1", name: "k", prefix: "sk-abcd", serverOption: "standard", status: "active", expiresAt: null, quotaNano: "100", rpm: null, tpm: 5, budget: null, secretExpiresAt: null, revision: 0 };
 
 describe("RecordStore", () => {
   it("writes, reads and publishes a key change after the write", async () => {
@@ -43,6 +43,17 @@ describe("RecordStore", () => {
   it("refuses to write a record that breaks the shared schema", async () => {
     await expect(store.writeKey("hash2", { ...record, quotaNano: "ten" })).rejects.toThrow();
     expect(await store.readKey("hash2")).toBeNull();
+  });
+
+  it("never lets an older revision replace a newer record; an equal one overwrites", async () => {
+    expect(await store.writeKey("hash3", { ...record, quotaNano: "300", revision: 3 })).toBe(true);
+    expect(await store.writeKey("hash3", { ...record, quotaNano: "200", revision: 2 })).toBe(false);
+    expect((await store.readKey("hash3"))?.quotaNano).toBe("300");
+    expect(await store.writeKey("hash3", { ...record, quotaNano: "301", revision: 3 })).toBe(true);
+    expect((await store.readKey("hash3"))?.quotaNano).toBe("301");
+    // A record written before revisions existed counts as revision 0.
+    await redis.set(`${prefix}:key:hash4`, JSON.stringify({ ...record, revision: undefined }));
+    expect(await store.writeKey("hash4", { ...record, quotaNano: "1", revision: 1 })).toBe(true);
   });
 
   it("round-trips the routing snapshot", async () => {

@@ -10,6 +10,24 @@ import {
 } from "./records.ts";
 
 /**
+ * Sets a key record unless the stored one has a higher revision, so two control planes writing
+ * changes of one key (concurrent top-ups, say) can never leave the older state in Redis. Equal
+ * revisions overwrite: a record written ahead of a transaction that then rolled back is replaced by
+ * the next real write. KEYS: the record. ARGV: the JSON, its revision. Returns 1 when written.
+ */
+const WRITE_KEY_SCRIPT = `
+local current = redis.call('GET', KEYS[1])
+if current then
+  local ok, decoded = pcall(cjson.decode, current)
+  if ok and type(decoded) == 'table' and (tonumber(decoded.revision) or 0) > tonumber(ARGV[2]) then return 0 end
+end
+redis.call('SET', KEYS[1], ARGV[1])
+return 1
+`;
+
+type RecordCommands = { gatewayWriteKey(key: string, json: string, revision: number): Promise<number> };
+
+/**
  * Reads and writes the shared Redis records. The control plane writes (and publishes the change);
  * proxies read. Writes publish only after the record is stored, so a proxy that reacts to the
  * event always reads the new value.
@@ -19,6 +37,7 @@ export class RecordStore {
   readonly redis: RedisClient;
 
   constructor(redis: RedisClient, prefix: string) {
+    if (!("gatewayWriteKey" in redis)) redis.defineCommand("gatewayWriteKey", { numberOfKeys: 1, lua: WRITE_KEY_SCRIPT });
     this.redis = redis;
     this.keys = redisKeys(prefix);
   }
@@ -28,9 +47,15 @@ export class RecordStore {
     return text === null ? null : keyRecordSchema.parse(JSON.parse(text));
   }
 
-  async writeKey(hash: string, record: KeyRecord): Promise<void> {
-    await this.redis.set(this.keys.apiKey(hash), JSON.stringify(keyRecordSchema.parse(record)));
+  /**
+   * Stores the record (unless Redis holds a newer revision of it) and tells every proxy. Returns
+   * false when a newer revision was already there.
+   */
+  async writeKey(hash: string, record: KeyRecord): Promise<boolean> {
+    const parsed = keyRecordSchema.parse(record);
+    const written = await (this.redis as RedisClient & RecordCommands).gatewayWriteKey(this.keys.apiKey(hash), JSON.stringify(parsed), parsed.revision);
     await this.publish({ type: "key_changed", hash });
+    return written === 1;
   }
 
   /**

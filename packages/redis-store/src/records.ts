@@ -1,3 +1,4 @@
+import { BUDGET_PERIODS } from "@gateway/contracts";
 import { z } from "zod";
 
 /**
@@ -10,13 +11,23 @@ export const keyRecordSchema = z.object({
   name: z.string(),
   prefix: z.string(),
   serverOption: z.string(),
-  status: z.enum(["active", "revoked"]),
+  /** Revoked is final; disabled is a pause its vendor can lift (contract section 9). */
+  status: z.enum(["active", "disabled", "revoked"]),
   /** Epoch milliseconds, or null for a key that never expires. */
   expiresAt: z.number().int().nullable(),
   /** nano-USD as a decimal string (BigInt does not survive JSON), null = unlimited. */
   quotaNano: z.string().regex(/^\d+$/).nullable(),
   rpm: z.number().int().positive().nullable(),
   tpm: z.number().int().positive().nullable(),
+  /** Periodic budget: nano-USD per UTC day/week/month, beside the lifetime quota; null = none. */
+  budget: z.object({ limitNano: z.string().regex(/^\d+$/), period: z.enum(BUDGET_PERIODS) }).nullable().default(null),
+  /**
+   * Set on the record of a secret replaced by a rotation: epoch ms after which that secret is
+   * refused (the grace period's end). Null on the key's current secret.
+   */
+  secretExpiresAt: z.number().int().nullable().default(null),
+  /** The row's revision: a write carrying an older revision never replaces a newer record. */
+  revision: z.number().int().nonnegative().default(0),
 });
 export type KeyRecord = z.infer<typeof keyRecordSchema>;
 

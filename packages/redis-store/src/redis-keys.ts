@@ -20,6 +20,8 @@ export interface RedisKeys {
   requestWindow(keyId: string, window: number): string;
   tokenWindow(keyId: string, window: number): string;
   quota(keyId: string): string;
+  /** The key's budget counter for the `period` ("day", "week", "month") starting at `periodStart` (epoch ms). */
+  budget(keyId: string, period: string, periodStart: number): string;
 }
 
 export function redisKeys(prefix: string): RedisKeys {
@@ -32,5 +34,6 @@ export function redisKeys(prefix: string): RedisKeys {
     requestWindow: (keyId, window) => `${base}{${keyId}}:rpm:${window}`,
     tokenWindow: (keyId, window) => `${base}{${keyId}}:tpm:${window}`,
     quota: (keyId) => `${base}{${keyId}}:quota`,
+    budget: (keyId, period, periodStart) => `${base}{${keyId}}:budget:${period}:${periodStart}`,
   };
 }

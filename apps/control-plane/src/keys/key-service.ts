@@ -1,7 +1,9 @@
 import { displayPrefix, GatewayError, hashSecret, newApiKey, newId } from "@gateway/contracts";
 import type { ApiKey, PrismaClient } from "@gateway/db";
 import type { RecordStore } from "@gateway/redis-store";
-import { toKeyRecord } from "./key-record.ts";
+import { recordAudit, type Actor } from "./audit.ts";
+import { keyRecordsOf } from "./key-record.ts";
+import { publishKeyRecords } from "./publish-key.ts";
 
 export interface MintKeyInput {
   vendorId: string;
@@ -12,6 +14,7 @@ export interface MintKeyInput {
   rpm: number | null;
   tpm: number | null;
   metadata: Record<string, unknown>;
+  budget?: { limitNano: bigint; period: string } | null;
 }
 
 export interface MintedKey {
@@ -23,9 +26,10 @@ export interface MintedKey {
 /**
  * Mints a key: Postgres first (the source of truth, hash only), then the Redis record every proxy
  * reads, then the pub/sub notice. If Redis cannot be written the key is removed again and the
- * mint fails, so a key is never reported that the proxies cannot see.
+ * mint fails, so a key is never reported that the proxies cannot see. With an actor, the audit
+ * entry is written beside the row.
  */
-export async function mintKey(prisma: PrismaClient, records: RecordStore, input: MintKeyInput): Promise<MintedKey> {
+export async function mintKey(prisma: PrismaClient, records: RecordStore, input: MintKeyInput, actor?: Actor): Promise<MintedKey> {
   const option = await prisma.serverOption.findUnique({ where: { name: input.serverOption } });
   if (!option) throw new GatewayError("not_found", `Unknown server option '${input.serverOption}'.`, { param: "server_option" });
   const plaintext = newApiKey();
@@ -44,36 +48,48 @@ export async function mintKey(prisma: PrismaClient, records: RecordStore, input:
       rpm: input.rpm,
       tpm: input.tpm,
       metadata: input.metadata as object,
+      budgetNano: input.budget?.limitNano ?? null,
+      budgetPeriod: input.budget?.period ?? null,
     },
   });
+  if (actor) {
+    await recordAudit(prisma, actor, "key.created", row.id, {
+      name: row.name, server_option: option.name, quota: input.quotaNano === null ? null : input.quotaNano.toString(), prefix: row.prefix,
+    });
+  }
   try {
-    await records.writeKey(keyHash, toKeyRecord(row, option.name));
+    await publishKeyRecords(records, keyRecordsOf(row, option.name));
   } catch (error) {
+    if (actor) await prisma.auditEntry.deleteMany({ where: { keyId: row.id } });
     await prisma.apiKey.delete({ where: { id: row.id } });
-    throw new GatewayError("dependency_unavailable", "The key store is unavailable; the key was not created.", { cause: error });
+    throw error;
   }
   return { row, serverOption: option.name, plaintext };
 }
 
 /**
- * Revokes a key and makes every proxy refuse it: the Redis record is rewritten as revoked and the
- * eviction is published. If that cannot be done the revoke fails (contract section 6) and the row
- * is restored, so a reported revocation is always a real one.
+ * Revokes a key and makes every proxy refuse it: the Redis records (the current secret and one in
+ * a rotation's grace) are rewritten as revoked and the eviction is published, inside the
+ * transaction that revokes the row. If that cannot be done the revoke fails (contract section 6)
+ * and nothing changes, so a reported revocation is always a real one.
  */
-export async function revokeKey(prisma: PrismaClient, records: RecordStore, id: string): Promise<{ row: ApiKey; serverOption: string }> {
-  const before = await prisma.apiKey.findUnique({ where: { id }, include: { serverOption: true } });
-  if (!before) throw new GatewayError("not_found", `No key with id '${id}'.`, { param: "id" });
-  const row = before.status === "revoked" ? before : await prisma.apiKey.update({ where: { id }, data: { status: "revoked", revokedAt: new Date() } });
-  try {
-    await records.writeKey(row.keyHash, toKeyRecord(row, before.serverOption.name));
-  } catch (error) {
-    if (before.status !== "revoked") await prisma.apiKey.update({ where: { id }, data: { status: before.status, revokedAt: before.revokedAt } });
-    throw new GatewayError("dependency_unavailable", "The key store is unavailable; the key was not revoked.", { cause: error });
-  }
-  return { row, serverOption: before.serverOption.name };
+export async function revokeKey(prisma: PrismaClient, records: RecordStore, id: string, actor?: Actor): Promise<{ row: ApiKey; serverOption: string }> {
+  return prisma.$transaction(
+    async (tx) => {
+      await tx.$queryRaw`SELECT id FROM api_keys WHERE id = ${id} FOR UPDATE`;
+      const before = await tx.apiKey.findUnique({ where: { id }, include: { serverOption: { select: { name: true } } } });
+      if (!before) throw new GatewayError("not_found", `No key with id '${id}'.`, { param: "id" });
+      if (before.status === "revoked") return { row: before, serverOption: before.serverOption.name };
+      const row = await tx.apiKey.update({ where: { id }, data: { status: "revoked", revokedAt: new Date(), revision: { increment: 1 } } });
+      if (actor) await recordAudit(tx, actor, "key.revoked", id, { status: "revoked" });
+      await publishKeyRecords(records, keyRecordsOf(row, before.serverOption.name));
+      return { row, serverOption: before.serverOption.name };
+    },
+    { maxWait: 10_000, timeout: 15_000 },
+  );
 }
 
-/** Writes every key's record back to Redis (after a flush, or at start). */
+/** Writes every key's records back to Redis (after a flush, or at start). */
 export async function rebuildKeyRecords(prisma: PrismaClient, records: RecordStore): Promise<number> {
   let written = 0;
   let cursor: string | undefined;
@@ -85,7 +101,7 @@ export async function rebuildKeyRecords(prisma: PrismaClient, records: RecordSto
       include: { serverOption: { select: { name: true } } },
     });
     if (page.length === 0) break;
-    await records.restoreKeys(page.map((row) => [row.keyHash, toKeyRecord(row, row.serverOption.name)] as const));
+    await records.restoreKeys(page.flatMap((row) => keyRecordsOf(row, row.serverOption.name)));
     written += page.length;
     cursor = page.at(-1)!.id;
   }

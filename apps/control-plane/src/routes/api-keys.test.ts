@@ -37,6 +37,8 @@ describe("POST /api/keys", () => {
       status: "active",
       rate_limits: { rpm: 60, tpm: 1000 },
       metadata: { customer: 42 },
+      budget: null,
+      last_used_at: null,
     });
     expect(Object.keys(response.body).slice(0, 3)).toEqual(["id", "object", "key"]);
 

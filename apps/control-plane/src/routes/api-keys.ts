@@ -4,9 +4,9 @@ import type { PrismaClient } from "@gateway/db";
 import { z } from "zod";
 import type { ControlPlaneServices } from "../services.ts";
 import { mintKey, type MintKeyInput } from "../keys/key-service.ts";
-import { createKeyBodySchema, type CreatedApiKeyObject } from "../vendors/api-schemas.ts";
+import { createKeyBodySchema, keyListQuerySchema, type CreatedApiKeyObject } from "../vendors/api-schemas.ts";
 import { hashRequest, readIdempotencyKey, responseCipher, runIdempotent } from "../vendors/idempotency.ts";
-import { toApiKeyObject } from "../vendors/key-object.ts";
+import { loadKeyActivity, toApiKeyObject } from "../vendors/key-object.ts";
 import { readPageRequest, toList } from "../vendors/pagination.ts";
 import { parseInput } from "../vendors/parse-input.ts";
 import { vendorOf } from "../vendors/vendor-auth.ts";
@@ -16,9 +16,10 @@ export function createKeyRoute(services: ControlPlaneServices) {
   const { prisma } = services.db;
   const cipher = responseCipher(services.config.IDEMPOTENCY_SECRET);
   return async (request: Request, response: Response): Promise<void> => {
-    const { vendorId } = vendorOf(request);
+    const { vendorId, tokenId } = vendorOf(request);
     const idempotencyKey = readIdempotencyKey(request.get("idempotency-key"));
     const body = parseInput(createKeyBodySchema, request.body, "body");
+    const actor = { vendorId, tokenId, requestId: request.requestId };
     // Unknown and other vendors' options get the same answer: nothing about them is revealed.
     const option = await prisma.serverOption.findFirst({ where: { name: body.server_option, vendors: { some: { vendorId } } } });
     if (!option) {
@@ -33,9 +34,10 @@ export function createKeyRoute(services: ControlPlaneServices) {
       rpm: body.rate_limits.rpm,
       tpm: body.rate_limits.tpm,
       metadata: body.metadata,
+      budget: body.budget === null ? null : { limitNano: parseUsdToNano(body.budget.limit), period: body.budget.period },
     };
     const mint = async (db: PrismaClient): Promise<CreatedApiKeyObject> => {
-      const minted = await mintKey(db, services.records, input);
+      const minted = await mintKey(db, services.records, input, actor);
       const { id, object, ...rest } = toApiKeyObject(minted.row, option);
       return { id, object, key: minted.plaintext, ...rest };
     };
@@ -74,18 +76,25 @@ async function forgetUncommittedKey(services: ControlPlaneServices, minted: Crea
 
 const keyPosition = z.object({ createdAt: z.iso.datetime(), id: z.string().startsWith("key_") });
 
-/** GET /api/keys: the vendor's keys, newest first (scope keys:read). */
+/** GET /api/keys: the vendor's keys, newest first, optionally by status or a search (scope keys:read). */
 export function listKeysRoute(services: ControlPlaneServices) {
   return async (request: Request, response: Response): Promise<void> => {
     const { vendorId } = vendorOf(request);
     const { limit, after } = readPageRequest(request.query, keyPosition);
+    const { status, search } = parseInput(keyListQuerySchema, request.query, "query");
     const createdAt = after && new Date(after.createdAt);
     const rows = await services.db.prisma.apiKey.findMany({
-      where: { vendorId, ...(createdAt && after ? { OR: [{ createdAt: { lt: createdAt } }, { createdAt, id: { lt: after.id } }] } : {}) },
+      where: {
+        vendorId,
+        ...(status ? { status } : {}),
+        ...(search ? { AND: [{ OR: [{ name: { contains: search, mode: "insensitive" as const } }, { id: search }, { prefix: search }] }] } : {}),
+        ...(createdAt && after ? { OR: [{ createdAt: { lt: createdAt } }, { createdAt, id: { lt: after.id } }] } : {}),
+      },
       orderBy: [{ createdAt: "desc" }, { id: "desc" }],
       take: limit + 1,
       include: { serverOption: { select: { name: true, rpm: true, tpm: true } } },
     });
-    response.json(toList(rows, limit, (row) => toApiKeyObject(row, row.serverOption), (row) => ({ createdAt: row.createdAt.toISOString(), id: row.id })));
+    const activity = await loadKeyActivity(services.db.prisma, rows.slice(0, limit));
+    response.json(toList(rows, limit, (row) => toApiKeyObject(row, row.serverOption, activity.get(row.id)), (row) => ({ createdAt: row.createdAt.toISOString(), id: row.id })));
   };
 }

@@ -1,10 +1,12 @@
-import { Router, type Express } from "express";
+import { Router, type Express, type NextFunction, type Request, type Response } from "express";
+import { GatewayError, isIdOf } from "@gateway/contracts";
 import { jsonBody } from "@gateway/http";
 import type { ControlPlaneServices } from "../services.ts";
 import { requireScope, vendorAuth } from "../vendors/vendor-auth.ts";
 import { openApiRoute } from "./api-openapi.ts";
 import { createKeyRoute, listKeysRoute } from "./api-keys.ts";
-import { getKeyRoute, revokeKeyRoute } from "./api-keys-id.ts";
+import { getKeyRoute, revokeKeyRoute, updateKeyRoute } from "./api-keys-id.ts";
+import { rotateKeyRoute } from "./api-keys-id-rotate.ts";
 import { keyUsageRoute } from "./api-keys-id-usage.ts";
 import { listServerOptionsRoute } from "./api-server-options.ts";
 
@@ -13,6 +15,12 @@ import { listServerOptionsRoute } from "./api-server-options.ts";
  * scope, then the body, so an unauthenticated caller never gets a body read. Handlers are async:
  * Express 5 passes a rejected promise to the shared error handler, which renders the one envelope.
  */
+/** An id no key could have (NUL bytes, slashes, junk) is a missing key: 404 before any lookup. */
+function keyId(request: Request<{ id: string }>, _response: Response, next: NextFunction): void {
+  const { id } = request.params;
+  next(isIdOf("key", id) ? undefined : new GatewayError("not_found", "No key with that id.", { param: "id" }));
+}
+
 export function mountVendorApi(app: Express, services: ControlPlaneServices): void {
   const router = Router();
   const authenticated = vendorAuth(services);
@@ -20,8 +28,10 @@ export function mountVendorApi(app: Express, services: ControlPlaneServices): vo
   router.get("/server-options", authenticated, listServerOptionsRoute(services));
   router.post("/keys", authenticated, requireScope("keys:create"), jsonBody(services.config.BODY_LIMIT_BYTES), createKeyRoute(services));
   router.get("/keys", authenticated, requireScope("keys:read"), listKeysRoute(services));
-  router.get("/keys/:id", authenticated, requireScope("keys:read"), getKeyRoute(services));
-  router.delete("/keys/:id", authenticated, requireScope("keys:revoke"), revokeKeyRoute(services));
-  router.get("/keys/:id/usage", authenticated, requireScope("usage:read"), keyUsageRoute(services));
+  router.get("/keys/:id", authenticated, requireScope("keys:read"), keyId, getKeyRoute(services));
+  router.patch("/keys/:id", authenticated, requireScope("keys:update"), keyId, jsonBody(services.config.BODY_LIMIT_BYTES), updateKeyRoute(services));
+  router.post("/keys/:id/rotate", authenticated, requireScope("keys:update"), keyId, jsonBody(services.config.BODY_LIMIT_BYTES, { optional: true }), rotateKeyRoute(services));
+  router.delete("/keys/:id", authenticated, requireScope("keys:revoke"), keyId, revokeKeyRoute(services));
+  router.get("/keys/:id/usage", authenticated, requireScope("usage:read"), keyId, keyUsageRoute(services));
   app.use("/api", router);
 }

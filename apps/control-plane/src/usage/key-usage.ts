@@ -1,4 +1,4 @@
-import { formatUsd, GatewayError } from "@gateway/contracts";
+import { formatUsd, GatewayError, isIdOf } from "@gateway/contracts";
 import type { PrismaClient } from "@gateway/db";
 
 interface ModelLine {
@@ -15,7 +15,7 @@ interface ModelLine {
  * reads the per-day aggregates; with `from`/`to` it sums the usage records in that window.
  */
 export async function keyUsage(prisma: PrismaClient, keyId: string, range: { from?: Date; to?: Date } = {}) {
-  const key = await prisma.apiKey.findUnique({ where: { id: keyId }, include: { serverOption: true } });
+  const key = isIdOf("key", keyId) ? await prisma.apiKey.findUnique({ where: { id: keyId }, include: { serverOption: true } }) : null;
   if (!key) throw new GatewayError("not_found", `No key with id '${keyId}'.`);
   const totals = await prisma.usageAggregate.aggregate({ where: { apiKeyId: keyId }, _sum: { costNano: true } });
   // Shown amounts have 6 decimals; `remaining` is computed from the shown `used` so that

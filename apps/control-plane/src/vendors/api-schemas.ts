@@ -1,3 +1,4 @@
+import { BUDGET_PERIODS } from "@gateway/contracts";
 import { z } from "zod";
 
 /**
@@ -10,36 +11,95 @@ const POSTGRES_INT_MAX = 2_147_483_647;
 
 const rateLimit = z.number().int().positive().max(POSTGRES_INT_MAX);
 const isoDateTime = z.iso.datetime({ offset: true });
+/** A USD amount as a decimal string: no sign, no exponent, at most 6 decimals. */
+const usdAmount = z.string().regex(/^\d{1,9}(\.\d{1,6})?$/, "a decimal USD amount as a string with at most 6 decimals, e.g. \"10.00\"");
+const futureDateTime = isoDateTime.refine((value) => Date.parse(value) > Date.now(), "must be in the future");
+/** Text stored in Postgres: no NUL (a text or jsonb column refuses it) and no other C0 control but tab and newlines. */
+const CONTROL_CHARACTERS = /[\u0000-\u0008\u000b\u000c\u000e-\u001f]/;
+const plainText = (max: number) => z.string().max(max).refine((value) => !CONTROL_CHARACTERS.test(value), "must not contain control characters");
+
+const METADATA_MAX_BYTES = 16 * 1024;
+const METADATA_MAX_DEPTH = 8;
+
+/** Depth of nested objects/arrays, and whether any key or string holds a NUL (jsonb cannot). */
+function metadataProblem(value: unknown, depth = 0): string | null {
+  if (depth > METADATA_MAX_DEPTH) return `nested deeper than ${METADATA_MAX_DEPTH} levels`;
+  if (typeof value === "string") return value.includes("\u0000") ? "must not contain NUL characters" : null;
+  if (typeof value !== "object" || value === null) return null;
+  for (const [key, item] of Object.entries(value)) {
+    if (key.includes("\u0000")) return "must not contain NUL characters";
+    const problem = metadataProblem(item, depth + 1);
+    if (problem) return problem;
+  }
+  return null;
+}
+
+/** Your own data on a key: an object, at most 16 KiB as JSON and 8 levels deep, returned as given. */
+const metadataInput = z.record(z.string(), z.unknown()).superRefine((value, context) => {
+  const problem = metadataProblem(value);
+  if (problem) context.addIssue({ code: "custom", message: problem });
+  else if (Buffer.byteLength(JSON.stringify(value)) > METADATA_MAX_BYTES) context.addIssue({ code: "custom", message: `larger than ${METADATA_MAX_BYTES} bytes as JSON` });
+});
+
+const budgetInput = z
+  .strictObject({
+    limit: usdAmount.describe("USD that may be spent per period."),
+    period: z.enum(BUDGET_PERIODS).describe("UTC day, week (from Monday) or calendar month."),
+  })
+  .describe("Spend per period beside the lifetime quota; 429 `budget_exceeded` once spent, again allowed from the next period.");
 
 // ---------------------------------------------------------------- requests
 
 export const createKeyBodySchema = z.strictObject({
-  server_option: z.string().min(1).max(200).describe("Name of a server option assigned to your vendor."),
-  name: z.string().max(200).default("").describe("Free text shown in lists."),
-  quota: z
-    .string()
-    .regex(/^\d{1,9}(\.\d{1,6})?$/, "a decimal USD amount as a string with at most 6 decimals, e.g. \"10.00\"")
-    .nullable()
-    .default(null)
-    .describe("Spending limit in USD; null for unlimited."),
-  expires_at: isoDateTime
-    .refine((value) => Date.parse(value) > Date.now(), "must be in the future")
-    .nullable()
-    .default(null)
-    .describe("ISO 8601 date-time after which the key stops working; null for never."),
+  server_option: plainText(200).min(1).describe("Name of a server option assigned to your vendor."),
+  name: plainText(200).default("").describe("Free text shown in lists."),
+  quota: usdAmount.nullable().default(null).describe("Spending limit in USD; null for unlimited."),
+  expires_at: futureDateTime.nullable().default(null).describe("ISO 8601 date-time after which the key stops working; null for never."),
   rate_limits: z
     .strictObject({
       rpm: rateLimit.nullable().default(null).describe("Requests per minute; null for the server option's default."),
       tpm: rateLimit.nullable().default(null).describe("Tokens per minute; null for the server option's default."),
     })
     .default({ rpm: null, tpm: null }),
-  metadata: z.record(z.string(), z.unknown()).default({}).describe("Your own data, returned as given."),
+  metadata: metadataInput.default({}).describe("Your own data (at most 16 KiB, 8 levels), returned as given."),
+  budget: budgetInput.nullable().default(null),
 });
 export type CreateKeyBody = z.output<typeof createKeyBodySchema>;
+
+/** PATCH /api/keys/{id}: every field optional; only those sent change. */
+export const updateKeyBodySchema = z
+  .strictObject({
+    name: plainText(200).optional(),
+    quota: usdAmount.nullable().optional().describe("New spending limit in USD; null for unlimited."),
+    quota_add: usdAmount.optional().describe("USD added to the current limit atomically (a top-up); 400 on an unlimited key."),
+    rate_limits: z
+      .strictObject({
+        rpm: rateLimit.nullable().optional().describe("Requests per minute; null for the server option's default."),
+        tpm: rateLimit.nullable().optional().describe("Tokens per minute; null for the server option's default."),
+      })
+      .optional(),
+    expires_at: futureDateTime.nullable().optional().describe("ISO 8601 date-time; null for never."),
+    metadata: metadataInput.optional().describe("Replaces the key's metadata (at most 16 KiB, 8 levels)."),
+    budget: budgetInput.nullable().optional(),
+    status: z.enum(["active", "disabled"]).optional().describe("`disabled` pauses the key (401 `key_disabled`) until it is `active` again."),
+  })
+  .refine((body) => body.quota === undefined || body.quota_add === undefined, { message: "send either quota or quota_add, not both", path: ["quota_add"] });
+export type UpdateKeyBody = z.output<typeof updateKeyBodySchema>;
+
+/** POST /api/keys/{id}/rotate. */
+export const rotateKeyBodySchema = z.strictObject({
+  grace_seconds: z.number().int().min(0).max(86_400).default(0).describe("Seconds the replaced secret keeps working (0 to 86400)."),
+});
 
 export const pageQuerySchema = z.object({
   limit: z.coerce.number().int().min(1).max(100).default(20).describe("Items per page, 1 to 100."),
   cursor: z.string().min(1).max(500).optional().describe("`next_cursor` of the previous page."),
+});
+
+/** GET /api/keys filters, beside `limit` and `cursor`. */
+export const keyListQuerySchema = z.object({
+  status: z.enum(["active", "disabled", "revoked"]).optional().describe("Only keys in this status."),
+  search: z.string().min(1).max(200).optional().describe("Case-insensitive match on the name, or the exact id or display prefix."),
 });
 
 export const usageQuerySchema = z.object({
@@ -56,7 +116,7 @@ export const idempotencyKeyHeaderSchema = z
 
 // ---------------------------------------------------------------- responses
 
-const keyStatus = z.enum(["active", "revoked"]);
+const keyStatus = z.enum(["active", "disabled", "revoked"]);
 const effectiveRateLimits = z.object({ rpm: z.number().int().nullable(), tpm: z.number().int().nullable() });
 
 export const apiKeySchema = z.object({
@@ -71,6 +131,15 @@ export const apiKeySchema = z.object({
   status: keyStatus,
   rate_limits: effectiveRateLimits,
   metadata: z.record(z.string(), z.unknown()),
+  budget: z
+    .object({
+      limit: z.string().describe("USD per period."),
+      period: z.enum(BUDGET_PERIODS),
+      used: z.string().describe("USD spent in the current period, from the ledger."),
+      resets_at: isoDateTime.describe("Start of the next period (UTC)."),
+    })
+    .nullable(),
+  last_used_at: isoDateTime.nullable().describe("End of the key's latest request in the ledger."),
 });
 export type ApiKeyObject = z.output<typeof apiKeySchema>;
 

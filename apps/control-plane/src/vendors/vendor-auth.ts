@@ -1,6 +1,7 @@
 import type { NextFunction, Request, Response } from "express";
 import { GatewayError, hashesEqual, hashSecret } from "@gateway/contracts";
 import type { ControlPlaneServices } from "../services.ts";
+import type { Actor } from "../keys/audit.ts";
 import { VENDOR_SCOPES, type VendorScope } from "./vendor-tokens.ts";
 
 /** Who is calling the vendor API: set by `vendorAuth`, read by every /api route after it. */
@@ -66,6 +67,12 @@ export function requireScope(scope: VendorScope) {
     }
     next();
   };
+}
+
+/** Who acts in a vendor request, for the audit log. */
+export function actorOf(request: Request): Actor {
+  const { vendorId, tokenId } = vendorOf(request);
+  return { vendorId, tokenId, requestId: request.requestId };
 }
 
 /** The caller of an /api route mounted behind `vendorAuth`. */

@@ -1,7 +1,7 @@
 import { displayPrefix, GatewayError, hashSecret, newId, newVendorToken } from "@gateway/contracts";
 import type { PrismaClient } from "@gateway/db";
 
-export const VENDOR_SCOPES = ["keys:create", "keys:read", "keys:revoke", "usage:read"] as const;
+export const VENDOR_SCOPES = ["keys:create", "keys:read", "keys:update", "keys:revoke", "usage:read"] as const;
 export type VendorScope = (typeof VENDOR_SCOPES)[number];
 
 /** Creates a vendor token; the plaintext is returned once and only its hash is stored. */

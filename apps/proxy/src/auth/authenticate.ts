@@ -21,7 +21,12 @@ export async function authenticate(headers: Record<string, string | string[] | u
   if (!key.startsWith("sk-") || key.length > 200) throw new GatewayError("invalid_api_key", INVALID);
   const record = await cache.get(hashSecret(key));
   if (!record) throw new GatewayError("invalid_api_key", INVALID);
-  if (record.status !== "active") throw new GatewayError("invalid_api_key", "This API key has been revoked.");
-  if (record.expiresAt !== null && record.expiresAt <= Date.now()) throw new GatewayError("invalid_api_key", "This API key has expired.");
+  if (record.status === "revoked") throw new GatewayError("invalid_api_key", "This API key has been revoked.");
+  if (record.status === "disabled") throw new GatewayError("key_disabled", "This API key is disabled by its owner.");
+  const now = Date.now();
+  if (record.secretExpiresAt !== null && record.secretExpiresAt <= now) {
+    throw new GatewayError("invalid_api_key", "This API key was rotated; use the new key.");
+  }
+  if (record.expiresAt !== null && record.expiresAt <= now) throw new GatewayError("invalid_api_key", "This API key has expired.");
   return record;
 }

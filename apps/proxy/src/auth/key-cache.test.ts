@@ -24,7 +24,7 @@ afterAll(async () => {
 });
 
 function record(id: string): KeyRecord {
-  return { id, vendorId: "vnd_test", name: "test", prefix: "sk-test", serverOption: "standard", status: "active", expiresAt: null, quotaNano: null, rpm: null, tpm: null };
+  return { id, vendorId: "vnd_test", name: "test", prefix: "sk-test", serverOption: "standard", status: "active", expiresAt: null, quotaNano: null, rpm: null, tpm: null, budget: null, secretExpiresAt: null, revision: 0 };
 }
 
 const redisAnswers = async () => store.redis.ping().then(() => true, () => false);

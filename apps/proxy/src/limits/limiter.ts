@@ -1,6 +1,6 @@
 import { costOfUsage, GatewayError, type BillingEvent, type UnitPrices } from "@gateway/contracts";
 import type { Logger } from "@gateway/logger";
-import type { KeyRecord, LimitStore, ServerOptionRecord } from "@gateway/redis-store";
+import type { BudgetCounter, KeyRecord, LimitStore, ServerOptionRecord } from "@gateway/redis-store";
 import type { ParsedRequest } from "../upstreams/index.ts";
 import { requestBoundNano, unitPrices } from "./request-bound.ts";
 
@@ -8,6 +8,7 @@ interface Held {
   keyId: string;
   reservationNano: bigint;
   hasQuota: boolean;
+  budget: BudgetCounter | null;
   prices: UnitPrices | null;
 }
 
@@ -44,12 +45,13 @@ export class Limiter {
     const rpm = key.rpm ?? option.rpm;
     const tpm = key.tpm ?? option.tpm;
     const quotaNano = key.quotaNano === null ? null : BigInt(key.quotaNano);
-    if (rpm === null && tpm === null && quotaNano === null) return NO_LIMITS;
+    const budget = key.budget && { limitNano: BigInt(key.budget.limitNano), period: key.budget.period };
+    if (rpm === null && tpm === null && quotaNano === null && budget === null) return NO_LIMITS;
     const prices = unitPrices(option, model);
-    const reservationNano = quotaNano !== null && prices ? requestBoundNano(request, requestBytes, prices, isImages) : 0n;
+    const reservationNano = (quotaNano !== null || budget !== null) && prices ? requestBoundNano(request, requestBytes, prices, isImages) : 0n;
     let result;
     try {
-      result = await this.store.admit({ keyId: key.id, rpm, tpm, quotaNano, reservationNano });
+      result = await this.store.admit({ keyId: key.id, rpm, tpm, quotaNano, budget, reservationNano });
     } catch (error) {
       this.logger.warn({ requestId, err: (error as Error).message }, "limit check unavailable; request let through");
       return NO_LIMITS;
@@ -68,7 +70,7 @@ export class Limiter {
     const retryAfter = Math.max(1, Math.ceil(result.resetMs / 1000));
     switch (result.verdict) {
       case "admitted":
-        this.held.set(requestId, { keyId: key.id, reservationNano, hasQuota: quotaNano !== null, prices });
+        this.held.set(requestId, { keyId: key.id, reservationNano, hasQuota: quotaNano !== null, budget: result.budget, prices });
         return { headers, refusal: null };
       case "requests_limited":
         return { headers, refusal: new GatewayError("rate_limit_exceeded", `Rate limit reached: ${rpm} requests per minute.`, { retryAfter }) };
@@ -76,6 +78,8 @@ export class Limiter {
         return { headers, refusal: new GatewayError("rate_limit_exceeded", `Rate limit reached: ${tpm} tokens per minute.`, { retryAfter }) };
       case "quota_exhausted":
         return { headers, refusal: new GatewayError("insufficient_quota", "This key's quota is used up.") };
+      case "budget_exhausted":
+        return { headers, refusal: new GatewayError("budget_exceeded", `This key's ${budget?.period ?? "periodic"} budget is used up; it starts again at the next period.`) };
       default: {
         const never: never = result.verdict;
         throw new Error(`unknown verdict ${String(never)}`);
@@ -102,7 +106,7 @@ export class Limiter {
 
   private write(requestId: string, held: Held, tokens: number, costNano: bigint): void {
     this.store
-      .settle({ keyId: held.keyId, tokens, reservationNano: held.reservationNano, costNano, hasQuota: held.hasQuota })
+      .settle({ keyId: held.keyId, tokens, reservationNano: held.reservationNano, costNano, hasQuota: held.hasQuota, budget: held.budget })
       .catch((error: unknown) => this.logger.warn({ requestId, err: (error as Error).message }, "limit settlement failed"));
   }
 }

@@ -1,6 +1,5 @@
 import type { ServerResponse } from "node:http";
 import { sendJson, type GatewayRequest } from "@gateway/http";
-import { request as httpRequest } from "undici";
 import { GatewayError } from "@gateway/contracts";
 import type { ProxyServices } from "../services.ts";
 import { authenticate } from "../auth/authenticate.ts";
@@ -18,8 +17,9 @@ export function usageRoute(services: ProxyServices) {
       const value = asked.get(name);
       if (value !== null) query.set(name, value);
     }
-    const url = new URL(`/internal/keys/${encodeURIComponent(key.id)}/usage?${query}`, services.config.CONTROL_PLANE_URL);
-    const upstream = await httpRequest(url, {
+    const upstream = await services.controlPlane.request({
+      path: `/internal/keys/${encodeURIComponent(key.id)}/usage?${query}`,
+      method: "GET",
       headers: { "x-internal-token": services.config.INTERNAL_TOKEN, "x-request-id": request.requestId },
       headersTimeout: 5_000,
       bodyTimeout: 5_000,
