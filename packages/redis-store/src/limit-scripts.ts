@@ -11,6 +11,7 @@
 
 /**
  * KEYS: requests now, requests before, tokens now, tokens before, quota, budget of this period.
+ * Amounts written with HINCRBY are passed on as the caller's integer strings (see SETTLE_SCRIPT).
  * ARGV: rpm (0 = none), tpm (0 = none), ms into the window, window ms, quota limit (-1 = none),
  *       reservation (nano-USD), budget limit (-1 = none), budget expiry (epoch ms).
  * Returns {verdict, requests used, tokens used, quota spent + reserved}; verdict 0 = admitted,
@@ -51,10 +52,10 @@ end
 if budget >= 0 then
   local period_committed = committed_of(KEYS[6])
   if period_committed >= budget then return {4, math.floor(requests), math.floor(tokens), period_committed} end
-  redis.call('HINCRBY', KEYS[6], 'reserved', reservation)
+  redis.call('HINCRBY', KEYS[6], 'reserved', ARGV[6])
   redis.call('PEXPIREAT', KEYS[6], tonumber(ARGV[8]))
 end
-if limit >= 0 then redis.call('HINCRBY', KEYS[5], 'reserved', reservation) end
+if limit >= 0 then redis.call('HINCRBY', KEYS[5], 'reserved', ARGV[6]) end
 if rpm > 0 then
   redis.call('INCR', KEYS[1])
   redis.call('PEXPIRE', KEYS[1], window * 2)
@@ -64,7 +65,7 @@ return {0, math.floor(requests) + 1, math.floor(tokens), committed + reservation
 
 /**
  * KEYS: tokens now, quota, budget of the period the request was admitted in. ARGV: tokens used,
- * window ms, reservation to release, cost to add (nano-USD), whether the key has a quota (1/0),
+ * window ms, reservation to release as a negative integer string, cost to add (nano-USD), whether the key has a quota (1/0),
  * whether it has a budget (1/0), budget expiry (epoch ms).
  */
 export const SETTLE_SCRIPT = `
@@ -75,10 +76,12 @@ if tokens > 0 then
 end
 local function settle(key)
   -- A rebuild from the ledger zeroes reservations; one released after it must not go negative.
-  if redis.call('HINCRBY', key, 'reserved', -tonumber(ARGV[3])) < 0 then
+  -- Amounts go to HINCRBY as the caller's integer strings: a Lua number would print as "-0" for a
+  -- request that reserved nothing, or in exponent form past 14 digits, and Redis refuses both.
+  if redis.call('HINCRBY', key, 'reserved', ARGV[3]) < 0 then
     redis.call('HSET', key, 'reserved', 0)
   end
-  redis.call('HINCRBY', key, 'spent', tonumber(ARGV[4]))
+  redis.call('HINCRBY', key, 'spent', ARGV[4])
 end
 if ARGV[5] == '1' then settle(KEYS[2]) end
 if ARGV[6] == '1' then

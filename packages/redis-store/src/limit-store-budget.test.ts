@@ -88,3 +88,17 @@ describe("periodic budgets in the limit script", () => {
     expect(expiresAt).toBe(counter.expiresAt);
   });
 });
+
+describe("amounts the script writes", () => {
+  it("settles a request that reserved nothing, and amounts past 14 digits, exactly", async () => {
+    const keyId = `key_${randomUUID().replaceAll("-", "")}`;
+    const big = 123_456_789_012_345_678n;
+    const admitted = await limits.admit({ keyId, rpm: null, tpm: null, quotaNano: big * 10n, budget: null, reservationNano: 0n });
+    expect(admitted.verdict).toBe("admitted");
+    await limits.settle({ keyId, tokens: 0, reservationNano: 0n, costNano: 0n, hasQuota: true, budget: null });
+    await limits.admit({ keyId, rpm: null, tpm: null, quotaNano: big * 10n, budget: null, reservationNano: big });
+    expect(await limits.readQuota(keyId)).toEqual({ spent: 0n, reserved: big });
+    await limits.settle({ keyId, tokens: 5, reservationNano: big, costNano: big + 1n, hasQuota: true, budget: null });
+    expect(await limits.readQuota(keyId)).toEqual({ spent: big + 1n, reserved: 0n });
+  });
+});

@@ -103,7 +103,7 @@ export class LimitStore {
       this.keys.budget(input.keyId, input.budget?.period ?? "none", input.budget?.periodStart ?? 0),
       input.tokens,
       RATE_WINDOW_MS,
-      input.reservationNano.toString(),
+      (-input.reservationNano).toString(),
       input.costNano.toString(),
       input.hasQuota ? "1" : "0",
       input.budget ? "1" : "0",
