@@ -7,6 +7,9 @@ import { ConfigError } from "./env.ts";
  * targets, server options, vendors. Secrets never live here, only the names of env vars.
  */
 const name = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._:/-]*$/, "letters, digits and . _ : / - only");
+/** The database keeps these in INTEGER columns: a larger value must fail here, naming its path, not at apply. */
+const INT32_MAX = 2_147_483_647;
+const positiveInt32 = () => z.number().int().positive().max(INT32_MAX);
 const usd = z.string().regex(/^\d+(\.\d+)?$/, "a decimal USD amount as a string, e.g. \"0.15\"");
 
 const priceSet = z.strictObject({
@@ -33,10 +36,10 @@ const upstream = z.strictObject({
   shape: z.enum(["openai", "anthropic"]),
   base_url: z.url(),
   secret_env: z.string().regex(/^[A-Z_][A-Z0-9_]*$/, "an environment variable name").nullable().default(null),
-  priority: z.number().int().default(0),
-  weight: z.number().int().positive().default(1),
+  priority: z.number().int().min(-INT32_MAX).max(INT32_MAX).default(0),
+  weight: positiveInt32().default(1),
   timeouts: z
-    .strictObject({ connect_ms: z.number().int().positive().default(2000), first_byte_ms: z.number().int().positive().default(60000) })
+    .strictObject({ connect_ms: positiveInt32().default(2000), first_byte_ms: positiveInt32().default(60000) })
     .default({ connect_ms: 2000, first_byte_ms: 60000 }),
   capabilities: z.strictObject({ responses: z.boolean().default(true) }).default({ responses: true }),
 });
@@ -46,7 +49,7 @@ const model = z.strictObject({
   display_name: z.string().optional(),
   owned_by: z.string().default("gateway"),
   prices: priceSet,
-  targets: z.array(z.strictObject({ upstream: name, model: z.string().min(1), weight: z.number().int().positive().default(1) })).min(1),
+  targets: z.array(z.strictObject({ upstream: name, model: z.string().min(1), weight: positiveInt32().default(1) })).min(1),
 });
 
 const serverOption = z.strictObject({
@@ -56,7 +59,7 @@ const serverOption = z.strictObject({
   price_multiplier: usd.default("1"),
   prices: z.record(name, priceOverrides).default({}),
   rate_limits: z
-    .strictObject({ rpm: z.number().int().positive().nullable().default(null), tpm: z.number().int().positive().nullable().default(null) })
+    .strictObject({ rpm: positiveInt32().nullable().default(null), tpm: positiveInt32().nullable().default(null) })
     .default({ rpm: null, tpm: null }),
 });
 
