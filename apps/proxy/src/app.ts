@@ -56,6 +56,7 @@ export function createProxyHandler(services: ProxyServices): RequestListener {
   const metrics = httpMetrics(services.registry);
   const throttle = new AuthFailureThrottle({ freeFailures: services.config.AUTH_FREE_FAILURES, windowMs: 60_000, maxDelayMs: 2_000 });
   const bodyLimit = services.config.BODY_LIMIT_BYTES;
+  const maxDepth = services.config.JSON_MAX_DEPTH;
 
   const routes = new Map<string, Route>();
   const get = (pattern: string, handler: RouteHandler) => routes.set(`GET ${pattern}`, { pattern, handler, readsBody: false });
@@ -109,7 +110,7 @@ export function createProxyHandler(services: ProxyServices): RequestListener {
         fail(error);
       }
     };
-    if (route.readsBody) readJsonBody(request, bodyLimit, (error) => (error ? fail(error) : run()));
+    if (route.readsBody) readJsonBody(request, bodyLimit, (error) => (error ? fail(error) : run()), maxDepth);
     else run();
   };
 }

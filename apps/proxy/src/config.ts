@@ -16,6 +16,8 @@ export function loadProxyConfig(env: Record<string, string | undefined> = proces
     SERVICE_NAME: z.string().min(1).default("llm-gateway"),
     /** Largest accepted request body (contract: default 10 MiB). */
     BODY_LIMIT_BYTES: envVars.positiveInt(10 * 1024 * 1024),
+    /** Deepest JSON nesting accepted in a request body (contract section 13); deeper is a 400. */
+    JSON_MAX_DEPTH: envVars.positiveInt(128),
     /** How long a key record stays in the in-process cache; pub/sub evicts sooner on change. */
     KEY_CACHE_TTL_MS: envVars.positiveInt(60_000),
     /** How long "no such key" is remembered, so floods of bad keys do not hit Redis. */

@@ -6,7 +6,7 @@ let stack: Stack;
 let key: string;
 
 beforeAll(async () => {
-  stack = await startStack({ BODY_LIMIT_BYTES: "65536" });
+  stack = await startStack({ BODY_LIMIT_BYTES: "65536", CIRCUIT_FAILURE_THRESHOLD: "3" });
   key = (await stack.mintKey()).key;
 });
 afterAll(async () => stack?.close());
@@ -41,6 +41,8 @@ describe("bad input gets the one envelope with the right status", () => {
     ["an unknown key", () => call("/v1/chat/completions", { headers: { authorization: "Bearer sk-unknown0000000000000000000000" }, body: "{}" }), 401, "authentication_error", null],
     ["a key that is not sk-", () => call("/v1/models", { method: "GET", headers: { authorization: "Bearer vt_abc" } }), 401, "authentication_error", null],
     ["an unknown route", () => call("/v1/nothing-here", { method: "GET" }), 404, "not_found_error", null],
+    ["JSON nested deeper than 128 levels", () => chat({ model: "gpt-test", messages: [{ role: "user", content: JSON.parse(`${"[".repeat(200)}${"]".repeat(200)}`) }] }), 400, "invalid_request_error", null],
+    ["deep nesting on a translated request", () => chat({ model: "claude-on-openai", messages: [{ role: "user", content: "hi" }], tools: JSON.parse(`${'[{"a":'.repeat(1000)}1${"}]".repeat(1000)}`) }), 400, "invalid_request_error", null],
   ];
 
   it.each(cases)("%s", async (_name, send, status, type, param) => {
@@ -52,6 +54,18 @@ describe("bad input gets the one envelope with the right status", () => {
     expect(body.error.message.length).toBeGreaterThan(0);
     expect(body.request_id).toMatch(/^req_/);
     expect(headers.get("x-request-id")).toBe(body.request_id);
+  });
+
+  it("a deeply nested body never counts against the upstream: its circuit stays closed for everyone", async () => {
+    const deep = JSON.parse(`${'{"a":'.repeat(3000)}1${"}".repeat(3000)}`);
+    for (const model of ["gpt-test", "claude-on-openai", "gpt-on-anthropic"]) {
+      for (let index = 0; index < 5; index += 1) {
+        const answer = await chat({ model, messages: [{ role: "user", content: "hi" }], tools: [deep], metadata: deep });
+        expect(answer.status).toBe(400);
+      }
+    }
+    expect(stack.proxy.services.breaker.openUpstreams()).toEqual([]);
+    expect((await chat({ model: "gpt-test", messages: [{ role: "user", content: "hi" }] })).status).toBe(200);
   });
 
   it("bad requests never reach the upstream, and the service keeps serving", async () => {

@@ -6,3 +6,4 @@ export * from "./error-handler.ts";
 export * from "./listen.ts";
 export * from "./slow-auth-failures.ts";
 export * from "./shutdown-on-signals.ts";
+export * from "./json-depth.ts";

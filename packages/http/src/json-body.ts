@@ -1,6 +1,7 @@
 import type { NextFunction, Request, Response } from "express";
 import { GatewayError } from "@gateway/contracts";
 import type { GatewayRequest } from "./request-context.ts";
+import { DEFAULT_JSON_MAX_DEPTH, exceedsJsonDepth } from "./json-depth.ts";
 
 const JSON_TYPE = /^application\/(.+\+)?json\b/i;
 
@@ -10,7 +11,7 @@ const JSON_TYPE = /^application\/(.+\+)?json\b/i;
  * the error. Hand-rolled rather than express.json so each failure maps to the one envelope and a
  * too-large body is refused from its content-length before any byte is read.
  */
-export function readJsonBody(request: GatewayRequest, limitBytes: number, done: (error: GatewayError | null) => void): void {
+export function readJsonBody(request: GatewayRequest, limitBytes: number, done: (error: GatewayError | null) => void, maxDepth = DEFAULT_JSON_MAX_DEPTH): void {
   const type = request.headers["content-type"];
   if (!type || !JSON_TYPE.test(type)) {
     done(new GatewayError("unsupported_media_type", "Content-Type must be application/json."));
@@ -40,6 +41,10 @@ export function readJsonBody(request: GatewayRequest, limitBytes: number, done: 
     request.bodyBytes = size;
     const raw = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
     request.rawBody = raw;
+    if (exceedsJsonDepth(raw, maxDepth)) {
+      done(new GatewayError("invalid_json", `The request body nests JSON deeper than ${maxDepth} levels.`, { param: null }));
+      return;
+    }
     try {
       request.body = JSON.parse(raw.toString("utf8"));
     } catch {

@@ -1,11 +1,16 @@
 interface CircuitState {
   failures: number;
   openUntil: number;
+  /** While later than now, one request is probing the upstream after its cooldown (half-open). */
+  probeUntil: number;
 }
 
 /**
  * Per-upstream circuit: after `threshold` consecutive failures the upstream is cooled down for
- * `cooldownMs`; after that one request is let through again (half-open) and its result decides.
+ * `cooldownMs`. After that it is half-open: the next request to order it is its one probe, and
+ * everyone else still treats it as open until the probe's result decides (success closes it, a
+ * failure opens it for another cooldown). A probe that never reports back (its request ended on
+ * an earlier target) frees the slot after another cooldown.
  */
 export class CircuitBreaker {
   private readonly states = new Map<string, CircuitState>();
@@ -19,14 +24,14 @@ export class CircuitBreaker {
     this.onAttempt = options.onAttempt ?? (() => undefined);
   }
 
-  /** Upstreams cooling down right now. */
+  /** Upstreams cooling down or being probed right now. */
   openUpstreams(now = Date.now()): string[] {
-    return [...this.states].filter(([, state]) => state.openUntil > now).map(([upstream]) => upstream);
+    return [...this.states.keys()].filter((upstream) => this.isOpen(upstream, now));
   }
 
   isOpen(upstream: string, now = Date.now()): boolean {
     const state = this.states.get(upstream);
-    return state !== undefined && state.openUntil > now;
+    return state !== undefined && state.failures >= this.threshold && (state.openUntil > now || state.probeUntil > now);
   }
 
   recordSuccess(upstream: string): void {
@@ -36,16 +41,31 @@ export class CircuitBreaker {
 
   recordFailure(upstream: string, now = Date.now()): void {
     this.onAttempt(upstream, false);
-    const state = this.states.get(upstream) ?? { failures: 0, openUntil: 0 };
+    const state = this.states.get(upstream) ?? { failures: 0, openUntil: 0, probeUntil: 0 };
     state.failures += 1;
-    if (state.failures >= this.threshold) state.openUntil = now + this.cooldownMs;
+    if (state.failures >= this.threshold) {
+      state.openUntil = now + this.cooldownMs;
+      state.probeUntil = 0;
+    }
     this.states.set(upstream, state);
   }
 
-  /** Closed targets first in their configured order, then open ones as a last resort. */
+  /**
+   * Closed targets first in their configured order, then open ones as a last resort. A target
+   * whose cooldown is over and that nobody probes counts as closed for this caller only: the call
+   * claims the probe.
+   */
   order<T extends { upstream: { name: string } }>(targets: readonly T[], now = Date.now()): T[] {
-    const closed = targets.filter((target) => !this.isOpen(target.upstream.name, now));
-    if (closed.length === targets.length) return targets.slice();
-    return [...closed, ...targets.filter((target) => this.isOpen(target.upstream.name, now))];
+    const closed: T[] = [];
+    const open: T[] = [];
+    for (const target of targets) {
+      const state = this.states.get(target.upstream.name);
+      if (state === undefined || state.failures < this.threshold) closed.push(target);
+      else if (state.openUntil <= now && state.probeUntil <= now) {
+        state.probeUntil = now + this.cooldownMs;
+        closed.push(target);
+      } else open.push(target);
+    }
+    return open.length === 0 ? closed : [...closed, ...open];
   }
 }
