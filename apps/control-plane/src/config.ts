@@ -22,9 +22,9 @@ export function loadControlPlaneConfig(env: Record<string, string | undefined> =
     /** The gateway YAML applied at start (optional; `cli apply FILE` applies one at any time). */
     GATEWAY_CONFIG_FILE: z.string().min(1).optional(),
     /** Shared secret the proxy presents on /internal/* (usage lookups). */
-    INTERNAL_TOKEN: z.string().min(16, "at least 16 characters").default("dev-internal-token-change-me"),
+    INTERNAL_TOKEN: envVars.secret("dev-internal-token-change-me"),
     /** Key that encrypts stored Idempotency-Key responses (they hold a plaintext key). */
-    IDEMPOTENCY_SECRET: z.string().min(16, "at least 16 characters").default("dev-idempotency-secret-change-me"),
+    IDEMPOTENCY_SECRET: envVars.secret("dev-idempotency-secret-change-me"),
     /** Largest accepted request body on the vendor API. */
     BODY_LIMIT_BYTES: envVars.positiveInt(1024 * 1024),
     SHUTDOWN_DEADLINE_MS: envVars.positiveInt(10_000),

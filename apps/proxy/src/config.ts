@@ -43,7 +43,7 @@ export function loadProxyConfig(env: Record<string, string | undefined> = proces
     /** Longest wait for the control plane's response head, and between two of its body chunks. */
     CONTROL_PLANE_TIMEOUT_MS: envVars.positiveInt(30_000),
     /** Shared secret for the control plane's internal endpoints. */
-    INTERNAL_TOKEN: z.string().min(16, "at least 16 characters").default("dev-internal-token-change-me"),
+    INTERNAL_TOKEN: envVars.secret("dev-internal-token-change-me"),
   }, env);
 }
 

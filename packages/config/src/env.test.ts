@@ -1,3 +1,4 @@
+import { z } from "zod";
 import { describe, expect, it } from "vitest";
 import { ConfigError, envVars, parseEnv } from "./env.ts";
 
@@ -40,5 +41,14 @@ describe("parseEnv", () => {
     expect(parseEnv("app", redis, {}).NODES).toBeUndefined();
     expect(() => parseEnv("app", redis, { NODES: "10.0.0.1:7000,redis-1" })).toThrow(/NODES: "redis-1" is not host:port/);
     expect(() => parseEnv("app", redis, { NODES: "h:99999" })).toThrow(/NODES/);
+  });
+
+  it("refuses a secret's development default in production, set or defaulted, and names it", () => {
+    const secrets = { TOKEN: envVars.secret("dev-token-change-me-please"), NODE_ENV: z.string().optional() };
+    expect(parseEnv("app", secrets, {}).TOKEN).toBe("dev-token-change-me-please");
+    expect(() => parseEnv("app", secrets, { NODE_ENV: "production" })).toThrow(/TOKEN: the development default is refused in production/);
+    expect(() => parseEnv("app", secrets, { NODE_ENV: "production", TOKEN: "dev-token-change-me-please" })).toThrow(/TOKEN/);
+    expect(parseEnv("app", secrets, { NODE_ENV: "production", TOKEN: "a-real-secret-0123456789" }).TOKEN).toBe("a-real-secret-0123456789");
+    expect(() => parseEnv("app", secrets, { TOKEN: "short" })).toThrow(/TOKEN: at least 16 characters/);
   });
 });

@@ -8,9 +8,13 @@ export class ConfigError extends Error {
   }
 }
 
+/** The development defaults of secrets (`envVars.secret`): refused when NODE_ENV is production. */
+const DEVELOPMENT_SECRETS = new Set<string>();
+
 /**
  * Parses `env` once with `shape` and returns a frozen, typed config. Each app calls this at boot;
- * nothing else reads process.env.
+ * nothing else reads process.env. With `NODE_ENV=production`, a secret left at (or set to) its
+ * development default stops start-up: anyone who read this repository knows that value.
  */
 export function parseEnv<Shape extends z.ZodRawShape>(
   app: string,
@@ -21,6 +25,13 @@ export function parseEnv<Shape extends z.ZodRawShape>(
   if (!result.success) {
     const lines = result.error.issues.map((issue) => `  ${issue.path.join(".") || "(env)"}: ${issue.message}`);
     throw new ConfigError(`${app}: invalid configuration\n${lines.join("\n")}`);
+  }
+  if (env.NODE_ENV === "production") {
+    const exposed = Object.entries(result.data as Record<string, unknown>).filter(([, value]) => typeof value === "string" && DEVELOPMENT_SECRETS.has(value));
+    if (exposed.length > 0) {
+      const lines = exposed.map(([name]) => `  ${name}: the development default is refused in production; set a random secret of at least 16 characters`);
+      throw new ConfigError(`${app}: invalid configuration\n${lines.join("\n")}`);
+    }
   }
   return Object.freeze(result.data);
 }
@@ -58,6 +69,11 @@ export const envVars = {
   /** Prefix of every Redis key and BullMQ queue, so runs and tenants never share data. */
   redisPrefix: () => z.string().regex(/^[A-Za-z0-9:_-]*$/, "letters, digits, ':', '_' and '-' only").default("gw"),
   logLevel: () => z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+  /** A shared secret: at least 16 characters; `developmentDefault` only outside production. */
+  secret: (developmentDefault: string) => {
+    DEVELOPMENT_SECRETS.add(developmentDefault);
+    return z.string().min(16, "at least 16 characters").default(developmentDefault);
+  },
   positiveInt: (fallback: number) => z.coerce.number().int().positive().default(fallback),
   bool: (fallback: boolean) =>
     z
