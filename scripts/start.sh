@@ -18,6 +18,12 @@ LOGS="$ROOT/.data/logs"; mkdir -p "$LOGS"
 log "applying database migrations"
 node packages/db/src/migrate-cli.ts deploy >&2
 
+# The vendor console is a static build the control plane serves at /console; turbo rebuilds it only
+# when its sources changed (or restores dist/ from its cache).
+log "building the vendor console"
+TURBO_TELEMETRY_DISABLED=1 TURBO_NO_UPDATE_NOTIFIER=1 pnpm exec turbo run build --filter=@gateway/console >"$LOGS/console-build.log" 2>&1 \
+  || { tail -n 30 "$LOGS/console-build.log" >&2; die "the vendor console did not build; see .data/logs/console-build.log"; }
+
 PIDS=()
 stop_all() {
   trap - INT TERM EXIT
@@ -67,6 +73,7 @@ cat <<INFO
                    openai baseURL: $BASE/v1, anthropic baseURL: $BASE
     demo key       $KEY
     vendor token   $VENDOR_TOKEN
+    vendor console $BASE/console   (sign in with the vendor token above)
 
   Try:
     curl $BASE/v1

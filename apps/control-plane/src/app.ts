@@ -5,6 +5,7 @@ import type { ControlPlaneServices } from "./services.ts";
 import { healthRoute, readyRoute } from "./routes/health.ts";
 import { internalKeyUsageRoute } from "./routes/internal-key-usage.ts";
 import { mountVendorApi } from "./routes/vendor-api.ts";
+import { consoleRouter } from "./routes/console.ts";
 
 /** The control plane's HTTP surface: health, the vendor API (/api) and internal endpoints. */
 export function createControlPlaneApp(services: ControlPlaneServices, state: { shuttingDown: boolean }): Express {
@@ -22,6 +23,7 @@ export function createControlPlaneApp(services: ControlPlaneServices, state: { s
   app.get("/readyz", readyRoute(services, state));
   app.get("/internal/keys/:id/usage", internalKeyUsageRoute(services));
   mountVendorApi(app, services);
+  app.use("/console", consoleRouter());
   app.use(notFoundHandler);
   app.use(slowDownAuthFailures({ freeFailures: services.config.AUTH_FREE_FAILURES, windowMs: 60_000, maxDelayMs: 2_000 }));
   app.use(errorHandler(services.logger));

@@ -294,7 +294,9 @@ describe("PATCH bad input: a 4xx envelope naming the field, never a 500", () => 
       [`/api/keys/${id}`, { status: "revoked" }, 400, "status"],
       [`/api/keys/${id}`, { name: "nul\u0000byte" }, 400, "name"],
       [`/api/keys/${id}`, { metadata: { note: "nul\u0000" } }, 400, "metadata"],
-      [`/api/keys/${id}`, { metadata: JSON.parse(`${'{"a":'.repeat(200)}1${"}".repeat(200)}`) }, 400, "metadata"],
+      [`/api/keys/${id}`, { metadata: JSON.parse(`${'{"a":'.repeat(20)}1${"}".repeat(20)}`) }, 400, "metadata"],
+      // Past the body's nesting bound (128) the JSON itself is refused, before any field is read.
+      [`/api/keys/${id}`, { metadata: JSON.parse(`${'{"a":'.repeat(200)}1${"}".repeat(200)}`) }, 400, null],
       [`/api/keys/${id}`, { rate_limits: { rpm: 10_000_000_000 } }, 400, "rate_limits.rpm"],
       [`/api/keys/${id}/rotate`, { grace_seconds: 86_401 }, 400, "grace_seconds"],
       [`/api/keys/${id}/rotate`, { grace_seconds: -1 }, 400, "grace_seconds"],
@@ -334,5 +336,56 @@ describe("PATCH bad input: a 4xx envelope naming the field, never a 500", () => 
       expect(response.status).toBe(403);
       expect(((await response.json()) as { error: { code: string } }).error.code).toBe("missing_scope");
     }
+  });
+});
+
+describe("the vendor's reports after this file's real traffic", () => {
+  it("usage totals == the sum of every group == the sum of the request log == the ledger, to the nano, for every group_by", async () => {
+    // Everything above has been answered; wait until the worker has written all of it.
+    let count = -1;
+    for (let stable = 0; stable < 4; ) {
+      const now = await prisma().usageRecord.count();
+      stable = now === count ? stable + 1 : 0;
+      count = now;
+      await new Promise((resolve) => setTimeout(resolve, 150));
+    }
+    expect(count).toBeGreaterThan(50);
+    const from = "2000-01-01T00:00:00Z";
+    const to = new Date(Date.now() + 60_000).toISOString();
+    const ledger = await prisma().usageRecord.aggregate({ _sum: { costNano: true, inputTokens: true, outputTokens: true }, _count: { _all: true } });
+    const logged = { requests: 0, cost: 0n, input: 0, output: 0, streams: 0 };
+    for (let cursor: string | null = null, first = true; first || cursor !== null; first = false) {
+      const page = await vendor("GET", `/api/requests?from=${from}&to=${to}&limit=100${cursor ? `&cursor=${cursor}` : ""}`);
+      expect(page.status).toBe(200);
+      for (const row of page.body.data) {
+        logged.requests += 1;
+        logged.cost += BigInt(row.cost_nano);
+        logged.input += row.input_tokens;
+        logged.output += row.output_tokens;
+        if (row.stream) logged.streams += 1;
+      }
+      cursor = page.body.next_cursor;
+    }
+    expect(logged).toEqual({ requests: ledger._count._all, cost: ledger._sum.costNano, input: ledger._sum.inputTokens, output: ledger._sum.outputTokens, streams: 0 });
+    for (const groupBy of ["day", "model", "key", "server_option"]) {
+      const report = await vendor("GET", `/api/usage?from=${from}&to=${to}&group_by=${groupBy}`);
+      expect(report.status).toBe(200);
+      expect(report.body.totals).toMatchObject({ requests: ledger._count._all, cost_nano: ledger._sum.costNano!.toString(), input_tokens: ledger._sum.inputTokens, output_tokens: ledger._sum.outputTokens });
+      const rows = report.body.data as { requests: number; cost_nano: string }[];
+      expect(rows.reduce((sum, row) => sum + row.requests, 0)).toBe(ledger._count._all);
+      expect(rows.reduce((sum, row) => sum + BigInt(row.cost_nano), 0n)).toBe(ledger._sum.costNano);
+    }
+  }, 30_000);
+
+  it("the audit log lists this vendor's changes newest first, through its own pages", async () => {
+    const seen: string[] = [];
+    for (let cursor: string | null = null, first = true; first || cursor !== null; first = false) {
+      const page = await vendor("GET", `/api/audit-log?limit=50${cursor ? `&cursor=${cursor}` : ""}`);
+      expect(page.status).toBe(200);
+      seen.push(...page.body.data.map((entry: { id: string }) => entry.id));
+      cursor = page.body.next_cursor;
+    }
+    const stored = await prisma().auditEntry.findMany({ orderBy: [{ createdAt: "desc" }, { id: "desc" }], select: { id: true } });
+    expect(seen).toEqual(stored.map((entry) => entry.id));
   });
 });

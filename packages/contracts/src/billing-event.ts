@@ -38,6 +38,8 @@ export const billingEventSchema = z.object({
   upstream: z.string().nullable(),
   upstreamModel: z.string().nullable(),
   status: z.enum(["ok", "error", "client_aborted"]),
+  /** The client asked for a stream. Events queued by a proxy that predates the field read as false. */
+  stream: z.boolean().default(false),
   /** True when the upstream never reported usage and the proxy estimated it. */
   estimated: z.boolean(),
   usage: usageSchema,
@@ -45,4 +47,5 @@ export const billingEventSchema = z.object({
   finishedAt: z.number().int(),
   ttfbMs: z.number().int().nullable(),
 });
-export type BillingEvent = z.infer<typeof billingEventSchema>;
+/** An event as a proxy builds it (`stream` may be left out) and as the worker receives it. */
+export type BillingEvent = z.input<typeof billingEventSchema>;

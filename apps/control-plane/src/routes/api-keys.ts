@@ -74,7 +74,11 @@ async function forgetUncommittedKey(services: ControlPlaneServices, minted: Crea
   });
 }
 
-const keyPosition = z.object({ createdAt: z.iso.datetime(), id: z.string().startsWith("key_") });
+// A cursor is the client's text: a date Postgres cannot store (year 0000) must be a 400, not a 500.
+const keyPosition = z.object({
+  createdAt: z.iso.datetime().refine((value) => value >= "1970" && value < "10000", "out of range"),
+  id: z.string().startsWith("key_"),
+});
 
 /** GET /api/keys: the vendor's keys, newest first, optionally by status or a search (scope keys:read). */
 export function listKeysRoute(services: ControlPlaneServices) {

@@ -1,38 +1,149 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { readFile } from "node:fs/promises";
+import { createConfig, lintFromString } from "@redocly/openapi-core";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { expectError } from "./vendor-api-auth-checks.ts";
 import { startVendorApiFixture, type VendorApiFixture } from "./vendor-api-fixture.ts";
 
 let fixture: VendorApiFixture;
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- the document is arbitrary JSON
+let document: any;
 beforeAll(async () => {
   fixture = await startVendorApiFixture();
+  document = (await fixture.call("GET", "/api/openapi.json", { token: null })).body;
 }, 60_000);
 afterAll(async () => {
   await fixture?.close();
 });
 
+const METHODS = new Set(["get", "put", "post", "delete", "patch", "head", "options", "trace"]);
+
+/** `GET /v1/models/{id}` for every operation of the document. */
+function operationsOf(paths: Record<string, Record<string, unknown>>): string[] {
+  return Object.entries(paths).flatMap(([path, item]) => Object.keys(item).filter((key) => METHODS.has(key)).map((method) => `${method.toUpperCase()} ${path}`));
+}
+
+/**
+ * The routes a router registers, read from its source text (nothing is imported from the proxy):
+ * `get("/v1/...", ...)`-style calls, plus a string constant used as a prefix with a `*name` or
+ * `:name` rest (the proxy's `/v1/models/{id}`, matched for GET only).
+ */
+async function routesIn(file: URL, call: RegExp, prefix: string): Promise<string[]> {
+  const source = await readFile(file, "utf8");
+  const asTemplate = (path: string) => path.replace(/[*:](\w+)/g, "{$1}");
+  const calls = [...source.matchAll(call)].map(([, method, path]) => `${method!.toUpperCase()} ${asTemplate(prefix + path)}`);
+  const constants = new Map([...source.matchAll(/const (\w+) = "(\/v1[^"]*)"/g)].map(([, name, path]) => [name!, path!]));
+  const rests = [...source.matchAll(/`\$\{(\w+)\}([*:]\w+)`/g)].filter(([, name]) => constants.has(name!)).map(([, name, rest]) => `GET ${asTemplate(constants.get(name!)! + rest)}`);
+  return [...calls, ...rests];
+}
+
 describe("GET /api/openapi.json", () => {
-  it("serves an OpenAPI 3.1 document without auth, listing every /api operation", async () => {
+  it("serves an OpenAPI 3.1 document of /v1 and /api without auth, on this gateway's address", async () => {
     const response = await fixture.call("GET", "/api/openapi.json", { token: null });
     expect(response.status).toBe(200);
     expect(response.headers.get("content-type")).toMatch(/^application\/json/);
-    const document = response.body;
     expect(document.openapi).toBe("3.1.0");
-    const operations = Object.entries(document.paths as Record<string, Record<string, unknown>>).flatMap(([path, item]) => Object.keys(item).map((method) => `${method.toUpperCase()} ${path}`));
-    expect(operations.sort()).toEqual(
-      ["POST /api/keys", "GET /api/keys", "GET /api/keys/{id}", "DELETE /api/keys/{id}", "GET /api/keys/{id}/usage", "GET /api/server-options", "GET /api/openapi.json"].sort(),
+    expect(document.servers).toEqual([{ url: "/", description: "this gateway" }]);
+    expect(operationsOf(document.paths).sort()).toEqual(
+      [
+        "GET /v1",
+        "GET /v1/models",
+        "GET /v1/models/{id}",
+        "GET /v1/usage",
+        "POST /v1/chat/completions",
+        "POST /v1/responses",
+        "POST /v1/messages",
+        "POST /v1/images/generations",
+        "POST /api/keys",
+        "GET /api/keys",
+        "GET /api/keys/{id}",
+        "PATCH /api/keys/{id}",
+        "DELETE /api/keys/{id}",
+        "POST /api/keys/{id}/rotate",
+        "GET /api/keys/{id}/usage",
+        "GET /api/usage",
+        "GET /api/requests",
+        "GET /api/audit-log",
+        "GET /api/server-options",
+        "GET /api/openapi.json",
+      ].sort(),
     );
-    expect(document.components.securitySchemes.vendorToken).toMatchObject({ type: "http", scheme: "bearer" });
+  });
+
+  it("passes the Redocly linter's recommended rules with no error, offline", async () => {
+    const fetchSpy = vi.spyOn(globalThis, "fetch");
+    try {
+      // No license to state: the gateway is not published under one.
+      const config = await createConfig({ extends: ["recommended"], rules: { "info-license": "off" } });
+      const problems = await lintFromString({ source: JSON.stringify(document), absoluteRef: "openapi.json", config });
+      const show = (problem: (typeof problems)[number]) => `${problem.severity} ${problem.ruleId}: ${problem.message} at ${problem.location[0]?.pointer ?? "?"}`;
+      const warnings = problems.filter((problem) => problem.severity !== "error");
+      // Known: GET /v1 and the document itself have no 4xx to describe (operation-4xx-response).
+      if (warnings.length > 0) console.warn(`OpenAPI lint warnings:\n${warnings.map(show).join("\n")}`);
+      expect(problems.filter((problem) => problem.severity === "error").map(show)).toEqual([]);
+      expect(fetchSpy).not.toHaveBeenCalled();
+    } finally {
+      fetchSpy.mockRestore();
+    }
+  });
+
+  it("describes every /v1 route the proxy registers, and every /api route the control plane mounts", async () => {
+    const described = new Set(operationsOf(document.paths));
+    const proxy = await routesIn(new URL("../../../proxy/src/app.ts", import.meta.url), /\b(get|post)\(\s*"(\/v1[^"]*)"/g, "");
+    expect(proxy).toEqual(expect.arrayContaining(["GET /v1", "POST /v1/chat/completions", "GET /v1/models/{id}"]));
+    const vendor = await routesIn(new URL("./vendor-api.ts", import.meta.url), /\brouter\.(get|post|patch|put|delete)\(\s*"([^"]+)"/g, "/api");
+    expect(vendor).toEqual(expect.arrayContaining(["POST /api/keys", "PATCH /api/keys/{id}"]));
+    for (const route of [...proxy, ...vendor]) expect(described.has(route), `${route} is not in the document`).toBe(true);
+    // And nothing under /v1 that the proxy does not serve.
+    expect([...described].filter((operation) => operation.includes(" /v1")).sort()).toEqual([...proxy].sort());
+  });
+
+  it("asks for the token and scope each /api route checks", async () => {
+    const source = await readFile(new URL("./vendor-api.ts", import.meta.url), "utf8");
+    const mounted = [...source.matchAll(/\brouter\.(get|post|patch|put|delete)\(\s*"([^"]+)"(.*)$/gm)];
+    expect(mounted.length).toBeGreaterThan(10);
+    for (const [, method, path, rest] of mounted) {
+      const scope = /requireScope\("([^"]+)"\)/.exec(rest!)?.[1];
+      const expected = !rest!.includes("authenticated") ? [] : [{ vendorToken: scope ? [scope] : [] }];
+      expect(document.paths[`/api${path!.replace(/:(\w+)/g, "{$1}")}`][method!].security, `${method} ${path}`).toEqual(expected);
+    }
+  });
+
+  it("gives every operation a unique operationId, a summary, a tag and its security", () => {
+    type Operation = { path: string; method: string; operationId?: string; summary?: string; tags?: string[] };
+    const operations: Operation[] = Object.entries(document.paths as Record<string, Record<string, object>>).flatMap(([path, item]) =>
+      Object.entries(item).filter(([method]) => METHODS.has(method)).map(([method, operation]) => ({ path, method, ...operation })),
+    );
+    const ids = operations.map((operation) => operation.operationId);
+    expect(new Set(ids).size).toBe(ids.length);
+    for (const operation of operations) {
+      expect(operation.summary, `${operation.method} ${operation.path}`).toEqual(expect.any(String));
+      expect(operation.tags).toEqual([operation.path.startsWith("/v1") ? "models" : "vendor"]);
+    }
+    const { securitySchemes } = document.components;
+    expect(securitySchemes.vendorToken).toMatchObject({ type: "http", scheme: "bearer" });
+    expect(securitySchemes.vendorToken.description).toContain("keys:update");
+    expect(securitySchemes.apiKey).toMatchObject({ type: "http", scheme: "bearer", bearerFormat: "sk-..." });
+    expect(securitySchemes.apiKeyHeader).toEqual(expect.objectContaining({ type: "apiKey", in: "header", name: "x-api-key" }));
     expect(document.paths["/api/keys"].post.security).toEqual([{ vendorToken: ["keys:create"] }]);
+    expect(document.paths["/api/keys/{id}"].patch.security).toEqual([{ vendorToken: ["keys:update"] }]);
+    expect(document.paths["/api/audit-log"].get.security).toEqual([{ vendorToken: [] }]);
+    expect(document.paths["/v1/chat/completions"].post.security).toEqual([{ apiKey: [] }, { apiKeyHeader: [] }]);
+    expect(document.paths["/v1"].get.security).toEqual([]);
     expect(document.paths["/api/openapi.json"].get.security).toEqual([]);
   });
 
-  it("describes bodies, responses and the error envelope from the route schemas, every $ref resolving", async () => {
-    const document = (await fixture.call("GET", "/api/openapi.json", { token: null })).body;
+  it("describes bodies, responses and the error envelope from the route schemas, every $ref resolving", () => {
     const schemas = document.components.schemas;
     expect(schemas.CreateKeyRequest.required).toEqual(["server_option"]);
+    expect(schemas.UpdateKeyRequest.properties).toHaveProperty("quota_add");
+    expect(schemas.UpdateKeyRequest.required).toBeUndefined();
+    expect(document.paths["/api/keys/{id}/rotate"].post.requestBody.required).toBe(false);
     expect(schemas.CreatedApiKey.required).toContain("key");
     expect(schemas.ApiKey.properties).not.toHaveProperty("key");
     expect(schemas.Error.properties.error.required).toEqual(["type", "message", "code", "param"]);
+    expect(schemas.UsageReport.properties.object.const).toBe("usage_report");
+    expect(document.paths["/api/keys"].get.parameters.map((parameter: { name: string }) => parameter.name)).toEqual(["limit", "cursor", "status", "search"]);
+    expect(document.paths["/api/requests"].get.parameters.map((parameter: { name: string }) => parameter.name)).toEqual(expect.arrayContaining(["key_id", "model", "status", "from", "to", "limit", "cursor"]));
     expect(document.paths["/api/keys"].post.responses["409"]).toEqual({ $ref: "#/components/responses/Error409" });
     const refs = JSON.stringify(document).match(/"\$ref":"[^"]+"/g) ?? [];
     expect(refs.length).toBeGreaterThan(10);
@@ -40,6 +151,23 @@ describe("GET /api/openapi.json", () => {
       const pointer = ref.slice('"$ref":"#/'.length, -1).split("/");
       expect(pointer.reduce((node, part) => node?.[part], document), ref).toBeDefined();
     }
+  });
+
+  it("describes the model API: loose bodies, streams, the version header and the shared errors", () => {
+    const { schemas, responses } = document.components;
+    expect(schemas.ChatCompletionRequest.required).toEqual(["model", "messages"]);
+    expect(schemas.MessageRequest.required).toEqual(["model", "max_tokens", "messages"]);
+    expect(schemas.MessageRequest.properties.max_tokens.type).toBe("integer");
+    for (const name of ["ChatCompletionRequest", "ResponseRequest", "MessageRequest", "ImageGenerationRequest"]) expect(schemas[name].additionalProperties).toEqual({});
+    const messages = document.paths["/v1/messages"].post;
+    expect(messages.parameters).toContainEqual(expect.objectContaining({ name: "anthropic-version", in: "header", schema: expect.objectContaining({ pattern: "^\\d{4}-\\d{2}-\\d{2}$" }) }));
+    expect(Object.keys(messages.responses["200"].content)).toEqual(["application/json", "text/event-stream"]);
+    expect(Object.keys(document.paths["/v1/images/generations"].post.responses["200"].content)).toEqual(["application/json"]);
+    expect(Object.keys(messages.responses).sort()).toEqual(["200", "400", "401", "403", "404", "413", "415", "429", "500", "502", "503", "504"]);
+    expect(responses.Error429.headers).toHaveProperty("retry-after");
+    expect(document.paths["/v1/usage"].get.responses["200"].content["application/json"].schema).toEqual({ $ref: "#/components/schemas/KeyUsage" });
+    expect(schemas.ModelList.properties.data.items).toEqual({ $ref: "#/components/schemas/Model" });
+    expect(schemas.Discovery.properties.status.enum).toEqual(["ok", "degraded"]);
   });
 
   it("unknown /api routes are 404 in the same envelope", async () => {

@@ -1,7 +1,7 @@
 import type { Request, Response } from "express";
 import { buildOpenApiDocument } from "../vendors/openapi-document.ts";
 
-/** GET /api/openapi.json: the vendor API's OpenAPI 3.1 document; public, built once. */
+/** GET /api/openapi.json: the OpenAPI 3.1 document of `/v1` and `/api`; public, built once. */
 export function openApiRoute() {
   let document: string | undefined;
   return (_request: Request, response: Response): void => {

@@ -9,6 +9,9 @@ import { getKeyRoute, revokeKeyRoute, updateKeyRoute } from "./api-keys-id.ts";
 import { rotateKeyRoute } from "./api-keys-id-rotate.ts";
 import { keyUsageRoute } from "./api-keys-id-usage.ts";
 import { listServerOptionsRoute } from "./api-server-options.ts";
+import { usageReportRoute } from "./api-usage.ts";
+import { requestLogRoute } from "./api-requests.ts";
+import { auditLogRoute } from "./api-audit-log.ts";
 
 /**
  * The vendor (reseller) API under /api (contract section 6). Order per route: the token, then the
@@ -33,5 +36,8 @@ export function mountVendorApi(app: Express, services: ControlPlaneServices): vo
   router.post("/keys/:id/rotate", authenticated, requireScope("keys:update"), keyId, jsonBody(services.config.BODY_LIMIT_BYTES, { optional: true }), rotateKeyRoute(services));
   router.delete("/keys/:id", authenticated, requireScope("keys:revoke"), keyId, revokeKeyRoute(services));
   router.get("/keys/:id/usage", authenticated, requireScope("usage:read"), keyId, keyUsageRoute(services));
+  router.get("/usage", authenticated, requireScope("usage:read"), usageReportRoute(services));
+  router.get("/requests", authenticated, requireScope("usage:read"), requestLogRoute(services));
+  router.get("/audit-log", authenticated, auditLogRoute(services));
   app.use("/api", router);
 }

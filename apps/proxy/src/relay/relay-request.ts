@@ -44,6 +44,7 @@ export async function relayRequest(input: RelayInput): Promise<void> {
       serverOption: key.serverOption,
       model: model.name,
       endpoint: wire.endpoint,
+      stream: parsed.stream,
       upstream,
       upstreamModel,
       status: outcome.status,

@@ -102,6 +102,22 @@ export type UsageRecord = Prisma.UsageRecordModel
  */
 export type UsageAggregate = Prisma.UsageAggregateModel
 /**
+ * Model UsageKeyDay
+ * A vendor's consumption per UTC day and key, all models together: GET /api/usage?group_by=key
+ * over whole days (a vendor's 90 days are keys x 90 rows, not keys x models x 90). Written by the
+ * billing worker in the statement that writes the ledger row, like usage_aggregates; derived data
+ * (no foreign keys), rebuilt from usage_records by the migration that created it.
+ */
+export type UsageKeyDay = Prisma.UsageKeyDayModel
+/**
+ * Model UsageVendorDay
+ * A vendor's consumption per UTC day, model and server option: GET /api/usage?group_by=day|model|
+ * server_option over whole days, a few hundred rows per vendor and day whatever the number of
+ * keys. Every request of a vendor would update the same row of its day and model, so each
+ * request adds to one of 16 stripes (`shard`, from its id) and the report sums them.
+ */
+export type UsageVendorDay = Prisma.UsageVendorDayModel
+/**
  * Model AuditEntry
  * Every change a vendor makes (contract section 9): who (token), when, which request, what changed.
  * Never holds a secret: changes list field names and their new non-secret values.

@@ -409,6 +409,8 @@ export const ModelName = {
   IdempotencyRecord: 'IdempotencyRecord',
   UsageRecord: 'UsageRecord',
   UsageAggregate: 'UsageAggregate',
+  UsageKeyDay: 'UsageKeyDay',
+  UsageVendorDay: 'UsageVendorDay',
   AuditEntry: 'AuditEntry'
 } as const
 
@@ -425,7 +427,7 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
     omit: GlobalOmitOptions
   }
   meta: {
-    modelProps: "vendor" | "vendorToken" | "serverOption" | "vendorServerOption" | "upstream" | "model" | "modelRoute" | "serverOptionModel" | "apiKey" | "idempotencyRecord" | "usageRecord" | "usageAggregate" | "auditEntry"
+    modelProps: "vendor" | "vendorToken" | "serverOption" | "vendorServerOption" | "upstream" | "model" | "modelRoute" | "serverOptionModel" | "apiKey" | "idempotencyRecord" | "usageRecord" | "usageAggregate" | "usageKeyDay" | "usageVendorDay" | "auditEntry"
     txIsolationLevel: TransactionIsolationLevel
   }
   model: {
@@ -1317,6 +1319,154 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
         }
       }
     }
+    UsageKeyDay: {
+      payload: Prisma.$UsageKeyDayPayload<ExtArgs>
+      fields: Prisma.UsageKeyDayFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.UsageKeyDayFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$UsageKeyDayPayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.UsageKeyDayFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$UsageKeyDayPayload>
+        }
+        findFirst: {
+          args: Prisma.UsageKeyDayFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$UsageKeyDayPayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.UsageKeyDayFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$UsageKeyDayPayload>
+        }
+        findMany: {
+          args: Prisma.UsageKeyDayFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$UsageKeyDayPayload>[]
+        }
+        create: {
+          args: Prisma.UsageKeyDayCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$UsageKeyDayPayload>
+        }
+        createMany: {
+          args: Prisma.UsageKeyDayCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.UsageKeyDayCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$UsageKeyDayPayload>[]
+        }
+        delete: {
+          args: Prisma.UsageKeyDayDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$UsageKeyDayPayload>
+        }
+        update: {
+          args: Prisma.UsageKeyDayUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$UsageKeyDayPayload>
+        }
+        deleteMany: {
+          args: Prisma.UsageKeyDayDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.UsageKeyDayUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.UsageKeyDayUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$UsageKeyDayPayload>[]
+        }
+        upsert: {
+          args: Prisma.UsageKeyDayUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$UsageKeyDayPayload>
+        }
+        aggregate: {
+          args: Prisma.UsageKeyDayAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateUsageKeyDay>
+        }
+        groupBy: {
+          args: Prisma.UsageKeyDayGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.UsageKeyDayGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.UsageKeyDayCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.UsageKeyDayCountAggregateOutputType> | number
+        }
+      }
+    }
+    UsageVendorDay: {
+      payload: Prisma.$UsageVendorDayPayload<ExtArgs>
+      fields: Prisma.UsageVendorDayFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.UsageVendorDayFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$UsageVendorDayPayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.UsageVendorDayFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$UsageVendorDayPayload>
+        }
+        findFirst: {
+          args: Prisma.UsageVendorDayFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$UsageVendorDayPayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.UsageVendorDayFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$UsageVendorDayPayload>
+        }
+        findMany: {
+          args: Prisma.UsageVendorDayFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$UsageVendorDayPayload>[]
+        }
+        create: {
+          args: Prisma.UsageVendorDayCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$UsageVendorDayPayload>
+        }
+        createMany: {
+          args: Prisma.UsageVendorDayCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.UsageVendorDayCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$UsageVendorDayPayload>[]
+        }
+        delete: {
+          args: Prisma.UsageVendorDayDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$UsageVendorDayPayload>
+        }
+        update: {
+          args: Prisma.UsageVendorDayUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$UsageVendorDayPayload>
+        }
+        deleteMany: {
+          args: Prisma.UsageVendorDayDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.UsageVendorDayUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.UsageVendorDayUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$UsageVendorDayPayload>[]
+        }
+        upsert: {
+          args: Prisma.UsageVendorDayUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$UsageVendorDayPayload>
+        }
+        aggregate: {
+          args: Prisma.UsageVendorDayAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateUsageVendorDay>
+        }
+        groupBy: {
+          args: Prisma.UsageVendorDayGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.UsageVendorDayGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.UsageVendorDayCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.UsageVendorDayCountAggregateOutputType> | number
+        }
+      }
+    }
     AuditEntry: {
       payload: Prisma.$AuditEntryPayload<ExtArgs>
       fields: Prisma.AuditEntryFieldRefs
@@ -1582,6 +1732,7 @@ export const UsageRecordScalarFieldEnum = {
   upstreamModel: 'upstreamModel',
   endpoint: 'endpoint',
   status: 'status',
+  stream: 'stream',
   estimated: 'estimated',
   inputTokens: 'inputTokens',
   outputTokens: 'outputTokens',
@@ -1615,6 +1766,44 @@ export const UsageAggregateScalarFieldEnum = {
 } as const
 
 export type UsageAggregateScalarFieldEnum = (typeof UsageAggregateScalarFieldEnum)[keyof typeof UsageAggregateScalarFieldEnum]
+
+
+export const UsageKeyDayScalarFieldEnum = {
+  apiKeyId: 'apiKeyId',
+  day: 'day',
+  vendorId: 'vendorId',
+  requests: 'requests',
+  inputTokens: 'inputTokens',
+  outputTokens: 'outputTokens',
+  cachedInputTokens: 'cachedInputTokens',
+  cacheWriteTokens: 'cacheWriteTokens',
+  reasoningTokens: 'reasoningTokens',
+  images: 'images',
+  costNano: 'costNano',
+  updatedAt: 'updatedAt'
+} as const
+
+export type UsageKeyDayScalarFieldEnum = (typeof UsageKeyDayScalarFieldEnum)[keyof typeof UsageKeyDayScalarFieldEnum]
+
+
+export const UsageVendorDayScalarFieldEnum = {
+  vendorId: 'vendorId',
+  day: 'day',
+  model: 'model',
+  serverOptionId: 'serverOptionId',
+  shard: 'shard',
+  requests: 'requests',
+  inputTokens: 'inputTokens',
+  outputTokens: 'outputTokens',
+  cachedInputTokens: 'cachedInputTokens',
+  cacheWriteTokens: 'cacheWriteTokens',
+  reasoningTokens: 'reasoningTokens',
+  images: 'images',
+  costNano: 'costNano',
+  updatedAt: 'updatedAt'
+} as const
+
+export type UsageVendorDayScalarFieldEnum = (typeof UsageVendorDayScalarFieldEnum)[keyof typeof UsageVendorDayScalarFieldEnum]
 
 
 export const AuditEntryScalarFieldEnum = {
@@ -1930,6 +2119,8 @@ export type GlobalOmitConfig = {
   idempotencyRecord?: Prisma.IdempotencyRecordOmit
   usageRecord?: Prisma.UsageRecordOmit
   usageAggregate?: Prisma.UsageAggregateOmit
+  usageKeyDay?: Prisma.UsageKeyDayOmit
+  usageVendorDay?: Prisma.UsageVendorDayOmit
   auditEntry?: Prisma.AuditEntryOmit
 }
 

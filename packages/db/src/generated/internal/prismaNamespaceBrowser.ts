@@ -63,6 +63,8 @@ export const ModelName = {
   IdempotencyRecord: 'IdempotencyRecord',
   UsageRecord: 'UsageRecord',
   UsageAggregate: 'UsageAggregate',
+  UsageKeyDay: 'UsageKeyDay',
+  UsageVendorDay: 'UsageVendorDay',
   AuditEntry: 'AuditEntry'
 } as const
 
@@ -234,6 +236,7 @@ export const UsageRecordScalarFieldEnum = {
   upstreamModel: 'upstreamModel',
   endpoint: 'endpoint',
   status: 'status',
+  stream: 'stream',
   estimated: 'estimated',
   inputTokens: 'inputTokens',
   outputTokens: 'outputTokens',
@@ -267,6 +270,44 @@ export const UsageAggregateScalarFieldEnum = {
 } as const
 
 export type UsageAggregateScalarFieldEnum = (typeof UsageAggregateScalarFieldEnum)[keyof typeof UsageAggregateScalarFieldEnum]
+
+
+export const UsageKeyDayScalarFieldEnum = {
+  apiKeyId: 'apiKeyId',
+  day: 'day',
+  vendorId: 'vendorId',
+  requests: 'requests',
+  inputTokens: 'inputTokens',
+  outputTokens: 'outputTokens',
+  cachedInputTokens: 'cachedInputTokens',
+  cacheWriteTokens: 'cacheWriteTokens',
+  reasoningTokens: 'reasoningTokens',
+  images: 'images',
+  costNano: 'costNano',
+  updatedAt: 'updatedAt'
+} as const
+
+export type UsageKeyDayScalarFieldEnum = (typeof UsageKeyDayScalarFieldEnum)[keyof typeof UsageKeyDayScalarFieldEnum]
+
+
+export const UsageVendorDayScalarFieldEnum = {
+  vendorId: 'vendorId',
+  day: 'day',
+  model: 'model',
+  serverOptionId: 'serverOptionId',
+  shard: 'shard',
+  requests: 'requests',
+  inputTokens: 'inputTokens',
+  outputTokens: 'outputTokens',
+  cachedInputTokens: 'cachedInputTokens',
+  cacheWriteTokens: 'cacheWriteTokens',
+  reasoningTokens: 'reasoningTokens',
+  images: 'images',
+  costNano: 'costNano',
+  updatedAt: 'updatedAt'
+} as const
+
+export type UsageVendorDayScalarFieldEnum = (typeof UsageVendorDayScalarFieldEnum)[keyof typeof UsageVendorDayScalarFieldEnum]
 
 
 export const AuditEntryScalarFieldEnum = {

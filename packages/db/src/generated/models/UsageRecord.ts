@@ -57,6 +57,7 @@ export type UsageRecordMinAggregateOutputType = {
   upstreamModel: string | null
   endpoint: string | null
   status: string | null
+  stream: boolean | null
   estimated: boolean | null
   inputTokens: number | null
   outputTokens: number | null
@@ -80,6 +81,7 @@ export type UsageRecordMaxAggregateOutputType = {
   upstreamModel: string | null
   endpoint: string | null
   status: string | null
+  stream: boolean | null
   estimated: boolean | null
   inputTokens: number | null
   outputTokens: number | null
@@ -103,6 +105,7 @@ export type UsageRecordCountAggregateOutputType = {
   upstreamModel: number
   endpoint: number
   status: number
+  stream: number
   estimated: number
   inputTokens: number
   outputTokens: number
@@ -150,6 +153,7 @@ export type UsageRecordMinAggregateInputType = {
   upstreamModel?: true
   endpoint?: true
   status?: true
+  stream?: true
   estimated?: true
   inputTokens?: true
   outputTokens?: true
@@ -173,6 +177,7 @@ export type UsageRecordMaxAggregateInputType = {
   upstreamModel?: true
   endpoint?: true
   status?: true
+  stream?: true
   estimated?: true
   inputTokens?: true
   outputTokens?: true
@@ -196,6 +201,7 @@ export type UsageRecordCountAggregateInputType = {
   upstreamModel?: true
   endpoint?: true
   status?: true
+  stream?: true
   estimated?: true
   inputTokens?: true
   outputTokens?: true
@@ -306,6 +312,7 @@ export type UsageRecordGroupByOutputType = {
   upstreamModel: string | null
   endpoint: string
   status: string
+  stream: boolean
   estimated: boolean
   inputTokens: number
   outputTokens: number
@@ -352,6 +359,7 @@ export type UsageRecordWhereInput = {
   upstreamModel?: Prisma.StringNullableFilter<"UsageRecord"> | string | null
   endpoint?: Prisma.StringFilter<"UsageRecord"> | string
   status?: Prisma.StringFilter<"UsageRecord"> | string
+  stream?: Prisma.BoolFilter<"UsageRecord"> | boolean
   estimated?: Prisma.BoolFilter<"UsageRecord"> | boolean
   inputTokens?: Prisma.IntFilter<"UsageRecord"> | number
   outputTokens?: Prisma.IntFilter<"UsageRecord"> | number
@@ -376,6 +384,7 @@ export type UsageRecordOrderByWithRelationInput = {
   upstreamModel?: Prisma.SortOrderInput | Prisma.SortOrder
   endpoint?: Prisma.SortOrder
   status?: Prisma.SortOrder
+  stream?: Prisma.SortOrder
   estimated?: Prisma.SortOrder
   inputTokens?: Prisma.SortOrder
   outputTokens?: Prisma.SortOrder
@@ -403,6 +412,7 @@ export type UsageRecordWhereUniqueInput = Prisma.AtLeast<{
   upstreamModel?: Prisma.StringNullableFilter<"UsageRecord"> | string | null
   endpoint?: Prisma.StringFilter<"UsageRecord"> | string
   status?: Prisma.StringFilter<"UsageRecord"> | string
+  stream?: Prisma.BoolFilter<"UsageRecord"> | boolean
   estimated?: Prisma.BoolFilter<"UsageRecord"> | boolean
   inputTokens?: Prisma.IntFilter<"UsageRecord"> | number
   outputTokens?: Prisma.IntFilter<"UsageRecord"> | number
@@ -427,6 +437,7 @@ export type UsageRecordOrderByWithAggregationInput = {
   upstreamModel?: Prisma.SortOrderInput | Prisma.SortOrder
   endpoint?: Prisma.SortOrder
   status?: Prisma.SortOrder
+  stream?: Prisma.SortOrder
   estimated?: Prisma.SortOrder
   inputTokens?: Prisma.SortOrder
   outputTokens?: Prisma.SortOrder
@@ -458,6 +469,7 @@ export type UsageRecordScalarWhereWithAggregatesInput = {
   upstreamModel?: Prisma.StringNullableWithAggregatesFilter<"UsageRecord"> | string | null
   endpoint?: Prisma.StringWithAggregatesFilter<"UsageRecord"> | string
   status?: Prisma.StringWithAggregatesFilter<"UsageRecord"> | string
+  stream?: Prisma.BoolWithAggregatesFilter<"UsageRecord"> | boolean
   estimated?: Prisma.BoolWithAggregatesFilter<"UsageRecord"> | boolean
   inputTokens?: Prisma.IntWithAggregatesFilter<"UsageRecord"> | number
   outputTokens?: Prisma.IntWithAggregatesFilter<"UsageRecord"> | number
@@ -480,6 +492,7 @@ export type UsageRecordCreateInput = {
   upstreamModel?: string | null
   endpoint: string
   status: string
+  stream?: boolean
   estimated?: boolean
   inputTokens?: number
   outputTokens?: number
@@ -504,6 +517,7 @@ export type UsageRecordUncheckedCreateInput = {
   upstreamModel?: string | null
   endpoint: string
   status: string
+  stream?: boolean
   estimated?: boolean
   inputTokens?: number
   outputTokens?: number
@@ -526,6 +540,7 @@ export type UsageRecordUpdateInput = {
   upstreamModel?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   endpoint?: Prisma.StringFieldUpdateOperationsInput | string
   status?: Prisma.StringFieldUpdateOperationsInput | string
+  stream?: Prisma.BoolFieldUpdateOperationsInput | boolean
   estimated?: Prisma.BoolFieldUpdateOperationsInput | boolean
   inputTokens?: Prisma.IntFieldUpdateOperationsInput | number
   outputTokens?: Prisma.IntFieldUpdateOperationsInput | number
@@ -550,6 +565,7 @@ export type UsageRecordUncheckedUpdateInput = {
   upstreamModel?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   endpoint?: Prisma.StringFieldUpdateOperationsInput | string
   status?: Prisma.StringFieldUpdateOperationsInput | string
+  stream?: Prisma.BoolFieldUpdateOperationsInput | boolean
   estimated?: Prisma.BoolFieldUpdateOperationsInput | boolean
   inputTokens?: Prisma.IntFieldUpdateOperationsInput | number
   outputTokens?: Prisma.IntFieldUpdateOperationsInput | number
@@ -573,6 +589,7 @@ export type UsageRecordCreateManyInput = {
   upstreamModel?: string | null
   endpoint: string
   status: string
+  stream?: boolean
   estimated?: boolean
   inputTokens?: number
   outputTokens?: number
@@ -595,6 +612,7 @@ export type UsageRecordUpdateManyMutationInput = {
   upstreamModel?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   endpoint?: Prisma.StringFieldUpdateOperationsInput | string
   status?: Prisma.StringFieldUpdateOperationsInput | string
+  stream?: Prisma.BoolFieldUpdateOperationsInput | boolean
   estimated?: Prisma.BoolFieldUpdateOperationsInput | boolean
   inputTokens?: Prisma.IntFieldUpdateOperationsInput | number
   outputTokens?: Prisma.IntFieldUpdateOperationsInput | number
@@ -618,6 +636,7 @@ export type UsageRecordUncheckedUpdateManyInput = {
   upstreamModel?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   endpoint?: Prisma.StringFieldUpdateOperationsInput | string
   status?: Prisma.StringFieldUpdateOperationsInput | string
+  stream?: Prisma.BoolFieldUpdateOperationsInput | boolean
   estimated?: Prisma.BoolFieldUpdateOperationsInput | boolean
   inputTokens?: Prisma.IntFieldUpdateOperationsInput | number
   outputTokens?: Prisma.IntFieldUpdateOperationsInput | number
@@ -651,6 +670,7 @@ export type UsageRecordCountOrderByAggregateInput = {
   upstreamModel?: Prisma.SortOrder
   endpoint?: Prisma.SortOrder
   status?: Prisma.SortOrder
+  stream?: Prisma.SortOrder
   estimated?: Prisma.SortOrder
   inputTokens?: Prisma.SortOrder
   outputTokens?: Prisma.SortOrder
@@ -685,6 +705,7 @@ export type UsageRecordMaxOrderByAggregateInput = {
   upstreamModel?: Prisma.SortOrder
   endpoint?: Prisma.SortOrder
   status?: Prisma.SortOrder
+  stream?: Prisma.SortOrder
   estimated?: Prisma.SortOrder
   inputTokens?: Prisma.SortOrder
   outputTokens?: Prisma.SortOrder
@@ -708,6 +729,7 @@ export type UsageRecordMinOrderByAggregateInput = {
   upstreamModel?: Prisma.SortOrder
   endpoint?: Prisma.SortOrder
   status?: Prisma.SortOrder
+  stream?: Prisma.SortOrder
   estimated?: Prisma.SortOrder
   inputTokens?: Prisma.SortOrder
   outputTokens?: Prisma.SortOrder
@@ -783,6 +805,7 @@ export type UsageRecordCreateWithoutApiKeyInput = {
   upstreamModel?: string | null
   endpoint: string
   status: string
+  stream?: boolean
   estimated?: boolean
   inputTokens?: number
   outputTokens?: number
@@ -805,6 +828,7 @@ export type UsageRecordUncheckedCreateWithoutApiKeyInput = {
   upstreamModel?: string | null
   endpoint: string
   status: string
+  stream?: boolean
   estimated?: boolean
   inputTokens?: number
   outputTokens?: number
@@ -857,6 +881,7 @@ export type UsageRecordScalarWhereInput = {
   upstreamModel?: Prisma.StringNullableFilter<"UsageRecord"> | string | null
   endpoint?: Prisma.StringFilter<"UsageRecord"> | string
   status?: Prisma.StringFilter<"UsageRecord"> | string
+  stream?: Prisma.BoolFilter<"UsageRecord"> | boolean
   estimated?: Prisma.BoolFilter<"UsageRecord"> | boolean
   inputTokens?: Prisma.IntFilter<"UsageRecord"> | number
   outputTokens?: Prisma.IntFilter<"UsageRecord"> | number
@@ -879,6 +904,7 @@ export type UsageRecordCreateManyApiKeyInput = {
   upstreamModel?: string | null
   endpoint: string
   status: string
+  stream?: boolean
   estimated?: boolean
   inputTokens?: number
   outputTokens?: number
@@ -901,6 +927,7 @@ export type UsageRecordUpdateWithoutApiKeyInput = {
   upstreamModel?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   endpoint?: Prisma.StringFieldUpdateOperationsInput | string
   status?: Prisma.StringFieldUpdateOperationsInput | string
+  stream?: Prisma.BoolFieldUpdateOperationsInput | boolean
   estimated?: Prisma.BoolFieldUpdateOperationsInput | boolean
   inputTokens?: Prisma.IntFieldUpdateOperationsInput | number
   outputTokens?: Prisma.IntFieldUpdateOperationsInput | number
@@ -923,6 +950,7 @@ export type UsageRecordUncheckedUpdateWithoutApiKeyInput = {
   upstreamModel?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   endpoint?: Prisma.StringFieldUpdateOperationsInput | string
   status?: Prisma.StringFieldUpdateOperationsInput | string
+  stream?: Prisma.BoolFieldUpdateOperationsInput | boolean
   estimated?: Prisma.BoolFieldUpdateOperationsInput | boolean
   inputTokens?: Prisma.IntFieldUpdateOperationsInput | number
   outputTokens?: Prisma.IntFieldUpdateOperationsInput | number
@@ -945,6 +973,7 @@ export type UsageRecordUncheckedUpdateManyWithoutApiKeyInput = {
   upstreamModel?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   endpoint?: Prisma.StringFieldUpdateOperationsInput | string
   status?: Prisma.StringFieldUpdateOperationsInput | string
+  stream?: Prisma.BoolFieldUpdateOperationsInput | boolean
   estimated?: Prisma.BoolFieldUpdateOperationsInput | boolean
   inputTokens?: Prisma.IntFieldUpdateOperationsInput | number
   outputTokens?: Prisma.IntFieldUpdateOperationsInput | number
@@ -970,6 +999,7 @@ export type UsageRecordSelect<ExtArgs extends runtime.Types.Extensions.InternalA
   upstreamModel?: boolean
   endpoint?: boolean
   status?: boolean
+  stream?: boolean
   estimated?: boolean
   inputTokens?: boolean
   outputTokens?: boolean
@@ -994,6 +1024,7 @@ export type UsageRecordSelectCreateManyAndReturn<ExtArgs extends runtime.Types.E
   upstreamModel?: boolean
   endpoint?: boolean
   status?: boolean
+  stream?: boolean
   estimated?: boolean
   inputTokens?: boolean
   outputTokens?: boolean
@@ -1018,6 +1049,7 @@ export type UsageRecordSelectUpdateManyAndReturn<ExtArgs extends runtime.Types.E
   upstreamModel?: boolean
   endpoint?: boolean
   status?: boolean
+  stream?: boolean
   estimated?: boolean
   inputTokens?: boolean
   outputTokens?: boolean
@@ -1042,6 +1074,7 @@ export type UsageRecordSelectScalar = {
   upstreamModel?: boolean
   endpoint?: boolean
   status?: boolean
+  stream?: boolean
   estimated?: boolean
   inputTokens?: boolean
   outputTokens?: boolean
@@ -1056,7 +1089,7 @@ export type UsageRecordSelectScalar = {
   createdAt?: boolean
 }
 
-export type UsageRecordOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"requestId" | "apiKeyId" | "vendorId" | "model" | "upstream" | "upstreamModel" | "endpoint" | "status" | "estimated" | "inputTokens" | "outputTokens" | "cachedInputTokens" | "cacheWriteTokens" | "reasoningTokens" | "images" | "costNano" | "startedAt" | "finishedAt" | "ttfbMs" | "createdAt", ExtArgs["result"]["usageRecord"]>
+export type UsageRecordOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"requestId" | "apiKeyId" | "vendorId" | "model" | "upstream" | "upstreamModel" | "endpoint" | "status" | "stream" | "estimated" | "inputTokens" | "outputTokens" | "cachedInputTokens" | "cacheWriteTokens" | "reasoningTokens" | "images" | "costNano" | "startedAt" | "finishedAt" | "ttfbMs" | "createdAt", ExtArgs["result"]["usageRecord"]>
 export type UsageRecordInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   apiKey?: boolean | Prisma.ApiKeyDefaultArgs<ExtArgs>
 }
@@ -1096,6 +1129,10 @@ export type $UsageRecordPayload<ExtArgs extends runtime.Types.Extensions.Interna
      * "ok" | "error" | "client_aborted"
      */
     status: string
+    /**
+     * the client asked for a stream (`stream: true`)
+     */
+    stream: boolean
     estimated: boolean
     inputTokens: number
     outputTokens: number
@@ -1543,6 +1580,7 @@ export interface UsageRecordFieldRefs {
   readonly upstreamModel: Prisma.FieldRef<"UsageRecord", 'String'>
   readonly endpoint: Prisma.FieldRef<"UsageRecord", 'String'>
   readonly status: Prisma.FieldRef<"UsageRecord", 'String'>
+  readonly stream: Prisma.FieldRef<"UsageRecord", 'Boolean'>
   readonly estimated: Prisma.FieldRef<"UsageRecord", 'Boolean'>
   readonly inputTokens: Prisma.FieldRef<"UsageRecord", 'Int'>
   readonly outputTokens: Prisma.FieldRef<"UsageRecord", 'Int'>

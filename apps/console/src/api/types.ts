@@ -1,0 +1,112 @@
+/**
+ * The vendor API's shapes as the console reads them (contract sections 6 and 9), limited to the
+ * fields it shows. The control plane's zod schemas (apps/control-plane/src/vendors/) are the source.
+ */
+export type Scope = "keys:create" | "keys:read" | "keys:update" | "keys:revoke" | "usage:read";
+
+export type KeyStatus = "active" | "disabled" | "revoked";
+export type BudgetPeriod = "day" | "week" | "month";
+export type RequestStatus = "ok" | "error" | "client_aborted";
+export type UsageGroup = "day" | "model" | "key" | "server_option";
+
+export interface List<Item> {
+  object: "list";
+  data: Item[];
+  has_more: boolean;
+  next_cursor: string | null;
+}
+
+export interface RateLimits {
+  rpm: number | null;
+  tpm: number | null;
+}
+
+export interface ApiKey {
+  id: string;
+  object: "api_key";
+  prefix: string;
+  name: string;
+  server_option: string;
+  quota: string | null;
+  expires_at: string | null;
+  created_at: string;
+  status: KeyStatus;
+  rate_limits: RateLimits;
+  metadata: Record<string, unknown>;
+  budget: { limit: string; period: BudgetPeriod; used: string; resets_at: string } | null;
+  last_used_at: string | null;
+}
+
+/** The mint and rotate responses: the key object with its plaintext, shown once. */
+export interface ApiKeyWithSecret extends ApiKey {
+  key: string;
+}
+
+export interface ModelPrice {
+  input: string;
+  output: string;
+  cached_input: string;
+  image: string;
+}
+
+export interface ServerOption {
+  id: string;
+  name: string;
+  description: string;
+  models: string[];
+  pricing: Record<string, ModelPrice>;
+  rate_limits: RateLimits;
+}
+
+export interface UsageFigures {
+  requests: number;
+  input_tokens: number;
+  output_tokens: number;
+  cached_input_tokens: number;
+  cache_write_tokens: number;
+  reasoning_tokens: number;
+  images: number;
+  cost: string;
+}
+
+export interface UsageRow extends UsageFigures {
+  group: string;
+  /** group_by=key: the key's name and display prefix. */
+  name?: string;
+  prefix?: string;
+}
+
+export interface UsageReport {
+  object: "usage_report";
+  from: string;
+  to: string;
+  group_by: UsageGroup;
+  totals: UsageFigures;
+  data: UsageRow[];
+}
+
+export interface RequestRow {
+  id: string;
+  key_id: string;
+  model: string;
+  endpoint: string;
+  stream: boolean;
+  status: RequestStatus;
+  input_tokens: number;
+  output_tokens: number;
+  cached_input_tokens: number;
+  cache_write_tokens: number;
+  reasoning_tokens: number;
+  images: number;
+  cost: string;
+  estimated: boolean;
+  ttfb_ms: number | null;
+  duration_ms: number;
+  created_at: string;
+}
+
+export interface ErrorEnvelope {
+  type: "error";
+  error: { type: string; message: string; code: string | null; param: string | null };
+  request_id: string;
+}

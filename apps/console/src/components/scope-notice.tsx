@@ -1,0 +1,13 @@
+import type { Scope } from "../api/types.ts";
+import { useSession } from "../session/session-context.tsx";
+import styles from "./notices.module.css";
+
+/** Shown instead of a page or an action the token may not use: the API's own refusal message. */
+export function ScopeNotice(props: { scope: Scope }) {
+  const message = useSession().refusal(props.scope);
+  return (
+    <div className={styles.warn} role="note" data-testid="scope-notice">
+      <strong>Not available with this token.</strong> {message ?? `This vendor token lacks the scope '${props.scope}'.`}
+    </div>
+  );
+}

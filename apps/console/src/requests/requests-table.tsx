@@ -1,0 +1,21 @@
+import type { RequestRow } from "../api/types.ts";
+import { DataTable, type Column } from "../components/data-table.tsx";
+import { StatusBadge } from "../components/status-badge.tsx";
+import { count, dateTime, milliseconds, usd } from "../format.ts";
+
+/** The request log, newest first: one row per request as the ledger recorded it. */
+export function RequestsTable(props: { rows: RequestRow[] }) {
+  const columns: Column<RequestRow>[] = [
+    { header: "Time", cell: (row) => dateTime(row.created_at) },
+    { header: "Request id", cell: (row) => <code>{row.id}</code> },
+    { header: "Key", cell: (row) => <code>{row.key_id}</code> },
+    { header: "Model", cell: (row) => row.model },
+    { header: "Endpoint", cell: (row) => `${row.endpoint}${row.stream ? " (stream)" : ""}` },
+    { header: "Status", cell: (row) => <StatusBadge status={row.status} /> },
+    { header: "Tokens in / out", cell: (row) => `${count(row.input_tokens)} / ${count(row.output_tokens)}${row.estimated ? " (est.)" : ""}`, numeric: true },
+    { header: "Cost", cell: (row) => usd(row.cost, "$0.00"), numeric: true },
+    { header: "First byte", cell: (row) => milliseconds(row.ttfb_ms), numeric: true },
+    { header: "Duration", cell: (row) => milliseconds(row.duration_ms), numeric: true },
+  ];
+  return <DataTable caption="Requests" columns={columns} rows={props.rows} rowKey={(row) => row.id} testId="requests-table" />;
+}

@@ -1,0 +1,69 @@
+import { useEffect } from "react";
+import { ROUTES, pathOf, titleOf, type Page } from "../router/routes.ts";
+import { usePage } from "../router/use-page.ts";
+import { useSession } from "../session/session-context.tsx";
+import { KeysPage } from "../keys/keys-page.tsx";
+import { RequestsPage } from "../requests/requests-page.tsx";
+import { ServerOptionsPage } from "../server-options/server-options-page.tsx";
+import { UsagePage } from "../usage/usage-page.tsx";
+import styles from "./app-shell.module.css";
+
+function PageBody(props: { page: Page }) {
+  switch (props.page) {
+    case "keys":
+      return <KeysPage />;
+    case "usage":
+      return <UsagePage />;
+    case "requests":
+      return <RequestsPage />;
+    case "server-options":
+      return <ServerOptionsPage />;
+    default: {
+      const unknown: never = props.page;
+      throw new Error(`no page ${String(unknown)}`);
+    }
+  }
+}
+
+/** Header with the navigation and sign-out, and the page the address names. */
+export function AppShell() {
+  const { signOut } = useSession();
+  const { page, go } = usePage();
+
+  useEffect(() => {
+    document.title = `${titleOf(page)} · Gateway console`;
+  }, [page]);
+
+  return (
+    <div className={styles.shell}>
+      <a className={styles.skip} href="#main">
+        Skip to content
+      </a>
+      <header className={styles.header}>
+        <span className={styles.brand}>Gateway console</span>
+        <nav aria-label="Console" className={styles.nav}>
+          {ROUTES.map((route) => (
+            <a
+              key={route.page}
+              href={pathOf(route.page)}
+              aria-current={route.page === page ? "page" : undefined}
+              onClick={(event) => {
+                if (event.metaKey || event.ctrlKey || event.shiftKey || event.button !== 0) return;
+                event.preventDefault();
+                go(route.page);
+              }}
+            >
+              {route.title}
+            </a>
+          ))}
+        </nav>
+        <button type="button" onClick={signOut} className={styles.signOut}>
+          Sign out
+        </button>
+      </header>
+      <main id="main" className={styles.main} tabIndex={-1}>
+        <PageBody page={page} />
+      </main>
+    </div>
+  );
+}

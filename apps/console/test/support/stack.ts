@@ -1,0 +1,97 @@
+// The whole gateway for the console's tests, as it runs for a vendor: simulator, control plane and
+// billing worker in this process, the proxy as a real process (the address the browser opens),
+// with a throwaway database and a random Redis prefix.
+import { randomUUID } from "node:crypto";
+import { fileURLToPath } from "node:url";
+import { parseGatewayFile } from "@gateway/config";
+import { createLogger } from "@gateway/logger";
+import { createTestDatabase, freePort, resolveTestServices, startAppProcess, type AppProcess, type TestDatabase } from "@gateway/testing";
+import { startSimulator, type Simulator } from "@gateway/simulator";
+import { applyGatewayFile, createVendorToken, loadControlPlaneConfig, startControlPlane, type RunningControlPlane } from "@gateway/control-plane";
+import { loadBillingWorkerConfig, startBillingWorker, type RunningBillingWorker } from "@gateway/billing-worker";
+import { consoleGatewayYaml } from "./gateway-file.ts";
+
+const PROXY_MAIN = fileURLToPath(new URL("../../../proxy/src/main.ts", import.meta.url));
+const SIMULATOR_SECRET = "console-sim-secret-0123456789";
+const ALL_SCOPES = ["keys:create", "keys:read", "keys:update", "keys:revoke", "usage:read"];
+
+export interface ConsoleStack {
+  /** The gateway's one address: /v1, /api and /console. */
+  url: string;
+  /** A vendor token with every scope, and one with only usage:read. */
+  tokens: { full: string; usageOnly: string };
+  /** Revokes the usage:read token, as the operator CLI would. */
+  revokeUsageOnlyToken(): Promise<void>;
+  /** A vendor API call with the full token, as the test's own check of what the page shows. */
+  api<Body = unknown>(method: string, path: string, body?: unknown): Promise<{ status: number; body: Body }>;
+  /** POST /v1/chat/completions with `key`: the status and the x-request-id. */
+  chat(key: string): Promise<{ status: number; requestId: string | null; code: string | null }>;
+  close(): Promise<void>;
+}
+
+export async function startConsoleStack(): Promise<ConsoleStack> {
+  const silent = createLogger({ name: "console-test", level: "silent" });
+  const { redisUrl } = await resolveTestServices();
+  const prefix = `console-${randomUUID().slice(0, 8)}`;
+  process.env.CONSOLE_TEST_SIMULATOR_KEY = SIMULATOR_SECRET;
+  const closers: (() => Promise<unknown>)[] = [];
+  const close = async () => {
+    for (const closer of closers.reverse()) await closer().catch(() => undefined);
+  };
+  try {
+    const database: TestDatabase = await createTestDatabase();
+    closers.push(() => database.drop());
+    const simulator: Simulator = await startSimulator({ apiKey: SIMULATOR_SECRET });
+    closers.push(() => simulator.close());
+    const env = { DATABASE_URL: database.url, REDIS_URL: redisUrl, REDIS_PREFIX: prefix, PORT: "0", DB_POOL_SIZE: "4", AUTH_FREE_FAILURES: "100000" };
+    const controlPlane: RunningControlPlane = await startControlPlane(loadControlPlaneConfig(env), silent);
+    closers.push(async () => {
+      const keys = await controlPlane.services.redis.keys(`${prefix}:*`);
+      if (keys.length > 0) await controlPlane.services.redis.del(...keys);
+      await controlPlane.close();
+    });
+    const prisma = controlPlane.services.db.prisma;
+    await applyGatewayFile(prisma, controlPlane.services.records, parseGatewayFile(consoleGatewayYaml(simulator.url)));
+    const worker: RunningBillingWorker = await startBillingWorker(loadBillingWorkerConfig(env), silent);
+    closers.push(() => worker.close());
+    const proxy: AppProcess = await startAppProcess({
+      name: "proxy",
+      script: PROXY_MAIN,
+      port: await freePort(),
+      env: { REDIS_URL: redisUrl, REDIS_PREFIX: prefix, CONTROL_PLANE_URL: controlPlane.url, CONSOLE_TEST_SIMULATOR_KEY: SIMULATOR_SECRET, AUTH_FREE_FAILURES: "100000" },
+    });
+    closers.push(() => proxy.stop());
+
+    const full = (await createVendorToken(prisma, { vendor: "console-vendor", name: "console e2e", scopes: ALL_SCOPES })).plaintext;
+    const usageOnly = await createVendorToken(prisma, { vendor: "console-vendor", name: "console e2e usage", scopes: ["usage:read"] });
+
+    return {
+      url: proxy.url,
+      tokens: { full, usageOnly: usageOnly.plaintext },
+      async revokeUsageOnlyToken() {
+        await prisma.vendorToken.update({ where: { id: usageOnly.row.id }, data: { revokedAt: new Date() } });
+      },
+      async api<Body>(method: string, path: string, body?: unknown) {
+        const response = await fetch(`${proxy.url}${path}`, {
+          method,
+          headers: { authorization: `Bearer ${full}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+          body: body === undefined ? undefined : JSON.stringify(body),
+        });
+        return { status: response.status, body: (await response.json()) as Body };
+      },
+      async chat(key: string) {
+        const response = await fetch(`${proxy.url}/v1/chat/completions`, {
+          method: "POST",
+          headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+          body: JSON.stringify({ model: "gpt-test", max_tokens: 16, messages: [{ role: "user", content: "Hello from the console test" }] }),
+        });
+        const body = (await response.json()) as { error?: { code?: string | null } };
+        return { status: response.status, requestId: response.headers.get("x-request-id"), code: body.error?.code ?? null };
+      },
+      close,
+    };
+  } catch (error) {
+    await close();
+    throw error;
+  }
+}

@@ -1,0 +1,116 @@
+import { usageQuerySchema } from "../api-schemas.ts";
+import { errorResponses, jsonRequestBody, jsonResponse, queryParameters, type JsonObject, type NamedSchemas } from "./json-schema.ts";
+import {
+  chatCompletionRequestSchema,
+  chatCompletionSchema,
+  discoverySchema,
+  imageGenerationRequestSchema,
+  imagesResponseSchema,
+  messageRequestSchema,
+  messageSchema,
+  modelListSchema,
+  modelSchema,
+  responseRequestSchema,
+  responseSchema,
+} from "./model-api-schemas.ts";
+import { modelAnswerHeaders, requestIdHeader } from "./responses.ts";
+
+/**
+ * The model API under /v1, served by the proxy (contracts sections 1 to 5 and 11). Only what
+ * apps/proxy/src/app.ts routes is described; api-openapi.test.ts reads that file to keep it so.
+ */
+export const MODELS_TAG = { name: "models", description: "The model API, for the official OpenAI and Anthropic SDKs and curl. Authenticated with an API key `sk-...`." };
+
+export const modelApiSchemas: { input: NamedSchemas; output: NamedSchemas } = {
+  input: [
+    [chatCompletionRequestSchema, "ChatCompletionRequest"],
+    [responseRequestSchema, "ResponseRequest"],
+    [messageRequestSchema, "MessageRequest"],
+    [imageGenerationRequestSchema, "ImageGenerationRequest"],
+  ],
+  output: [
+    [discoverySchema, "Discovery"],
+    [modelSchema, "Model"],
+    [modelListSchema, "ModelList"],
+    [chatCompletionSchema, "ChatCompletion"],
+    [responseSchema, "Response"],
+    [messageSchema, "Message"],
+    [imagesResponseSchema, "ImagesResponse"],
+  ],
+};
+
+/** Either header, on any endpoint: current Anthropic SDKs send the bearer, older ones `x-api-key`. */
+export const apiKeySchemes = {
+  apiKey: { type: "http", scheme: "bearer", bearerFormat: "sk-...", description: "An API key, `Authorization: Bearer sk-...`." },
+  apiKeyHeader: { type: "apiKey", in: "header", name: "x-api-key", description: "The same API key as `x-api-key: sk-...`." },
+};
+const KEYED = [{ apiKey: [] }, { apiKeyHeader: [] }];
+
+const VERSION_DATE = { type: "string", pattern: "^\\d{4}-\\d{2}-\\d{2}$", examples: ["2023-06-01"] };
+const messagesHeaders = [
+  { name: "anthropic-version", in: "header", required: false, description: "Any YYYY-MM-DD, forwarded as given to Anthropic-shape upstreams; absent means 2023-06-01; another form is a 400.", schema: VERSION_DATE },
+  { name: "shapeb-version", in: "header", required: false, description: "The same as `anthropic-version`, under the gateway's own name.", schema: VERSION_DATE },
+  { name: "anthropic-beta", in: "header", required: false, description: "Forwarded to Anthropic-shape upstreams (minus the upstream's `drop_betas`); never sent cross-shape.", schema: { type: "string" } },
+];
+
+function operation(operationId: string, summary: string, rest: JsonObject): JsonObject {
+  return { operationId, summary, tags: [MODELS_TAG.name], security: KEYED, ...rest };
+}
+
+const RELAY_ERRORS = ["400", "401", "403", "404", "413", "415", "429", "500", "502", "503", "504"];
+
+/** A model answer: the native JSON body, or with `stream: true` the native events. */
+function answer(schemaId: string, events: string | null): JsonObject {
+  const json = jsonResponse(schemaId, "The native answer (translated when the model's upstream speaks the other shape).", { headers: modelAnswerHeaders });
+  if (!events) return json;
+  const stream = { schema: { type: "string", description: `With \`stream: true\`: ${events}` } };
+  return { ...json, description: `${json.description as string} With \`stream: true\`, a \`text/event-stream\`.`, content: { ...(json.content as JsonObject), "text/event-stream": stream } };
+}
+
+function relay(operationId: string, summary: string, requestId: string, responseId: string, events: string | null, extra: JsonObject = {}): JsonObject {
+  return operation(operationId, summary, { ...extra, requestBody: jsonRequestBody(requestId, true), responses: { "200": answer(responseId, events), ...errorResponses(...RELAY_ERRORS) } });
+}
+
+const LATE_FAILURE = "A failure after the first event ends the stream with one error event instead of a status code.";
+
+export function modelApiPaths(): Record<string, JsonObject> {
+  return {
+    "/v1": {
+      get: operation("getDiscovery", "What this gateway serves, and whether it can serve now", {
+        security: [],
+        responses: { "200": jsonResponse("Discovery", "The discovery object.", { headers: requestIdHeader }) },
+      }),
+    },
+    "/v1/models": {
+      get: operation("listModels", "The models your key may call", {
+        responses: { "200": jsonResponse("ModelList", "Every model the key's server option allows, in one page.", { headers: requestIdHeader }), ...errorResponses("401", "500", "503") },
+      }),
+    },
+    "/v1/models/{id}": {
+      get: operation("getModel", "One model your key may call", {
+        parameters: [{ name: "id", in: "path", required: true, description: "The public model name (it may hold slashes).", schema: { type: "string" } }],
+        responses: { "200": jsonResponse("Model", "The model.", { headers: requestIdHeader }), ...errorResponses("401", "404", "500", "503") },
+      }),
+    },
+    "/v1/usage": {
+      get: operation("getUsage", "Your key's quota and consumption", {
+        parameters: queryParameters(usageQuerySchema),
+        responses: { "200": jsonResponse("KeyUsage", "Consumption is visible here within 2 s of a request's end.", { headers: requestIdHeader }), ...errorResponses("400", "401", "500", "503") },
+      }),
+    },
+    "/v1/chat/completions": {
+      post: relay("createChatCompletion", "OpenAI Chat Completions", "ChatCompletionRequest", "ChatCompletion", `\`chat.completion.chunk\` data lines ending in \`data: [DONE]\`. ${LATE_FAILURE}`),
+    },
+    "/v1/responses": {
+      post: relay("createResponse", "OpenAI Responses", "ResponseRequest", "Response", `\`response.*\` events. ${LATE_FAILURE}`),
+    },
+    "/v1/messages": {
+      post: relay("createMessage", "Anthropic Messages", "MessageRequest", "Message", `\`message_start\`, \`content_block_*\`, \`ping\`, \`message_delta\`, \`message_stop\` events. ${LATE_FAILURE}`, {
+        parameters: messagesHeaders,
+      }),
+    },
+    "/v1/images/generations": {
+      post: relay("createImage", "OpenAI image generation", "ImageGenerationRequest", "ImagesResponse", null),
+    },
+  };
+}

@@ -1,0 +1,146 @@
+import {
+  apiKeyListSchema,
+  apiKeySchema,
+  createdApiKeySchema,
+  createKeyBodySchema,
+  errorEnvelopeSchema,
+  idempotencyKeyHeaderSchema,
+  keyListQuerySchema,
+  keyUsageSchema,
+  pageQuerySchema,
+  rotateKeyBodySchema,
+  serverOptionListSchema,
+  serverOptionSchema,
+  updateKeyBodySchema,
+  usageQuerySchema,
+} from "../api-schemas.ts";
+import { auditEntryListSchema, auditEntrySchema, auditLogQuerySchema, requestListSchema, requestLogQuerySchema, requestSchema, usageReportQuerySchema, usageReportSchema } from "../report-schemas.ts";
+import { VENDOR_SCOPES, type VendorScope } from "../vendor-tokens.ts";
+import { requestIdHeader } from "./responses.ts";
+import { errorResponses, jsonRequestBody, jsonResponse, parameterOf, queryParameters, type JsonObject, type NamedSchemas } from "./json-schema.ts";
+
+/** The vendor (reseller) API under /api (contract sections 6 and 9), from the schemas its routes validate with. */
+export const VENDOR_TAG = { name: "vendor", description: "The vendor (reseller) API: keys, usage, the request log and the audit log. Authenticated with a vendor token `vt_...`." };
+
+export const vendorApiSchemas: { input: NamedSchemas; output: NamedSchemas } = {
+  input: [
+    [createKeyBodySchema, "CreateKeyRequest"],
+    [updateKeyBodySchema, "UpdateKeyRequest"],
+    [rotateKeyBodySchema, "RotateKeyRequest"],
+  ],
+  output: [
+    [apiKeySchema, "ApiKey"],
+    [createdApiKeySchema, "CreatedApiKey"],
+    [apiKeyListSchema, "ApiKeyList"],
+    [serverOptionSchema, "ServerOption"],
+    [serverOptionListSchema, "ServerOptionList"],
+    [keyUsageSchema, "KeyUsage"],
+    [usageReportSchema, "UsageReport"],
+    [requestSchema, "Request"],
+    [requestListSchema, "RequestList"],
+    [auditEntrySchema, "AuditEntry"],
+    [auditEntryListSchema, "AuditEntryList"],
+    [errorEnvelopeSchema, "Error"],
+  ],
+};
+
+export const vendorTokenScheme = {
+  type: "http",
+  scheme: "bearer",
+  bearerFormat: "vt_...",
+  description: `A vendor token, \`Authorization: Bearer vt_...\`. Scopes: ${VENDOR_SCOPES.join(", ")}; any valid token may list its server options and read its audit log.`,
+};
+
+export const vendorApiParameters: Record<string, JsonObject> = {
+  KeyId: { name: "id", in: "path", required: true, description: "The key's id, `key_...`.", schema: { type: "string" } },
+  IdempotencyKey: parameterOf("Idempotency-Key", "header", idempotencyKeyHeaderSchema),
+};
+
+const parameter = (id: string) => ({ $ref: `#/components/parameters/${id}` });
+
+/** `scope`: the one the token needs; `null`: any valid token; `"public"`: no token. */
+function operation(operationId: string, summary: string, scope: VendorScope | null | "public", rest: JsonObject): JsonObject {
+  const security = scope === "public" ? [] : [{ vendorToken: scope ? [scope] : [] }];
+  return { operationId, summary, tags: [VENDOR_TAG.name], security, ...rest };
+}
+
+const ok = (schemaId: string, description: string) => jsonResponse(schemaId, description, { headers: requestIdHeader });
+const AUTH = ["400", "401", "403", "500"];
+const WRITE = [...AUTH, "404", "409", "413", "415", "503"];
+
+export function vendorApiPaths(): Record<string, JsonObject> {
+  const page = queryParameters(pageQuerySchema);
+  return {
+    "/api/keys": {
+      post: operation("createKey", "Mint a key", "keys:create", {
+        parameters: [parameter("IdempotencyKey")],
+        requestBody: jsonRequestBody("CreateKeyRequest", true),
+        responses: { "201": ok("CreatedApiKey", "The new key; `key` is the plaintext, shown only here."), ...errorResponses(...WRITE.filter((status) => status !== "404")) },
+      }),
+      get: operation("listKeys", "List your keys, newest first", "keys:read", {
+        parameters: [...page, ...queryParameters(keyListQuerySchema)],
+        responses: { "200": ok("ApiKeyList", "A page of keys."), ...errorResponses(...AUTH) },
+      }),
+    },
+    "/api/keys/{id}": {
+      parameters: [parameter("KeyId")],
+      get: operation("getKey", "Read a key", "keys:read", {
+        responses: { "200": ok("ApiKey", "The key, without its plaintext."), ...errorResponses(...AUTH, "404") },
+      }),
+      patch: operation("updateKey", "Change a key: name, quota or top-up, limits, budget, expiry, status", "keys:update", {
+        description: "Only the fields sent change. Every proxy sees the change within 1 s.",
+        parameters: [parameter("IdempotencyKey")],
+        requestBody: jsonRequestBody("UpdateKeyRequest", true),
+        responses: { "200": ok("ApiKey", "The changed key."), ...errorResponses(...WRITE) },
+      }),
+      delete: operation("revokeKey", "Revoke a key", "keys:revoke", {
+        responses: { "200": ok("ApiKey", "The key with `status: revoked`; every proxy refuses it."), ...errorResponses(...AUTH, "404", "503") },
+      }),
+    },
+    "/api/keys/{id}/rotate": {
+      parameters: [parameter("KeyId")],
+      post: operation("rotateKey", "Give a key a new secret", "keys:update", {
+        description: "Same id, settings and usage history. The old secret is refused within 1 s, or after `grace_seconds`. The body is optional.",
+        parameters: [parameter("IdempotencyKey")],
+        requestBody: jsonRequestBody("RotateKeyRequest", false),
+        responses: { "200": ok("CreatedApiKey", "The key with its new plaintext `key`, shown only here."), ...errorResponses(...WRITE) },
+      }),
+    },
+    "/api/keys/{id}/usage": {
+      parameters: [parameter("KeyId")],
+      get: operation("getKeyUsage", "Quota and consumption of a key", "usage:read", {
+        parameters: queryParameters(usageQuerySchema),
+        responses: { "200": ok("KeyUsage", "The key's usage, as its holder reads it at GET /v1/usage."), ...errorResponses(...AUTH, "404") },
+      }),
+    },
+    "/api/usage": {
+      get: operation("getUsageReport", "Your whole consumption, grouped by day, model, key or server option", "usage:read", {
+        parameters: queryParameters(usageReportQuerySchema),
+        responses: { "200": ok("UsageReport", "Totals and one row per group; the totals equal the sum of the rows."), ...errorResponses(...AUTH) },
+      }),
+    },
+    "/api/requests": {
+      get: operation("listRequests", "Your request log, newest first", "usage:read", {
+        parameters: queryParameters(requestLogQuerySchema),
+        responses: { "200": ok("RequestList", "A page of requests."), ...errorResponses(...AUTH) },
+      }),
+    },
+    "/api/audit-log": {
+      get: operation("listAuditLog", "Changes made to your keys, newest first", null, {
+        parameters: queryParameters(auditLogQuerySchema),
+        responses: { "200": ok("AuditEntryList", "A page of audit entries."), ...errorResponses("400", "401", "500") },
+      }),
+    },
+    "/api/server-options": {
+      get: operation("listServerOptions", "List the server options assigned to your vendor", null, {
+        parameters: page,
+        responses: { "200": ok("ServerOptionList", "A page of server options."), ...errorResponses("400", "401", "500") },
+      }),
+    },
+    "/api/openapi.json": {
+      get: operation("getOpenApiDocument", "This document", "public", {
+        responses: { "200": { description: "The OpenAPI 3.1 document of `/v1` and `/api`.", content: { "application/json": { schema: { type: "object" } } } } },
+      }),
+    },
+  };
+}
