@@ -207,7 +207,8 @@ describe("GET /api/keys", () => {
       expectError(response, 400, "invalid_body");
       expect(response.body.error.param, query).toBe("limit");
     }
-    for (const cursor of ["garbage", Buffer.from('{"name":"standard"}').toString("base64url")]) {
+    const yearZero = Buffer.from(JSON.stringify({ createdAt: "0000-01-01T00:00:00.000Z", id: "key_x" })).toString("base64url");
+    for (const cursor of ["garbage", Buffer.from('{"name":"standard"}').toString("base64url"), yearZero]) {
       const response = await fixture.call("GET", `/api/keys?cursor=${cursor}`);
       expectError(response, 400, "invalid_body");
       expect(response.body.error.param).toBe("cursor");
