@@ -28,6 +28,8 @@ export function loadControlPlaneConfig(env: Record<string, string | undefined> =
     /** Largest accepted request body on the vendor API. */
     BODY_LIMIT_BYTES: envVars.positiveInt(1024 * 1024),
     SHUTDOWN_DEADLINE_MS: envVars.positiveInt(10_000),
+    /** How often the control plane checks that Redis still holds its records (rebuilt when lost). */
+    REDIS_WATCH_INTERVAL_MS: envVars.positiveInt(2_000),
     /**
      * Peers whose `x-forwarded-for` and `x-request-id` are believed (Express `trust proxy`): the
      * proxies relaying /api. Comma-separated names (loopback, linklocal, uniquelocal), addresses or

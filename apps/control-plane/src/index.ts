@@ -6,6 +6,7 @@ export { mintKey, revokeKey, rebuildKeyRecords } from "./keys/key-service.ts";
 export { createVendorToken } from "./vendors/vendor-tokens.ts";
 export { publishSnapshot } from "./snapshot/publish-snapshot.ts";
 export { rebuildRedis } from "./rebuild-redis.ts";
+export { RedisWatchdog } from "./redis-watchdog.ts";
 export { vendorUsageReport, usageReportQuery } from "./usage/vendor-usage-report.ts";
 export { requestLog, requestLogQuery } from "./usage/request-log.ts";
 export { auditLog } from "./vendors/audit-log.ts";

@@ -7,12 +7,14 @@ import { createControlPlaneServices, type ControlPlaneServices } from "./service
 import type { ControlPlaneConfig } from "./config.ts";
 import { applyGatewayFile } from "./config-file/apply-gateway-file.ts";
 import { rebuildRedis } from "./rebuild-redis.ts";
+import { RedisWatchdog } from "./redis-watchdog.ts";
 
 export interface RunningControlPlane {
   url: string;
   port: number;
   http: Listening;
   services: ControlPlaneServices;
+  watchdog: RedisWatchdog;
   close(): Promise<void>;
 }
 
@@ -32,15 +34,19 @@ export async function startControlPlane(config: ControlPlaneConfig, logger?: Con
   services.logger.info(rebuilt, "redis records rebuilt from postgres");
   const state = { shuttingDown: false };
   const http = await listen(createControlPlaneApp(services, state), config.PORT, config.HOST);
+  const watchdog = new RedisWatchdog(services, config.REDIS_WATCH_INTERVAL_MS);
+  watchdog.start();
   let closing: Promise<void> | null = null;
   return {
     url: http.url,
     port: http.port,
     http,
     services,
+    watchdog,
     close() {
       closing ??= (async () => {
         state.shuttingDown = true;
+        await watchdog.stop();
         await http.close(config.SHUTDOWN_DEADLINE_MS);
         await services.close();
       })();

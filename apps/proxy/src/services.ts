@@ -88,8 +88,15 @@ export async function createProxyServices(config: ProxyConfig, logger = createLo
   // the refresh timer and the subscription catch up.
   await redisReady(redis).catch((error: unknown) => logger.warn({ err: (error as Error).message }, "redis not ready at start"));
   await routing.refresh();
-  // A backstop for a missed event: the snapshot is small and read rarely.
-  const refreshTimer = setInterval(() => void routing.refresh(), 30_000);
+  // A backstop for a missed event: the snapshot is small and read rarely, every 30 s; every second
+  // while none is loaded (a proxy started while Redis was empty serves once the control plane has
+  // restored it, without a restart).
+  let lastRefresh = Date.now();
+  const refreshTimer = setInterval(() => {
+    if (routing.loaded && Date.now() - lastRefresh < 30_000) return;
+    lastRefresh = Date.now();
+    void routing.refresh();
+  }, 1_000);
   refreshTimer.unref();
 
   const services: ProxyServices = {

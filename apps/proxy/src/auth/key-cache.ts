@@ -64,7 +64,7 @@ export class KeyCache {
     } catch (error) {
       // A key we knew keeps working while Redis is away or empty; an unknown one gets 503, never a false 401.
       if (stale?.record) return stale.record;
-      throw new GatewayError("dependency_unavailable", "The key store is unavailable; try again shortly.", { cause: error });
+      throw new GatewayError("dependency_unavailable", "The key store is unavailable; try again shortly.", { cause: error, retryAfter: 1 });
     } finally {
       this.pending.delete(hash);
     }

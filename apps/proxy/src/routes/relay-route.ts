@@ -15,6 +15,7 @@ export function relayRoute(services: ProxyServices, wire: WireFormat, checkHeade
     checkHeaders?.(request);
     const key = await authenticate(request.headers, services.keyCache);
     const parsed = wire.parse(request.body);
+    services.routing.requireLoaded();
     const model = services.routing.model(parsed.model);
     if (!model) throw new GatewayError("model_not_found", `The model '${parsed.model}' does not exist.`, { param: "model" });
     const option = services.routing.serverOption(key.serverOption);

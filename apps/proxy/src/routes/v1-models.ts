@@ -22,6 +22,7 @@ function modelObject(model: ModelRecord) {
 export function listModelsRoute(services: ProxyServices) {
   return async (request: GatewayRequest, response: ServerResponse): Promise<void> => {
     const key = await authenticate(request.headers, services.keyCache);
+    services.routing.requireLoaded();
     const data = services.routing.allowedModels(key.serverOption).map(modelObject);
     sendJson(response, 200, { object: "list", data, has_more: false, first_id: data[0]?.id ?? null, last_id: data.at(-1)?.id ?? null });
   };
@@ -31,6 +32,7 @@ export function listModelsRoute(services: ProxyServices) {
 export function getModelRoute(services: ProxyServices) {
   return async (request: GatewayRequest, response: ServerResponse, id: string): Promise<void> => {
     const key = await authenticate(request.headers, services.keyCache);
+    services.routing.requireLoaded();
     const model = services.routing.allowedModels(key.serverOption).find((candidate) => candidate.name === id);
     if (!model) throw new GatewayError("model_not_found", `The model '${id}' does not exist.`, { param: "model" });
     sendJson(response, 200, modelObject(model));

@@ -1,5 +1,6 @@
 import type { ModelRecord, RecordStore, RoutingSnapshot, ServerOptionRecord, UpstreamRecord } from "@gateway/redis-store";
 import type { Logger } from "@gateway/logger";
+import { GatewayError } from "@gateway/contracts";
 
 export interface Target {
   upstream: UpstreamRecord;
@@ -27,6 +28,16 @@ export class RoutingTable {
 
   get loaded(): boolean {
     return this.snapshot !== null;
+  }
+
+  /**
+   * Throws 503 (with `retry-after`) while no snapshot is loaded: a proxy that started while Redis
+   * was empty must not call a configured model unknown (404) before the control plane restores it.
+   */
+  requireLoaded(): void {
+    if (this.snapshot === null) {
+      throw new GatewayError("dependency_unavailable", "The gateway has not loaded its routes yet; try again shortly.", { retryAfter: 1 });
+    }
   }
 
   /** Reads the published snapshot; keeps the current one when Redis is unreachable. */
