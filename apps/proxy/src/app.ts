@@ -61,7 +61,7 @@ export function createProxyHandler(services: ProxyServices): RequestListener {
   const routes = new Map<string, Route>();
   const get = (pattern: string, handler: RouteHandler) => routes.set(`GET ${pattern}`, { pattern, handler, readsBody: false });
   const post = (pattern: string, handler: RouteHandler) => routes.set(`POST ${pattern}`, { pattern, handler, readsBody: true });
-  get("/metrics", metricsHandler(services.registry));
+  if (services.config.METRICS_PORT === undefined) get("/metrics", metricsHandler(services.registry));
   get("/healthz", healthRoute);
   get("/readyz", readyRoute(services));
   get("/v1", discoveryRoute(services));

@@ -1,4 +1,5 @@
-import { listen, type Listening } from "@gateway/http";
+import { listen, listenMetrics, type Listening } from "@gateway/http";
+import { metricsHandler } from "@gateway/metrics";
 import { createProxyHandler } from "./app.ts";
 import { createProxyServices, type ProxyServices } from "./services.ts";
 import type { ProxyConfig } from "./config.ts";
@@ -7,6 +8,8 @@ export interface RunningProxy {
   url: string;
   port: number;
   http: Listening;
+  /** The metrics port's server, when METRICS_PORT is set. */
+  metricsHttp: Listening | null;
   services: ProxyServices;
   /** Graceful stop: not ready, no new connections, in-flight requests finish (up to the deadline), billing flushed. */
   close(): Promise<void>;
@@ -15,16 +18,19 @@ export interface RunningProxy {
 export async function startProxy(config: ProxyConfig, logger?: ProxyServices["logger"]): Promise<RunningProxy> {
   const services = await createProxyServices(config, logger);
   const http = await listen(createProxyHandler(services), config.PORT, config.HOST);
+  const metricsHttp = config.METRICS_PORT === undefined ? null : await listenMetrics(metricsHandler(services.registry), config.METRICS_PORT, config.HOST);
   let closing: Promise<void> | null = null;
   return {
     url: http.url,
     port: http.port,
     http,
+    metricsHttp,
     services,
     close() {
       closing ??= (async () => {
         services.state.shuttingDown = true;
         await http.close(config.SHUTDOWN_DEADLINE_MS);
+        await metricsHttp?.close(1_000);
         await services.close();
       })();
       return closing;

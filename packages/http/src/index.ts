@@ -7,3 +7,4 @@ export * from "./listen.ts";
 export * from "./slow-auth-failures.ts";
 export * from "./shutdown-on-signals.ts";
 export * from "./json-depth.ts";
+export * from "./metrics-server.ts";

@@ -42,3 +42,31 @@ describe("listen().close", () => {
     }
   });
 });
+
+describe("listen().close and idle keep-alive connections", () => {
+  it("answers a request sent on an idle connection just after close began, with connection: close, instead of resetting it", async () => {
+    const http = await listen((_request, response) => {
+      response.writeHead(200, { "content-type": "text/plain" });
+      response.end("ok");
+    }, 0, "127.0.0.1");
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    try {
+      expect(await get(http.url, agent)).toBe("ok");
+      // The connection is idle in the agent's pool now; the server starts closing.
+      const closed = http.close(10_000);
+      const answer = await new Promise<{ body: string; connection: string | undefined }>((resolve, reject) => {
+        request(http.url, { agent }, (response) => {
+          let body = "";
+          response.on("data", (chunk: Buffer) => (body += chunk.toString()));
+          response.on("end", () => resolve({ body, connection: response.headers.connection }));
+        })
+          .on("error", reject)
+          .end();
+      });
+      expect(answer).toEqual({ body: "ok", connection: "close" });
+      await closed;
+    } finally {
+      agent.destroy();
+    }
+  });
+});

@@ -1,5 +1,12 @@
 import { createServer, type RequestListener, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
+import { Server as NetServer, type AddressInfo } from "node:net";
+
+/**
+ * How long idle keep-alive connections stay open after close() began. A client may be sending on
+ * one at that very moment: cutting it at once would reset that request. In this window such a
+ * request is answered (with `connection: close`); after it the idle connections are closed.
+ */
+const IDLE_GRACE_MS = 500;
 
 export interface Listening {
   server: Server;
@@ -17,10 +24,13 @@ export async function listen(handler: RequestListener, port: number, host: strin
   // or the deadline cuts it, holding the process up. While closing, every connection is ended as
   // soon as its response is done.
   let closing = false;
-  server.on("request", (_request, response) => {
+  /** Set once the idle grace after close() has passed: from then on idle connections end at once. */
+  let graceOver = false;
+  // Before the app's own listener, so the header it writes already says `connection: close`.
+  server.prependListener("request", (_request, response) => {
     if (closing) response.shouldKeepAlive = false;
     response.once("finish", () => {
-      if (closing) setImmediate(() => server.closeIdleConnections());
+      if (graceOver) setImmediate(() => server.closeIdleConnections());
     });
   });
   await new Promise<void>((resolve, reject) => {
@@ -37,10 +47,17 @@ export async function listen(handler: RequestListener, port: number, host: strin
     url: `http://${host.includes(":") ? `[${host}]` : host}:${actual}`,
     close(deadlineMs) {
       closing = true;
-      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-      server.closeIdleConnections();
+      // net.Server's close stops accepting; http.Server's would also cut idle connections at once.
+      const closed = new Promise<void>((resolve) => NetServer.prototype.close.call(server, () => resolve()));
+      const idle = setTimeout(() => {
+        graceOver = true;
+        server.closeIdleConnections();
+      }, Math.min(IDLE_GRACE_MS, deadlineMs));
       const timer = setTimeout(() => server.closeAllConnections(), deadlineMs);
-      return closed.finally(() => clearTimeout(timer));
+      return closed.finally(() => {
+        clearTimeout(idle);
+        clearTimeout(timer);
+      });
     },
   };
 }
