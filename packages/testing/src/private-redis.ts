@@ -22,10 +22,14 @@ export interface PrivateRedis {
 export interface PrivateRedisOptions {
   /**
    * Keep the data across a restart, as a production Redis holding a queue must: an append-only
-   * file fsynced on every write (`--appendonly yes --appendfsync always`, no RDB snapshots).
-   * Off: every restart starts empty. Default on.
+   * file (`--appendonly yes`, no RDB snapshots). Off: every restart starts empty. Default on.
    */
   persist?: boolean;
+  /**
+   * When the append-only file is fsynced: `always` on every write (default; Redis 7 answers only
+   * after the fsync), `everysec` once a second, the production setting (docker-compose.yml).
+   */
+  appendfsync?: "always" | "everysec";
   /** The server binary (default `redis-server` on PATH, else /usr/bin/redis-server). */
   binary?: string;
 }
@@ -42,7 +46,7 @@ export async function startPrivateRedis(options: PrivateRedisOptions = {}): Prom
     "--dir", dir,
     "--save", "",
     "--appendonly", persist ? "yes" : "no",
-    "--appendfsync", "always",
+    "--appendfsync", options.appendfsync ?? "always",
     "--protected-mode", "no",
     "--daemonize", "no",
   ];
