@@ -39,16 +39,36 @@ export async function startPrivateRedisGateway(options: { redis?: PrivateRedisOp
   let database: TestDatabase;
   let simulator: Simulator;
   let redis: PrivateRedis;
-  [redis, database, simulator] = await Promise.all([startPrivateRedis(options.redis), createTestDatabase(), startSimulator({ apiKey: SIMULATOR_SECRET })]);
-  const controlPlane = createControlPlaneServices(
-    loadControlPlaneConfig({ DATABASE_URL: database.url, REDIS_URL: redis.url, REDIS_PREFIX: prefix, DB_POOL_SIZE: "4" }),
-    silent,
-  );
-  await applyGatewayFile(controlPlane.db.prisma, controlPlane.records, parseGatewayFile(testGatewayYaml(simulator.url)));
-  const proxy = await startProxy(
-    loadProxyConfig({ PORT: "0", REDIS_URL: redis.url, REDIS_PREFIX: prefix, SHUTDOWN_DEADLINE_MS: "5000", ...options.proxyEnv }),
-    silent,
-  );
+  const started = await Promise.allSettled([startPrivateRedis(options.redis), createTestDatabase(), startSimulator({ apiKey: SIMULATOR_SECRET })]);
+  const failed = started.find((result) => result.status === "rejected");
+  if (failed) {
+    // Whatever did start must not outlive the failed setup (a private redis-server would).
+    const [redisStart, databaseStart, simulatorStart] = started;
+    if (redisStart.status === "fulfilled") await redisStart.value.destroy();
+    if (databaseStart.status === "fulfilled") await databaseStart.value.drop();
+    if (simulatorStart.status === "fulfilled") await simulatorStart.value.close();
+    throw failed.reason;
+  }
+  [redis, database, simulator] = started.map((result) => (result as PromiseFulfilledResult<unknown>).value) as [PrivateRedis, TestDatabase, Simulator];
+  let controlPlane: ControlPlaneServices | null = null;
+  let proxy: RunningProxy;
+  try {
+    controlPlane = createControlPlaneServices(
+      loadControlPlaneConfig({ DATABASE_URL: database.url, REDIS_URL: redis.url, REDIS_PREFIX: prefix, DB_POOL_SIZE: "4" }),
+      silent,
+    );
+    await applyGatewayFile(controlPlane.db.prisma, controlPlane.records, parseGatewayFile(testGatewayYaml(simulator.url)));
+    proxy = await startProxy(
+      loadProxyConfig({ PORT: "0", REDIS_URL: redis.url, REDIS_PREFIX: prefix, SHUTDOWN_DEADLINE_MS: "5000", ...options.proxyEnv }),
+      silent,
+    );
+  } catch (error) {
+    await controlPlane?.close().catch(() => undefined);
+    await simulator.close();
+    await database.drop();
+    await redis.destroy();
+    throw error;
+  }
   const queueConnection = new Redis(redis.url, { maxRetriesPerRequest: null });
   queueConnection.on("error", () => undefined);
   const queue = new Queue(BILLING_QUEUE, { connection: queueConnection, prefix: redisKeys(prefix).queuePrefix });
