@@ -38,7 +38,7 @@ describe("billing job handler", () => {
     const event = billingEvent(seeded);
     const result = await handle({ id: event.requestId, data: event });
     // input: 600 x 200_000 (override) + cached: 400 x 75_000 x 1.25 + output: 500 x 600_000 x 1.25 pico
-    expect(result).toEqual({ requestId: event.requestId, outcome: "recorded", costNano: "532500", priced: true });
+    expect(result).toEqual({ requestId: event.requestId, outcome: "recorded", costNano: "535938", priced: true });
 
     const record = await db.prisma.usageRecord.findUniqueOrThrow({ where: { requestId: event.requestId } });
     expect(record).toMatchObject({
@@ -56,7 +56,7 @@ describe("billing job handler", () => {
       cacheWriteTokens: 100,
       reasoningTokens: 200,
       images: 0,
-      costNano: 532_500n,
+      costNano: 535_938n,
       ttfbMs: 120,
     });
     expect(record.startedAt.getTime()).toBe(event.startedAt);
@@ -72,7 +72,7 @@ describe("billing job handler", () => {
         outputTokens: 500n,
         cachedInputTokens: 400n,
         images: 0,
-        costNano: 532_500n,
+        costNano: 535_938n,
       }),
     ]);
   });
@@ -87,9 +87,9 @@ describe("billing job handler", () => {
 
     const rows = await aggregates();
     expect(rows.map((row) => [row.day.toISOString().slice(0, 10), row.requests, row.images, row.costNano])).toEqual([
-      // 2 x 525_000 (list x 1.25) + 2 images x 40_000_000_000 x 1.25 pico
-      ["2026-11-22", 3, 2, 525_000n * 2n + 100_000_000n],
-      ["2026-11-23", 1, 0, 525_000n],
+      // 2 x 529_688 (list x 1.25; the 100 cache writes at 1.25 x input) + 2 images x 40_000_000_000 x 1.25 pico
+      ["2026-11-22", 3, 2, 529_688n * 2n + 100_000_000n],
+      ["2026-11-23", 1, 0, 529_688n],
     ]);
   });
 
@@ -102,7 +102,7 @@ describe("billing job handler", () => {
 
     expect(await db.prisma.usageRecord.count()).toBe(1);
     const [aggregate] = await aggregates();
-    expect(aggregate).toMatchObject({ requests: 1, inputTokens: 1000n, costNano: 532_500n });
+    expect(aggregate).toMatchObject({ requests: 1, inputTokens: 1000n, costNano: 535_938n });
   });
 
   it("counts an event once when two workers process it at the same time", async () => {
@@ -110,12 +110,12 @@ describe("billing job handler", () => {
     const results = await Promise.all(Array.from({ length: 8 }, () => handle({ data: event })));
     expect(results.map((result) => result.outcome).sort()).toEqual(["duplicate", "duplicate", "duplicate", "duplicate", "duplicate", "duplicate", "duplicate", "recorded"]);
     expect(await db.prisma.usageRecord.count()).toBe(1);
-    expect((await aggregates())[0]).toMatchObject({ requests: 1, costNano: 532_500n });
+    expect((await aggregates())[0]).toMatchObject({ requests: 1, costNano: 535_938n });
   });
 
   it("adds concurrent distinct events to one aggregate without losing an update", async () => {
     await Promise.all(Array.from({ length: 50 }, () => handle({ data: billingEvent(seeded) })));
-    expect(await aggregates()).toEqual([expect.objectContaining({ requests: 50, inputTokens: 50_000n, costNano: 50n * 532_500n })]);
+    expect(await aggregates()).toEqual([expect.objectContaining({ requests: 50, inputTokens: 50_000n, costNano: 50n * 535_938n })]);
   });
 
   it("records an error with zero usage at cost 0, one record per request", async () => {

@@ -87,7 +87,7 @@ describe("billing worker killed mid-run", () => {
     const aggregate = await db.prisma.usageAggregate.findUniqueOrThrow({
       where: { apiKeyId_model_day: { apiKeyId: seeded.apiKeyId, model: seeded.model, day: new Date("2026-11-22T00:00:00Z") } },
     });
-    expect(aggregate).toMatchObject({ requests: EVENTS, inputTokens: BigInt(EVENTS * 1000), costNano: BigInt(EVENTS) * 532_500n });
+    expect(aggregate).toMatchObject({ requests: EVENTS, inputTokens: BigInt(EVENTS * 1000), costNano: BigInt(EVENTS) * 535_938n });
 
     // A graceful stop exits 0.
     const stopped = once(second, "exit");

@@ -81,7 +81,7 @@ describe("PostgreSQL stopped while the billing worker runs", () => {
     const aggregate = await db.prisma.usageAggregate.findUniqueOrThrow({
       where: { apiKeyId_model_day: { apiKeyId: seeded.apiKeyId, model: seeded.model, day: new Date("2026-11-22T00:00:00Z") } },
     });
-    expect(aggregate).toMatchObject({ requests: 500, inputTokens: 500n * 1000n, outputTokens: 500n * 500n, costNano: 500n * 532_500n });
+    expect(aggregate).toMatchObject({ requests: 500, inputTokens: 500n * 1000n, outputTokens: 500n * 500n, costNano: 500n * 535_938n });
     expect((await readiness()).status).toBe("ok");
   });
 });

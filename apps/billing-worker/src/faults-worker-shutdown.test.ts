@@ -91,7 +91,7 @@ describe("SIGTERM to a billing worker with jobs running", () => {
     const aggregate = await db.prisma.usageAggregate.findUniqueOrThrow({
       where: { apiKeyId_model_day: { apiKeyId: seeded.apiKeyId, model: seeded.model, day: new Date("2026-11-22T00:00:00Z") } },
     });
-    expect(aggregate).toMatchObject({ requests: 101, inputTokens: 101n * 1000n, costNano: 101n * 532_500n });
+    expect(aggregate).toMatchObject({ requests: 101, inputTokens: 101n * 1000n, costNano: 101n * 535_938n });
 
     const stopped = once(second.child, "exit");
     second.child.kill("SIGTERM");

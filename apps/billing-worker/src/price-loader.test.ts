@@ -21,8 +21,8 @@ afterAll(async () => {
 describe("PriceLoader", () => {
   it("reads the list prices, the option's multiplier and the option's overrides", async () => {
     const loader = new PriceLoader(db.prisma, { ttlMs: 5_000 });
-    expect(await loader.get(seeded.serverOption, seeded.model)).toEqual({ model: PRICES.model, multiplierBps: 12_500, overrides: PRICES.override });
-    expect(await loader.get(seeded.serverOption, seeded.plainModel)).toEqual({ model: PRICES.model, multiplierBps: 12_500, overrides: null });
+    expect(await loader.get(seeded.serverOption, seeded.model)).toEqual({ model: { ...PRICES.model, tiers: [] }, multiplierBps: 12_500, overrides: { ...PRICES.override, tiers: null } });
+    expect(await loader.get(seeded.serverOption, seeded.plainModel)).toEqual({ model: { ...PRICES.model, tiers: [] }, multiplierBps: 12_500, overrides: null });
   });
 
   it("resolves null for an unknown server option or model", async () => {

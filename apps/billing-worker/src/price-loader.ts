@@ -1,5 +1,18 @@
 import type { PrismaClient } from "@gateway/db";
-import type { PriceSheet } from "@gateway/contracts";
+import { priceSheetOf, type PriceSheet } from "@gateway/contracts";
+
+/** Every price column of a model and of a server option's override (contract section 12). */
+const PRICE_COLUMNS = {
+  inputPrice: true,
+  outputPrice: true,
+  cachedInputPrice: true,
+  cacheWritePrice: true,
+  cacheWrite1hPrice: true,
+  imagePrice: true,
+  requestPrice: true,
+  webSearchPrice: true,
+  priceTiers: true,
+} as const;
 
 interface CacheEntry {
   expiresAt: number;
@@ -49,18 +62,14 @@ export class PriceLoader {
   private async load(serverOptionName: string, modelName: string): Promise<PriceSheet | null> {
     const [option, model] = await Promise.all([
       this.prisma.serverOption.findUnique({ where: { name: serverOptionName }, select: { id: true, priceMultiplierBps: true } }),
-      this.prisma.model.findUnique({
-        where: { name: modelName },
-        select: { id: true, inputPrice: true, outputPrice: true, cachedInputPrice: true, imagePrice: true },
-      }),
+      this.prisma.model.findUnique({ where: { name: modelName }, select: { id: true, ...PRICE_COLUMNS } }),
     ]);
     if (!option || !model) return null;
     const override = await this.prisma.serverOptionModel.findUnique({
       where: { serverOptionId_modelId: { serverOptionId: option.id, modelId: model.id } },
-      select: { inputPrice: true, outputPrice: true, cachedInputPrice: true, imagePrice: true },
+      select: PRICE_COLUMNS,
     });
-    const { id: _modelId, ...listPrices } = model;
-    return { model: listPrices, multiplierBps: option.priceMultiplierBps, overrides: override };
+    return priceSheetOf(model, option.priceMultiplierBps, override);
   }
 
   private evictExpired(now: number): void {

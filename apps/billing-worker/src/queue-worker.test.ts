@@ -48,10 +48,10 @@ describe("billing worker on the queue", () => {
 
     const { state, job } = await settled(event.requestId);
     expect(state).toBe("completed");
-    expect(job.returnvalue).toEqual({ requestId: event.requestId, outcome: "recorded", costNano: "525000", priced: true });
+    expect(job.returnvalue).toEqual({ requestId: event.requestId, outcome: "recorded", costNano: "529688", priced: true });
     const { records, aggregate } = await ledger(event.requestId);
-    expect(records).toEqual([expect.objectContaining({ costNano: 525_000n, inputTokens: 1000, status: "ok" })]);
-    expect(aggregate).toMatchObject({ requests: 1, inputTokens: 1000n, outputTokens: 500n, cachedInputTokens: 400n, costNano: 525_000n });
+    expect(records).toEqual([expect.objectContaining({ costNano: 529_688n, inputTokens: 1000, status: "ok" })]);
+    expect(aggregate).toMatchObject({ requests: 1, inputTokens: 1000n, outputTokens: 500n, cachedInputTokens: 400n, costNano: 529_688n });
   });
 
   it("counts an event once whether added twice under its id or redelivered under another id", async () => {
@@ -73,7 +73,7 @@ describe("billing worker on the queue", () => {
 
     const { records, aggregate } = await ledger(event.requestId);
     expect(records).toHaveLength(1);
-    expect(aggregate).toMatchObject({ requests: 1, inputTokens: 1000n, costNano: 532_500n });
+    expect(aggregate).toMatchObject({ requests: 1, inputTokens: 1000n, costNano: 535_938n });
   });
 
   it("fails an invalid payload for good, keeps it, and goes on with the next job", async () => {

@@ -17,6 +17,8 @@ const ADD_SUMS = `requests = total.requests + EXCLUDED.requests,
       output_tokens = total.output_tokens + EXCLUDED.output_tokens,
       cached_input_tokens = total.cached_input_tokens + EXCLUDED.cached_input_tokens,
       cache_write_tokens = total.cache_write_tokens + EXCLUDED.cache_write_tokens,
+      cache_write_1h_tokens = total.cache_write_1h_tokens + EXCLUDED.cache_write_1h_tokens,
+      web_search_requests = total.web_search_requests + EXCLUDED.web_search_requests,
       reasoning_tokens = total.reasoning_tokens + EXCLUDED.reasoning_tokens,
       images = total.images + EXCLUDED.images,
       cost_nano = total.cost_nano + EXCLUDED.cost_nano,
@@ -45,44 +47,46 @@ export async function recordUsage(prisma: PrismaClient, event: BillingEvent, cos
       INSERT INTO usage_records (
         request_id, api_key_id, vendor_id, model, upstream, upstream_model, endpoint, status, stream, estimated,
         input_tokens, output_tokens, cached_input_tokens, cache_write_tokens, reasoning_tokens, images,
-        cost_nano, started_at, finished_at, ttfb_ms
+        cache_write_1h_tokens, web_search_requests, cost_nano, started_at, finished_at, ttfb_ms
       ) VALUES (
         ${event.requestId}, ${event.apiKeyId}, ${event.vendorId}, ${event.model}, ${event.upstream}, ${event.upstreamModel},
         ${event.endpoint}, ${event.status}, ${event.stream ?? false}, ${event.estimated},
         ${usage.inputTokens}::int, ${usage.outputTokens}::int, ${usage.cachedInputTokens}::int,
         ${usage.cacheWriteTokens}::int, ${usage.reasoningTokens}::int, ${usage.images}::int,
+        ${usage.cacheWrite1hTokens ?? 0}::int, ${usage.webSearchRequests ?? 0}::int,
         ${costNano}::bigint, ${new Date(event.startedAt)}::timestamptz, ${new Date(event.finishedAt)}::timestamptz, ${event.ttfbMs}::int
       )
       ON CONFLICT (request_id) DO NOTHING
       RETURNING request_id, api_key_id, vendor_id, model, input_tokens, output_tokens, cached_input_tokens, cache_write_tokens,
-        reasoning_tokens, images, cost_nano
+        reasoning_tokens, images, cache_write_1h_tokens, web_search_requests, cost_nano
     ),
     key_day AS (
       INSERT INTO usage_key_days AS total (
         api_key_id, day, vendor_id, requests, input_tokens, output_tokens, cached_input_tokens, cache_write_tokens, reasoning_tokens,
-        images, cost_nano, updated_at
+        images, cache_write_1h_tokens, web_search_requests, cost_nano, updated_at
       )
       SELECT api_key_id, ${day}::date, vendor_id, 1, input_tokens, output_tokens, cached_input_tokens, cache_write_tokens,
-        reasoning_tokens, images, cost_nano, now()
+        reasoning_tokens, images, cache_write_1h_tokens, web_search_requests, cost_nano, now()
       FROM inserted
       ON CONFLICT (api_key_id, day) DO UPDATE SET ${Prisma.raw(ADD_SUMS)}
     ),
     vendor_day AS (
       INSERT INTO usage_vendor_days AS total (
         vendor_id, day, model, server_option_id, shard, requests, input_tokens, output_tokens, cached_input_tokens, cache_write_tokens,
-        reasoning_tokens, images, cost_nano, updated_at
+        reasoning_tokens, images, cache_write_1h_tokens, web_search_requests, cost_nano, updated_at
       )
       SELECT inserted.vendor_id, ${day}::date, inserted.model, key.server_option_id, hashtext(inserted.request_id) & ${VENDOR_DAY_SHARDS - 1},
-        1, input_tokens, output_tokens, cached_input_tokens, cache_write_tokens, reasoning_tokens, images, cost_nano, now()
+        1, input_tokens, output_tokens, cached_input_tokens, cache_write_tokens, reasoning_tokens, images, cache_write_1h_tokens,
+        web_search_requests, cost_nano, now()
       FROM inserted JOIN api_keys AS key ON key.id = inserted.api_key_id
       ON CONFLICT (vendor_id, day, model, server_option_id, shard) DO UPDATE SET ${Prisma.raw(ADD_SUMS)}
     )
     INSERT INTO usage_aggregates AS total (
       api_key_id, model, day, requests, input_tokens, output_tokens, cached_input_tokens, cache_write_tokens, reasoning_tokens,
-      images, cost_nano, updated_at
+      images, cache_write_1h_tokens, web_search_requests, cost_nano, updated_at
     )
     SELECT api_key_id, model, ${day}::date, 1, input_tokens, output_tokens, cached_input_tokens, cache_write_tokens,
-      reasoning_tokens, images, cost_nano, now()
+      reasoning_tokens, images, cache_write_1h_tokens, web_search_requests, cost_nano, now()
     FROM inserted
     ON CONFLICT (api_key_id, model, day) DO UPDATE SET ${Prisma.raw(ADD_SUMS)}
     RETURNING 1 AS recorded`;

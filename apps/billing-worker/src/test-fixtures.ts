@@ -68,11 +68,28 @@ async function deleteKeys(redis: ReturnType<typeof connectRedis>, pattern: strin
 
 /** Prices of the seeded catalog, in pico-USD per unit. */
 export const PRICES = {
-  model: { inputPrice: 150_000n, outputPrice: 600_000n, cachedInputPrice: 75_000n, imagePrice: 40_000_000_000n },
+  model: {
+    inputPrice: 150_000n,
+    outputPrice: 600_000n,
+    cachedInputPrice: 75_000n,
+    cacheWritePrice: 187_500n,
+    cacheWrite1hPrice: 300_000n,
+    imagePrice: 40_000_000_000n,
+    requestPrice: 0n,
+    webSearchPrice: 0n,
+  },
   /** The server option's override for `gpt-test`: input only; the rest is multiplied. */
-  override: { inputPrice: 200_000n, outputPrice: null, cachedInputPrice: null, imagePrice: null },
+  override: { inputPrice: 200_000n, outputPrice: null, cachedInputPrice: null, cacheWritePrice: null, cacheWrite1hPrice: null, imagePrice: null, requestPrice: null, webSearchPrice: null },
   multiplierBps: 12_500,
 };
+
+/**
+ * What `billingEvent`'s usage costs on `gpt-test` (1.25x, input overridden), in scaled units of
+ * 1/10000 pico: 500 uncached x 200_000 x 10^4 + 400 cached x 75_000 x 12_500 + 100 5-minute writes
+ * x 187_500 x 12_500 + 500 output x 600_000 x 12_500 = 5_359_375 x 10^6, / 10^7 = 535_937.5 nano,
+ * rounded half up once.
+ */
+export const EVENT_COST_NANO = 535_938n;
 
 export interface Seeded {
   vendorId: string;

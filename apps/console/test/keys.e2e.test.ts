@@ -1,6 +1,8 @@
 // The vendor console's keys page in a real browser against the whole stack: sign-in, minting with
 // the plaintext shown once and copied, then every change a key can have, each checked by calling
-// /v1 on the same address with the key itself.
+// /v1 on the same address with the key itself; then tokens with fewer scopes, which never see what
+// they may not do.
+import type { Response } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { openBrowser, signIn, type ConsoleBrowser } from "./support/browser.ts";
 import { startConsoleStack, type ConsoleStack } from "./support/stack.ts";
@@ -25,6 +27,8 @@ afterEach(() => {
 });
 
 const row = (name: string) => browser.page.locator("[data-testid=keys-table] tbody tr", { hasText: name });
+/** Every button that creates or changes a key, by its accessible name ("Edit customer-a"). */
+const KEY_ACTIONS = /^(Create key|Edit|Top up|Disable|Enable|Rotate|Revoke)\b/;
 
 describe("vendor console: keys", () => {
   it("refuses a bad token with the API's message, then signs in and keeps the token out of URLs and cookies", async () => {
@@ -40,6 +44,10 @@ describe("vendor console: keys", () => {
     await page.getByRole("button", { name: "Sign in" }).click();
     await page.getByRole("heading", { name: "Keys" }).waitFor();
     await page.getByText("No keys yet.").waitFor();
+    expect(await page.getByRole("button", { name: "Create key" }).count()).toBe(1);
+    const identity = await page.getByTestId("token-identity").textContent();
+    expect(identity).toContain("console-vendor");
+    expect(identity).toContain(stack.tokens.full.slice(0, 7));
     expect(page.url()).not.toContain(stack.tokens.full);
     expect(await page.evaluate(() => document.cookie)).toBe("");
     expect(await page.evaluate(() => Object.values(sessionStorage))).toContain(stack.tokens.full);
@@ -66,6 +74,8 @@ describe("vendor console: keys", () => {
 
     await expect.poll(() => row("customer-a").textContent()).toContain("active");
     expect(await row("customer-a").getByTestId("quota").textContent()).toBe("$1.00");
+    // A token with every scope gets every action.
+    for (const action of ["Edit", "Top up", "Disable", "Rotate", "Revoke"]) expect(await page.getByRole("button", { name: `${action} customer-a` }).count()).toBe(1);
     expect((await stack.chat(secret)).status).toBe(200);
   });
 
@@ -148,19 +158,35 @@ describe("vendor console: keys", () => {
     await page.getByLabel("Status", { exact: true }).selectOption("");
   });
 
-  it("shows what a token may not do with the API's message, and hides it", async () => {
+  it("never shows a usage:read token a key action, from the first render on, and makes no refused call", async () => {
     const { page } = browser;
     await page.getByRole("button", { name: "Sign out" }).click();
     expect(await page.evaluate(() => Object.values(sessionStorage))).not.toContain(stack.tokens.full);
-    await signIn(page, stack.url, stack.tokens.usageOnly);
-    await expect.poll(() => page.getByTestId("scope-notice").first().textContent()).toContain("lacks the scope 'keys:read'");
-    await page.getByRole("button", { name: "Create key" }).click();
-    const dialog = page.getByRole("dialog", { name: "Create key" });
-    await dialog.getByRole("button", { name: "Create key" }).click();
-    await expect.poll(() => dialog.getByRole("alert").textContent()).toContain("lacks the scope 'keys:create'");
-    await dialog.getByRole("button", { name: "Cancel" }).click();
-    expect(await page.getByRole("button", { name: "Create key" }).count()).toBe(0);
-    expect(browser.takeErrors()).toEqual([expect.stringContaining("status of 403"), expect.stringContaining("status of 403")]);
+    const refused: string[] = [];
+    const onResponse = (response: Response) => {
+      if (response.status() === 403) refused.push(response.url());
+    };
+    page.on("response", onResponse);
+    try {
+      await signIn(page, stack.url, stack.tokens.usageOnly);
+      // The shell's first render: the scopes came with the sign-in, before any click.
+      expect(await page.getByRole("button", { name: KEY_ACTIONS }).count()).toBe(0);
+      expect(await page.getByTestId("scope-notice").textContent()).toContain("lacks the scope 'keys:read'");
+      expect(await page.getByTestId("token-identity").textContent()).toContain("console-vendor");
+      // What the token may read loads.
+      await page.getByRole("link", { name: "Usage" }).click();
+      await page.locator("[data-testid=usage-chart] canvas").first().waitFor();
+      await page.getByRole("link", { name: "Requests" }).click();
+      await page.getByTestId("requests-table").or(page.getByText("No requests yet.")).waitFor();
+      // A reload reads the scopes again before showing the page.
+      await page.goto(`${stack.url}/console/keys`);
+      await page.getByTestId("scope-notice").waitFor();
+      expect(await page.getByRole("button", { name: KEY_ACTIONS }).count()).toBe(0);
+      expect(await page.getByTestId("token-identity").textContent()).toContain(stack.tokens.usageOnly.slice(0, 7));
+      expect(refused).toEqual([]);
+    } finally {
+      page.off("response", onResponse);
+    }
   });
 
   it("ends the session with a clear message when the token is revoked", async () => {
@@ -173,5 +199,23 @@ describe("vendor console: keys", () => {
     const errors = browser.takeErrors();
     expect(errors.length).toBeGreaterThan(0);
     for (const error of errors) expect(error).toContain("status of 401");
+  });
+
+  it("shows a keys:update token the changes but not create or revoke, and hides them once the scope is taken away mid-session", async () => {
+    const { page } = browser;
+    expect((await stack.api("POST", "/api/keys", { server_option: "standard", name: "customer-c", quota: "5.00" })).status).toBe(201);
+    await signIn(page, stack.url, stack.tokens.editor);
+    await expect.poll(() => row("customer-c").count()).toBe(1);
+    for (const action of ["Edit", "Top up", "Disable", "Rotate"]) expect(await page.getByRole("button", { name: `${action} customer-c` }).count()).toBe(1);
+    expect(await page.getByRole("button", { name: /^(Create key|Revoke)/ }).count()).toBe(0);
+
+    // The operator takes keys:update away: the next change is refused, and then nothing needing it shows.
+    await stack.setEditorScopes(["keys:read"]);
+    await page.getByRole("button", { name: "Disable customer-c" }).click();
+    await expect.poll(() => page.getByRole("alert").textContent()).toContain("lacks the scope 'keys:update'");
+    await expect.poll(() => page.getByRole("button", { name: KEY_ACTIONS }).count()).toBe(0);
+    expect(await page.getByRole("columnheader", { name: "Actions" }).count()).toBe(0);
+    expect(await row("customer-c").textContent()).toContain("active");
+    expect(browser.takeErrors()).toEqual([expect.stringContaining("status of 403")]);
   });
 });

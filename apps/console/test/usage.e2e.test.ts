@@ -67,6 +67,7 @@ describe("vendor console: usage, requests, server options", () => {
     await page.goto(`${stack.url}/console/usage`);
     await page.getByRole("heading", { name: "Usage" }).waitFor();
     await page.locator("[data-testid=usage-chart] canvas").first().waitFor();
+    expect(await page.getByTestId("token-identity").textContent()).toContain("console-vendor");
 
     const from = await page.getByLabel("From (UTC)", { exact: true }).inputValue();
     const to = await page.getByLabel("To (UTC)", { exact: true }).inputValue();

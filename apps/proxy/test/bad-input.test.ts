@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import OpenAI from "openai";
+import { mintKey } from "@gateway/control-plane";
+import { LimitStore } from "@gateway/redis-store";
 import { startStack, type Stack } from "./stack.ts";
 
 let stack: Stack;
@@ -35,8 +37,8 @@ describe("bad input gets the one envelope with the right status", () => {
     ["a bad anthropic-version", () => call("/v1/messages", { headers: { "anthropic-version": "latest" }, body: JSON.stringify({ model: "claude-test", max_tokens: 5, messages: [] }) }), 400, "invalid_request_error", "anthropic-version"],
     ["a body over the limit", () => chat({ model: "gpt-test", messages: [{ role: "user", content: "x".repeat(70_000) }] }), 413, "request_too_large", null],
     ["a body that is not JSON", () => call("/v1/chat/completions", { headers: { "content-type": "text/plain" }, body: "hello" }), 415, "invalid_request_error", null],
-    ["an unknown model", () => chat({ model: "no-such-model", messages: [] }), 404, "not_found_error", "model"],
-    ["a model outside the key's server option", () => chat({ model: "hidden-test", messages: [] }), 403, "permission_error", "model"],
+    ["an unknown model", () => chat({ model: "no-such-model", messages: [{ role: "user", content: "hi" }] }), 404, "not_found_error", "model"],
+    ["a model outside the key's server option", () => chat({ model: "hidden-test", messages: [{ role: "user", content: "hi" }] }), 403, "permission_error", "model"],
     ["no key", () => call("/v1/chat/completions", { headers: { authorization: "" }, body: "{}" }), 401, "authentication_error", null],
     ["an unknown key", () => call("/v1/chat/completions", { headers: { authorization: "Bearer sk-unknown0000000000000000000000" }, body: "{}" }), 401, "authentication_error", null],
     ["a key that is not sk-", () => call("/v1/models", { method: "GET", headers: { authorization: "Bearer vt_abc" } }), 401, "authentication_error", null],
@@ -79,9 +81,90 @@ describe("bad input gets the one envelope with the right status", () => {
 
   it("the SDKs surface the envelope's message and type", async () => {
     const openai = new OpenAI({ baseURL: `${stack.proxy.url}/v1`, apiKey: key, maxRetries: 0 });
-    const error = await openai.chat.completions.create({ model: "no-such-model", messages: [] }).catch((e: unknown) => e);
+    const error = await openai.chat.completions.create({ model: "no-such-model", messages: [{ role: "user", content: "hi" }] }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(OpenAI.NotFoundError);
     expect((error as InstanceType<typeof OpenAI.NotFoundError>).code).toBe("model_not_found");
+  });
+});
+
+describe("what the native APIs refuse is refused before any upstream call or reservation", () => {
+  const hi = { role: "user", content: "hi" };
+  const messages = (body: Record<string, unknown>) => ({ model: "claude-test", max_tokens: 5, messages: [hi], ...body });
+  const cases: [string, string, Record<string, unknown>, string][] = [
+    ["an empty messages list", "/v1/chat/completions", { model: "gpt-test", messages: [] }, "messages"],
+    ["content that is a number", "/v1/chat/completions", { model: "gpt-test", messages: [{ role: "user", content: 42 }] }, "messages.0.content"],
+    ["content that is an object", "/v1/chat/completions", { model: "gpt-test", messages: [hi, { role: "user", content: { text: "hi" } }] }, "messages.1.content"],
+    ["a content part without a type", "/v1/chat/completions", { model: "gpt-test", messages: [{ role: "user", content: [{ text: "hi" }] }] }, "messages.0.content.0.type"],
+    ["null content on a user message", "/v1/chat/completions", { model: "gpt-test", messages: [{ role: "user", content: null }] }, "messages.0.content"],
+    ["a message without a role", "/v1/chat/completions", { model: "gpt-test", messages: [{ content: "hi" }] }, "messages.0.role"],
+    ["an unknown role", "/v1/chat/completions", { model: "gpt-test", messages: [{ role: "robot", content: "hi" }] }, "messages.0.role"],
+    ["a message that is a string", "/v1/chat/completions", { model: "gpt-test", messages: ["hi"] }, "messages.0"],
+    ["an empty model", "/v1/chat/completions", { model: "", messages: [hi] }, "model"],
+    ["max_tokens 0", "/v1/chat/completions", { model: "gpt-test", messages: [hi], max_tokens: 0 }, "max_tokens"],
+    ["max_tokens -1", "/v1/chat/completions", { model: "gpt-test", messages: [hi], max_tokens: -1 }, "max_tokens"],
+    ["max_tokens 1.5", "/v1/chat/completions", { model: "gpt-test", messages: [hi], max_tokens: 1.5 }, "max_tokens"],
+    ['max_tokens "10"', "/v1/chat/completions", { model: "gpt-test", messages: [hi], max_tokens: "10" }, "max_tokens"],
+    ["max_completion_tokens 0", "/v1/chat/completions", { model: "gpt-test", messages: [hi], max_completion_tokens: 0 }, "max_completion_tokens"],
+    ["n 0", "/v1/chat/completions", { model: "gpt-test", messages: [hi], n: 0 }, "n"],
+    ["temperature as a string", "/v1/chat/completions", { model: "gpt-test", messages: [hi], temperature: "hot" }, "temperature"],
+    ["tools that are not an array", "/v1/chat/completions", { model: "gpt-test", messages: [hi], tools: {} }, "tools"],
+    ["messages: an empty list", "/v1/messages", messages({ messages: [] }), "messages"],
+    ["messages: a system role in the list", "/v1/messages", messages({ messages: [{ role: "system", content: "x" }] }), "messages.0.role"],
+    ["messages: content that is a number", "/v1/messages", messages({ messages: [{ role: "user", content: 7 }] }), "messages.0.content"],
+    ["messages: a block without a type", "/v1/messages", messages({ messages: [{ role: "user", content: [{ text: "hi" }] }] }), "messages.0.content.0.type"],
+    ["messages: a message without a role", "/v1/messages", messages({ messages: [{ content: "hi" }] }), "messages.0.role"],
+    ["messages: max_tokens 0", "/v1/messages", messages({ max_tokens: 0 }), "max_tokens"],
+    ["messages: max_tokens -1", "/v1/messages", messages({ max_tokens: -1 }), "max_tokens"],
+    ["messages: max_tokens 1.5", "/v1/messages", messages({ max_tokens: 1.5 }), "max_tokens"],
+    ['messages: max_tokens "10"', "/v1/messages", messages({ max_tokens: "10" }), "max_tokens"],
+    ["messages: system as a number", "/v1/messages", messages({ system: 1 }), "system"],
+    ["messages: stream as a string", "/v1/messages", messages({ stream: "true" }), "stream"],
+    ["responses: input as a number", "/v1/responses", { model: "gpt-test", input: 5 }, "input"],
+    ["responses: model as an object", "/v1/responses", { model: {}, input: "hi" }, "model"],
+    ["images: an empty prompt", "/v1/images/generations", { model: "image-test", prompt: "" }, "prompt"],
+    ["images: a prompt that is a number", "/v1/images/generations", { model: "image-test", prompt: 3 }, "prompt"],
+    ["images: n 11", "/v1/images/generations", { model: "image-test", prompt: "a cat", n: 11 }, "n"],
+    ["images: n 0", "/v1/images/generations", { model: "image-test", prompt: "a cat", n: 0 }, "n"],
+  ];
+  let quotaKey: { id: string; key: string };
+
+  beforeAll(async () => {
+    const { prisma } = stack.controlPlane.db;
+    const vendor = await prisma.vendor.findUniqueOrThrow({ where: { name: "test-vendor" } });
+    const minted = await mintKey(prisma, stack.controlPlane.records, {
+      vendorId: vendor.id, serverOption: "standard", name: "quota", quotaNano: 5_000_000_000n, expiresAt: null, rpm: null, tpm: null, metadata: {},
+    });
+    quotaKey = { id: minted.row.id, key: minted.plaintext };
+  });
+
+  it.each(cases)("%s", async (_name, path, body, param) => {
+    stack.simulator.stats.clear();
+    const answer = await call(path, { headers: { authorization: `Bearer ${quotaKey.key}` }, body: JSON.stringify(body) });
+    expect([answer.status, answer.body.error.type, answer.body.error.code, answer.body.error.param]).toEqual([400, "invalid_request_error", "invalid_body", param]);
+    expect(answer.body.error.message).toContain(param);
+    expect(answer.headers.get("x-request-id")).toBe(answer.body.request_id);
+    expect(stack.simulator.stats.requests).toHaveLength(0);
+    expect(await new LimitStore(stack.controlPlane.redis, stack.prefix).readQuota(quotaKey.id)).toEqual({ spent: 0n, reserved: 0n });
+  });
+
+  it("what the native APIs accept still passes: null content on an assistant tool call, parts, nulls for optional fields, unknown fields", async () => {
+    const chatBody = {
+      model: "gpt-test",
+      max_tokens: 5,
+      n: null,
+      temperature: null,
+      x_vendor_extension: { anything: [1, "two"] },
+      messages: [
+        { role: "developer", content: [{ type: "text", text: "be brief" }] },
+        { role: "user", content: "hi" },
+        { role: "assistant", content: null, tool_calls: [{ id: "c1", type: "function", function: { name: "f", arguments: "{}" } }] },
+        { role: "tool", tool_call_id: "c1", content: "done" },
+      ],
+    };
+    expect((await call("/v1/chat/completions", { headers: { authorization: `Bearer ${quotaKey.key}` }, body: JSON.stringify(chatBody) })).status).toBe(200);
+    const messagesBody = messages({ system: [{ type: "text", text: "be brief" }], messages: [{ role: "user", content: [{ type: "text", text: "hi" }] }] });
+    expect((await call("/v1/messages", { headers: { authorization: `Bearer ${quotaKey.key}` }, body: JSON.stringify(messagesBody) })).status).toBe(200);
+    expect((await call("/v1/responses", { headers: { authorization: `Bearer ${quotaKey.key}` }, body: JSON.stringify({ model: "gpt-test", input: [{ role: "user", content: "hi" }], max_output_tokens: 16 }) })).status).toBe(200);
   });
 });
 

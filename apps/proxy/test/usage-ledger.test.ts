@@ -78,12 +78,12 @@ describe("keys minted through the vendor API, billed into the ledger, shown by /
     const served = simulator.stats.requests;
     expect(served.map((r) => r.outcome)).toEqual(["ok", "ok", "ok"]);
     const option = proxy.services.routing.serverOption("standard")!;
-    const expected = new Map<string, { requests: number; input: number; output: number; cost: bigint }>();
+    const expected = new Map<string, { requests: number; input: number; output: number; cached: number; cost: bigint }>();
     for (const [index, record] of served.entries()) {
       const model = index < 2 ? "gpt-test" : "claude-test";
-      const usage: Usage = { inputTokens: record.usage!.input_tokens, outputTokens: record.usage!.output_tokens, cachedInputTokens: record.usage!.cached_tokens, cacheWriteTokens: 0, reasoningTokens: 0, images: 0 };
-      const line = expected.get(model) ?? { requests: 0, input: 0, output: 0, cost: 0n };
-      expected.set(model, { requests: line.requests + 1, input: line.input + usage.inputTokens, output: line.output + usage.outputTokens, cost: line.cost + costOfUsage(usage, unitPrices(option, model)!) });
+      const usage: Usage = { inputTokens: record.usage!.input_tokens, outputTokens: record.usage!.output_tokens, cachedInputTokens: record.usage!.cached_tokens, cacheWriteTokens: 0, cacheWrite1hTokens: 0, reasoningTokens: 0, images: 0, webSearchRequests: 0 };
+      const line = expected.get(model) ?? { requests: 0, input: 0, output: 0, cached: 0, cost: 0n };
+      expected.set(model, { requests: line.requests + 1, input: line.input + usage.inputTokens, output: line.output + usage.outputTokens, cached: line.cached + usage.cachedInputTokens, cost: line.cost + costOfUsage(usage, unitPrices(option, model)!) });
     }
     expect(served[0]!.usage!.cached_tokens).toBe(3);
 
@@ -98,6 +98,7 @@ describe("keys minted through the vendor API, billed into the ledger, shown by /
     expect(body.by_model).toEqual(
       [...expected.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([model, line]) => ({
         model, requests: line.requests, input_tokens: line.input, output_tokens: line.output, images: 0, cost: formatUsd(line.cost),
+        cached_input_tokens: line.cached, cache_write_tokens: 0, cache_write_1h_tokens: 0, reasoning_tokens: 0, web_search_requests: 0,
       })),
     );
     expect(body.consumption.cost).toBe(formatUsd(totalCost));

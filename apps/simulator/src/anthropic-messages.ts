@@ -40,21 +40,27 @@ function stopReason(plan: Plan): string {
   }
 }
 
+/** input_tokens excludes cache reads and writes; the writes are split by lifetime in cache_creation. */
 function cacheFields(plan: Plan): object {
+  const writes = plan.cacheWriteTokens + plan.cacheWrite1hTokens;
   return {
-    input_tokens: plan.inputTokens - plan.cachedTokens,
-    cache_creation_input_tokens: 0,
+    input_tokens: plan.inputTokens - plan.cachedTokens - writes,
+    cache_creation_input_tokens: writes,
     cache_read_input_tokens: plan.cachedTokens,
+    cache_creation: { ephemeral_5m_input_tokens: plan.cacheWriteTokens, ephemeral_1h_input_tokens: plan.cacheWrite1hTokens },
   };
+}
+
+function serverToolUse(plan: Plan): object | null {
+  return plan.webSearchRequests > 0 ? { web_search_requests: plan.webSearchRequests, web_fetch_requests: 0 } : null;
 }
 
 function usage(plan: Plan, outputTokens: number): object {
   return {
     ...cacheFields(plan),
-    cache_creation: { ephemeral_5m_input_tokens: 0, ephemeral_1h_input_tokens: 0 },
     output_tokens: outputTokens,
     service_tier: 'standard',
-    server_tool_use: null,
+    server_tool_use: serverToolUse(plan),
     inference_geo: null,
   };
 }
@@ -134,7 +140,7 @@ export const anthropicMessages: GenerationShape = {
     emit('content_block_stop', { index: 0 });
     emit('message_delta', {
       delta: { stop_reason: stopReason(plan), stop_sequence: plan.stopSequence, stop_details: null, container: null },
-      usage: { ...cacheFields(plan), output_tokens: plan.outputTokens, server_tool_use: null },
+      usage: { ...cacheFields(plan), output_tokens: plan.outputTokens, server_tool_use: serverToolUse(plan) },
     });
     emit('message_stop', {});
     return frames;

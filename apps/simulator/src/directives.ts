@@ -1,14 +1,15 @@
 /**
  * `#sim:` directives in the last user message text, e.g.
  * `#sim:chunks=50 #sim:chunk_delay_ms=20 #sim:latency_ms=5 #sim:fail=503 #sim:retry_after=2
- *  #sim:reset #sim:cut_after=3 #sim:hang #sim:cached=10`.
+ *  #sim:reset #sim:cut_after=3 #sim:hang #sim:cached=10`, and the usage parts:
+ * `#sim:cache_write=N` (5-minute writes), `#sim:cache_write_1h=N`, `#sim:web_search=N`, `#sim:reasoning=N`.
  * Unknown names and malformed values are ignored.
  */
 import type { Behaviour } from './types.ts';
 
-const DIRECTIVE = /#sim:([a-z_]+)(?:=(\d+))?/g;
+const DIRECTIVE = /#sim:([a-z_0-9]+)(?:=(\d+))?/g;
 
-type NumericKey = 'chunks' | 'chunkDelayMs' | 'latencyMs' | 'failStatus' | 'cutAfter' | 'cached' | 'retryAfter';
+type NumericKey = 'chunks' | 'chunkDelayMs' | 'latencyMs' | 'failStatus' | 'cutAfter' | 'cached' | 'cacheWrite' | 'cacheWrite1h' | 'webSearch' | 'reasoning' | 'retryAfter';
 
 const NUMERIC: Record<string, NumericKey> = {
   chunks: 'chunks',
@@ -17,6 +18,10 @@ const NUMERIC: Record<string, NumericKey> = {
   fail: 'failStatus',
   cut_after: 'cutAfter',
   cached: 'cached',
+  cache_write: 'cacheWrite',
+  cache_write_1h: 'cacheWrite1h',
+  web_search: 'webSearch',
+  reasoning: 'reasoning',
   retry_after: 'retryAfter',
 };
 

@@ -17,6 +17,10 @@ export const behaviourSchema = z
     cutAfter: count.nullable(),
     hang: z.boolean(),
     cached: count,
+    cacheWrite: count,
+    cacheWrite1h: count,
+    webSearch: count,
+    reasoning: count,
     retryAfter: count.nullable(),
   })
   .partial()
@@ -29,6 +33,9 @@ const SNAKE: Record<string, string> = {
   fail: 'failStatus',
   cut_after: 'cutAfter',
   retry_after: 'retryAfter',
+  cache_write: 'cacheWrite',
+  cache_write_1h: 'cacheWrite1h',
+  web_search: 'webSearch',
 };
 
 function camelize(value: unknown): unknown {

@@ -38,7 +38,7 @@ function usage(plan: Plan): object {
     total_tokens: plan.inputTokens + plan.outputTokens,
     prompt_tokens_details: { cached_tokens: plan.cachedTokens, audio_tokens: 0 },
     completion_tokens_details: {
-      reasoning_tokens: 0,
+      reasoning_tokens: plan.reasoningTokens,
       audio_tokens: 0,
       accepted_prediction_tokens: 0,
       rejected_prediction_tokens: 0,

@@ -38,9 +38,9 @@ function lastUserInputText(input: unknown): string {
 function usage(plan: Plan): object {
   return {
     input_tokens: plan.inputTokens,
-    input_tokens_details: { cached_tokens: plan.cachedTokens, cache_write_tokens: 0 },
+    input_tokens_details: { cached_tokens: plan.cachedTokens, cache_write_tokens: plan.cacheWriteTokens + plan.cacheWrite1hTokens },
     output_tokens: plan.outputTokens,
-    output_tokens_details: { reasoning_tokens: 0 },
+    output_tokens_details: { reasoning_tokens: plan.reasoningTokens },
     total_tokens: plan.inputTokens + plan.outputTokens,
   };
 }

@@ -44,7 +44,23 @@ export interface Plan {
   stopSequence: string | null;
   inputTokens: number;
   cachedTokens: number;
+  /** 5-minute cache writes (part of inputTokens). */
+  cacheWriteTokens: number;
+  /** 1-hour cache writes (part of inputTokens). */
+  cacheWrite1hTokens: number;
+  /** Part of outputTokens spent on (hidden) reasoning. */
+  reasoningTokens: number;
+  webSearchRequests: number;
   outputTokens: number;
+}
+
+/** The usage parts a request asked for with directives (see directives.ts). */
+export interface UsageParts {
+  cached: number;
+  cacheWrite: number;
+  cacheWrite1h: number;
+  webSearch: number;
+  reasoning: number;
 }
 
 function pickTool(input: GenInput): ToolSpec | null {
@@ -55,9 +71,16 @@ function pickTool(input: GenInput): ToolSpec | null {
   return input.tools[0] ?? null;
 }
 
-export function makePlan(input: GenInput, wordCount: number, cached: number): Plan {
-  const inputTokens = Math.max(countInputTokens(input.inputChars), cached);
-  const cachedTokens = Math.min(cached, inputTokens);
+export function makePlan(input: GenInput, wordCount: number, parts: UsageParts): Plan {
+  const inputTokens = Math.max(countInputTokens(input.inputChars), parts.cached + parts.cacheWrite + parts.cacheWrite1h);
+  const usage = {
+    inputTokens,
+    cachedTokens: parts.cached,
+    cacheWriteTokens: parts.cacheWrite,
+    cacheWrite1hTokens: parts.cacheWrite1h,
+    reasoningTokens: parts.reasoning,
+    webSearchRequests: parts.webSearch,
+  };
   const tool = pickTool(input);
   if (tool) {
     const args = JSON.stringify(argumentsFor(tool.schema));
@@ -68,9 +91,8 @@ export function makePlan(input: GenInput, wordCount: number, cached: number): Pl
       toolCall: { name: tool.name, arguments: args, pieces },
       finish: 'tool_call',
       stopSequence: null,
-      inputTokens,
-      cachedTokens,
-      outputTokens: pieces.length,
+      ...usage,
+      outputTokens: pieces.length + parts.reasoning,
     };
   }
   const words = generateWords(input.lastUserText, wordCount);
@@ -100,9 +122,8 @@ export function makePlan(input: GenInput, wordCount: number, cached: number): Pl
     toolCall: null,
     finish,
     stopSequence,
-    inputTokens,
-    cachedTokens,
-    outputTokens: pieces.length,
+    ...usage,
+    outputTokens: pieces.length + parts.reasoning,
   };
 }
 

@@ -150,7 +150,7 @@ export async function handleProvider(ctx: SimContext, req: IncomingMessage, res:
   const behaviour = resolved.behaviour;
   if (!(await applyBehaviour(ex, req, behaviour))) return;
 
-  const plan = makePlan(input, behaviour.chunks, behaviour.cached);
+  const plan = makePlan(input, behaviour.chunks, behaviour);
   const usage: ReportedUsage = { input_tokens: plan.inputTokens, output_tokens: plan.outputTokens, cached_tokens: plan.cachedTokens, images: 0 };
   if (!input.stream) {
     const responseBody = shape.body(plan, input, object);

@@ -14,8 +14,16 @@ export interface Behaviour {
   cutAfter: number | null;
   /** Accept the request and never answer. */
   hang: boolean;
-  /** Report this many input tokens as cached. */
+  /** Report this many input tokens as cached (cache reads). */
   cached: number;
+  /** Report this many input tokens as 5-minute cache writes. */
+  cacheWrite: number;
+  /** Report this many input tokens as 1-hour cache writes. */
+  cacheWrite1h: number;
+  /** Report this many server-side web searches (Anthropic server_tool_use.web_search_requests). */
+  webSearch: number;
+  /** Report this many reasoning tokens, on top of the visible output (part of output_tokens). */
+  reasoning: number;
   /** `retry-after` header (seconds) sent with a failStatus response. */
   retryAfter: number | null;
 }
@@ -29,6 +37,10 @@ export const DEFAULT_BEHAVIOUR: Behaviour = {
   cutAfter: null,
   hang: false,
   cached: 0,
+  cacheWrite: 0,
+  cacheWrite1h: 0,
+  webSearch: 0,
+  reasoning: 0,
   retryAfter: null,
 };
 

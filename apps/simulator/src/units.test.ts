@@ -6,6 +6,8 @@ import { makePlan, type GenInput } from './plan.ts';
 import { generateWords, splitPieces, toPieces } from './text-generator.ts';
 import { argumentsFor } from './tool-args.ts';
 
+
+const NO_PARTS = { cached: 0, cacheWrite: 0, cacheWrite1h: 0, webSearch: 0, reasoning: 0 };
 describe('directives', () => {
   it('parses every directive and ignores junk', () => {
     expect(parseDirectives('hi #sim:chunks=50 #sim:chunk_delay_ms=20 #sim:latency_ms=5 #sim:fail=503 #sim:reset #sim:cut_after=3 #sim:hang #sim:cached=10 #sim:retry_after=2')).toEqual({
@@ -55,11 +57,11 @@ describe('plan', () => {
     tools: [], toolChoice: { mode: 'auto' }, lastIsToolResult: false,
   };
   it('counts tokens and clamps cached to the input', () => {
-    const plan = makePlan(input, 5, 0);
+    const plan = makePlan(input, 5, NO_PARTS);
     expect(plan).toMatchObject({ inputTokens: 3, outputTokens: 5, finish: 'stop' });
-    expect(makePlan(input, 5, 10)).toMatchObject({ inputTokens: 10, cachedTokens: 10 });
-    expect(makePlan({ ...input, maxTokens: 5 }, 5, 0).finish).toBe('stop');
-    expect(makePlan({ ...input, maxTokens: 4 }, 5, 0)).toMatchObject({ finish: 'length', outputTokens: 4 });
+    expect(makePlan(input, 5, { ...NO_PARTS, cached: 10 })).toMatchObject({ inputTokens: 10, cachedTokens: 10 });
+    expect(makePlan({ ...input, maxTokens: 5 }, 5, NO_PARTS).finish).toBe('stop');
+    expect(makePlan({ ...input, maxTokens: 4 }, 5, NO_PARTS)).toMatchObject({ finish: 'length', outputTokens: 4 });
   });
 });
 

@@ -44,6 +44,18 @@ describe("parseGatewayFile", () => {
     expect(errorOf(valid.replace("rate_limits: { rpm: 10 }", "rate_limits: { rpm: 10, tpm: 10000000000 }"))).toMatch(/server_options\[0\]\.rate_limits\.tpm/);
   });
 
+  it("takes every price field and tiers, bounded so no price overflows or loses a digit", () => {
+    const tiered = valid.replace('prices: { input: "0.15", output: "0.6" }', 'prices: { input: "3", output: "15", cache_write_1h: "6", request: "0.0001", web_search: "0.01", tiers: [ { above_input_tokens: 200000, input: "6" }, { above_input_tokens: 500000, output: "30" } ] }');
+    expect(parseGatewayFile(tiered).models[0]!.prices).toMatchObject({ cache_write_1h: "6", request: "0.0001", web_search: "0.01", tiers: [{ above_input_tokens: 200000, input: "6" }, { above_input_tokens: 500000, output: "30" }] });
+    expect(errorOf(tiered.replace("above_input_tokens: 500000", "above_input_tokens: 200000"))).toMatch(/models\[0\]\.prices\.tiers\[1\]\.above_input_tokens: tiers must be sorted/);
+    expect(errorOf(valid.replace('input: "0.15"', 'input: "0.1234567"'))).toMatch(/models\[0\]\.prices\.input/);
+    expect(errorOf(valid.replace('input: "0.15"', 'input: "12345678"'))).toMatch(/models\[0\]\.prices\.input/);
+    expect(errorOf(valid.replace('output: "0.6"', 'output: "0.6", web_search: "0.0000000000001"'))).toMatch(/models\[0\]\.prices\.web_search/);
+    expect(errorOf(valid.replace("rate_limits: { rpm: 10 } }", 'rate_limits: { rpm: 10 }, price_multiplier: "1.00001" }'))).toMatch(/server_options\[0\]\.price_multiplier/);
+    const override = parseGatewayFile(valid.replace("rate_limits: { rpm: 10 } }", 'rate_limits: { rpm: 10 }, prices: { m1: { cache_write: "0.2", tiers: [ { above_input_tokens: 1000, input: "0.3" } ] } } }'));
+    expect(override.server_options[0]!.prices).toEqual({ m1: { cache_write: "0.2", tiers: [{ above_input_tokens: 1000, input: "0.3" }] } });
+  });
+
   it("checks references between sections", () => {
     expect(errorOf(valid.replace("upstream: up-a", "upstream: up-z"))).toMatch(/models\[0\]\.targets\[0\]\.upstream: unknown upstream "up-z"/);
     expect(errorOf(valid.replace("models: [m1]", "models: [m2]"))).toMatch(/server_options\[0\]\.models\[0\]: unknown model "m2"/);

@@ -10,26 +10,64 @@ const name = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._:/-]*$/, "letters, digits
 /** The database keeps these in INTEGER columns: a larger value must fail here, naming its path, not at apply. */
 const INT32_MAX = 2_147_483_647;
 const positiveInt32 = () => z.number().int().positive().max(INT32_MAX);
-const usd = z.string().regex(/^\d+(\.\d+)?$/, "a decimal USD amount as a string, e.g. \"0.15\"");
+/**
+ * Prices are decimal USD strings, bounded so the pico-USD value the database keeps (BIGINT) can
+ * neither overflow nor lose a digit: per million tokens at most 6 decimals (1 pico per token), per
+ * unit (image, request, web search) at most 12; at most 6 whole digits either way.
+ */
+const tokenPrice = z.string().regex(/^\d{1,6}(\.\d{1,6})?$/, "USD per million tokens as a string, e.g. \"0.15\" (at most 6 whole digits and 6 decimals)");
+const unitPrice = z.string().regex(/^\d{1,6}(\.\d{1,12})?$/, "USD per unit as a string, e.g. \"0.04\" (at most 6 whole digits and 12 decimals)");
+/** A multiplier is kept in basis points: at most 4 decimals, so none is silently cut. */
+const multiplier = z.string().regex(/^\d{1,3}(\.\d{1,4})?$/, "a decimal multiplier as a string, e.g. \"1.25\" (at most 3 whole digits and 4 decimals)");
+
+/** Every price field (contract section 12); each one optional in a tier or an override. */
+const priceFields = {
+  /** USD per million input tokens (uncached). */
+  input: tokenPrice.optional(),
+  /** USD per million output tokens (reasoning included). */
+  output: tokenPrice.optional(),
+  /** USD per million cache-read tokens; defaults to the input price. */
+  cached_input: tokenPrice.optional(),
+  /** USD per million 5-minute cache-write tokens; defaults to 1.25 x input. */
+  cache_write: tokenPrice.optional(),
+  /** USD per million 1-hour cache-write tokens; defaults to 2 x input. */
+  cache_write_1h: tokenPrice.optional(),
+  /** USD per generated image. */
+  image: unitPrice.optional(),
+  /** USD per request (flat). */
+  request: unitPrice.optional(),
+  /** USD per server-side web search. */
+  web_search: unitPrice.optional(),
+};
+
+/**
+ * Long-context tiers: a request whose total input is above `above_input_tokens` pays the tier's
+ * prices for all its tokens (a field left out is the base price); the highest threshold crossed
+ * wins, so thresholds must ascend strictly.
+ */
+const tiers = z
+  .array(z.strictObject({ above_input_tokens: z.number().int().nonnegative().max(INT32_MAX), ...priceFields }))
+  .superRefine((list, ctx) => {
+    list.forEach((tier, index) => {
+      if (index > 0 && tier.above_input_tokens <= list[index - 1]!.above_input_tokens) {
+        ctx.addIssue({ code: "custom", path: [index, "above_input_tokens"], message: "tiers must be sorted by strictly ascending above_input_tokens" });
+      }
+    });
+  });
+export type PriceTierFields = z.infer<typeof tiers>[number];
 
 const priceSet = z.strictObject({
-  /** USD per million input tokens. */
-  input: usd.default("0"),
-  /** USD per million output tokens. */
-  output: usd.default("0"),
-  /** USD per million cached input tokens; defaults to the input price. */
-  cached_input: usd.optional(),
-  /** USD per generated image. */
-  image: usd.default("0"),
+  ...priceFields,
+  input: tokenPrice.default("0"),
+  output: tokenPrice.default("0"),
+  image: unitPrice.default("0"),
+  request: unitPrice.default("0"),
+  web_search: unitPrice.default("0"),
+  tiers: tiers.default([]),
 });
 
-/** A server option's own prices: only the fields given override the model's (no defaults here). */
-const priceOverrides = z.strictObject({
-  input: usd.optional(),
-  output: usd.optional(),
-  cached_input: usd.optional(),
-  image: usd.optional(),
-});
+/** A server option's own prices: only the fields given override the model's (no defaults here); its tiers replace the model's. */
+const priceOverrides = z.strictObject({ ...priceFields, tiers: tiers.optional() });
 
 const upstream = z.strictObject({
   name,
@@ -56,7 +94,7 @@ const serverOption = z.strictObject({
   name,
   description: z.string().default(""),
   models: z.array(name).min(1),
-  price_multiplier: usd.default("1"),
+  price_multiplier: multiplier.default("1"),
   prices: z.record(name, priceOverrides).default({}),
   rate_limits: z
     .strictObject({ rpm: positiveInt32().nullable().default(null), tpm: positiveInt32().nullable().default(null) })

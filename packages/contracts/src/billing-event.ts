@@ -11,21 +11,33 @@ export const usageSchema = z.object({
   outputTokens: z.number().int().nonnegative(),
   /** Part of inputTokens read from the provider's prompt cache (priced at the cached rate). */
   cachedInputTokens: z.number().int().nonnegative(),
-  /** Part of inputTokens written to the cache (Anthropic cache_creation_input_tokens). */
+  /** Part of inputTokens written to the cache (Anthropic cache_creation_input_tokens), 5-minute and 1-hour writes together. */
   cacheWriteTokens: z.number().int().nonnegative(),
+  /**
+   * Part of cacheWriteTokens written for one hour (Anthropic cache_creation.ephemeral_1h_input_tokens,
+   * priced at cache_write_1h); the rest of cacheWriteTokens are 5-minute writes. Events queued by a
+   * proxy that predates the field read as 0.
+   */
+  cacheWrite1hTokens: z.number().int().nonnegative().default(0),
   /** Part of outputTokens spent on reasoning (kept apart, priced once, as output). */
   reasoningTokens: z.number().int().nonnegative(),
   images: z.number().int().nonnegative(),
+  /** Server-side web searches the upstream ran (Anthropic server_tool_use.web_search_requests), priced per search. */
+  webSearchRequests: z.number().int().nonnegative().default(0),
 });
 export type Usage = z.infer<typeof usageSchema>;
+/** A usage as a producer may write it: the parts added later may be left out (they read as 0). */
+export type UsageInput = z.input<typeof usageSchema>;
 
 export const EMPTY_USAGE: Usage = Object.freeze({
   inputTokens: 0,
   outputTokens: 0,
   cachedInputTokens: 0,
   cacheWriteTokens: 0,
+  cacheWrite1hTokens: 0,
   reasoningTokens: 0,
   images: 0,
+  webSearchRequests: 0,
 });
 
 export const billingEventSchema = z.object({

@@ -5,3 +5,4 @@ export * from "./money.ts";
 export * from "./billing-event.ts";
 export * from "./pricing.ts";
 export * from "./budget-period.ts";
+export * from "./price-sheet.ts";

@@ -57,8 +57,15 @@ describe("RecordStore", () => {
   });
 
   it("round-trips the routing snapshot", async () => {
-    const snapshot = { version: 7, publishedAt: 1, upstreams: {}, models: {}, serverOptions: { standard: { name: "standard", models: ["m"], prices: { m: { inputPrice: "1", outputPrice: "2", cachedInputPrice: "1", imagePrice: "0" } }, rpm: null, tpm: null } } };
+    const prices = { inputPrice: "1", outputPrice: "2", cachedInputPrice: "1", cacheWritePrice: "2", cacheWrite1hPrice: "2", imagePrice: "0", requestPrice: "0", webSearchPrice: "5" };
+    const snapshot = { version: 7, publishedAt: 1, upstreams: {}, models: {}, serverOptions: { standard: { name: "standard", models: ["m"], prices: { m: { ...prices, tiers: [{ aboveInputTokens: 10, ...prices, inputPrice: "3" }] } }, rpm: null, tpm: null } } };
     await store.writeSnapshot(snapshot);
     expect(await store.readSnapshot()).toEqual(snapshot);
+  });
+
+  it("reads a snapshot published before the cache-write, request and web-search prices existed (they are 0)", async () => {
+    const old = { version: 8, publishedAt: 1, upstreams: {}, models: {}, serverOptions: { standard: { name: "standard", models: ["m"], prices: { m: { inputPrice: "1", outputPrice: "2", cachedInputPrice: "1", imagePrice: "0" } }, rpm: null, tpm: null } } };
+    await redis.set(`${prefix}:routing-snapshot`, JSON.stringify(old));
+    expect((await store.readSnapshot())?.serverOptions.standard?.prices.m).toEqual({ ...old.serverOptions.standard.prices.m, cacheWritePrice: "0", cacheWrite1hPrice: "0", requestPrice: "0", webSearchPrice: "0", tiers: [] });
   });
 });

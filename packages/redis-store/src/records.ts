@@ -56,18 +56,30 @@ export const modelRecordSchema = z.object({
 export type ModelRecord = z.infer<typeof modelRecordSchema>;
 
 const scaledPrice = z.string().regex(/^\d+$/);
+/**
+ * Every price field of `UnitPrices` (@gateway/contracts); the ones added later default to "0", so a
+ * snapshot published by an older control plane still reads.
+ */
+const scaledPrices = {
+  inputPrice: scaledPrice,
+  outputPrice: scaledPrice,
+  cachedInputPrice: scaledPrice,
+  cacheWritePrice: scaledPrice.default("0"),
+  cacheWrite1hPrice: scaledPrice.default("0"),
+  imagePrice: scaledPrice,
+  requestPrice: scaledPrice.default("0"),
+  webSearchPrice: scaledPrice.default("0"),
+};
 
 export const serverOptionRecordSchema = z.object({
   name: z.string(),
   models: z.array(z.string()),
   /**
    * Effective unit prices per model under this option (override, else list price x multiplier),
-   * in 1/10000 pico-USD (`scaledUnitPrices` in @gateway/contracts), for quota reservations.
+   * in 1/10000 pico-USD (`scaledUnitPrices` in @gateway/contracts), with the long-context tiers
+   * resolved (`scaledPricesToStrings`), for quota reservations.
    */
-  prices: z.record(
-    z.string(),
-    z.object({ inputPrice: scaledPrice, outputPrice: scaledPrice, cachedInputPrice: scaledPrice, imagePrice: scaledPrice }),
-  ),
+  prices: z.record(z.string(), z.object({ ...scaledPrices, tiers: z.array(z.object({ aboveInputTokens: z.number().int(), ...scaledPrices })).default([]) })),
   rpm: z.number().int().positive().nullable(),
   tpm: z.number().int().positive().nullable(),
 });

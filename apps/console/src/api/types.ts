@@ -105,6 +105,19 @@ export interface RequestRow {
   created_at: string;
 }
 
+/** GET /api/token: the calling vendor token, its vendor and what it may do; never its secret. */
+export interface VendorToken {
+  object: "vendor_token";
+  id: string;
+  name: string;
+  /** The token's first characters, `vt_ab12`. */
+  prefix: string;
+  vendor: { id: string; name: string };
+  scopes: Scope[];
+  created_at: string;
+  last_used_at: string | null;
+}
+
 export interface ErrorEnvelope {
   type: "error";
   error: { type: string; message: string; code: string | null; param: string | null };

@@ -1,5 +1,5 @@
 import type { ApiClient, Query } from "./api-client.ts";
-import type { ApiKey, ApiKeyWithSecret, BudgetPeriod, KeyStatus, List, RateLimits, RequestRow, ServerOption, UsageGroup, UsageReport } from "./types.ts";
+import type { ApiKey, ApiKeyWithSecret, BudgetPeriod, KeyStatus, List, RateLimits, RequestRow, ServerOption, UsageGroup, UsageReport, VendorToken } from "./types.ts";
 
 /**
  * Every vendor API route the console calls, once, with the scope it needs (contract sections 6
@@ -47,7 +47,10 @@ export interface RequestFilter {
 const keyPath = (id: string) => `/api/keys/${encodeURIComponent(id)}`;
 
 export const vendorApi = {
-  /** Any valid token may list its server options: sign-in checks the token with it. */
+  /** Any valid token may read itself: sign-in checks the token and learns its scopes with it. */
+  token: (api: ApiClient) => api.call<VendorToken>("/api/token"),
+
+  /** Any valid token may list its server options. */
   serverOptions: (api: ApiClient) => api.call<List<ServerOption>>("/api/server-options", { query: { limit: 100 } }),
 
   listKeys: (api: ApiClient, filter: KeyListFilter) => api.call<List<ApiKey>>("/api/keys", { query: { ...filter }, scope: "keys:read" }),

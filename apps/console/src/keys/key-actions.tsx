@@ -5,8 +5,9 @@ import styles from "./keys.module.css";
 export type KeyAction = "edit" | "top-up" | "toggle" | "rotate" | "revoke";
 
 /**
- * The buttons of one key, only those its status and the token allow: a revoked key has none, top-up
- * needs a quota to add to, and a refused scope hides what needs it.
+ * The buttons of one key, only those its status and the token's scopes allow: a revoked key has
+ * none, top-up needs a quota to add to, edit/top-up/disable/enable/rotate need keys:update and
+ * revoke keys:revoke.
  */
 export function KeyActions(props: { apiKey: ApiKey; busy: boolean; onAction(action: KeyAction, key: ApiKey): void }) {
   const { can } = useSession();

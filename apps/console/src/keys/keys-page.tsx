@@ -18,7 +18,10 @@ import styles from "./keys.module.css";
 
 const PAGE_SIZE = 20;
 
-/** The vendor's keys: search, status filter, cursor pages, and every change a key can have. */
+/**
+ * The vendor's keys: search, status filter, cursor pages, and every change a key can have. Only
+ * what the token's scopes allow is shown; without keys:read the list is a ScopeNotice.
+ */
 export function KeysPage() {
   const { api, can } = useSession();
   const [search, setSearch] = useState("");
@@ -53,7 +56,7 @@ export function KeysPage() {
     }
   };
 
-  const keys = list.data?.data ?? [];
+  const keys = readable ? (list.data?.data ?? []) : [];
   const filtered = settledSearch !== "" || status !== "";
   return (
     <>
@@ -65,7 +68,6 @@ export function KeysPage() {
           </button>
         ) : null}
       </div>
-      {!can("keys:create") ? <ScopeNotice scope="keys:create" /> : null}
       {readable ? (
         <form className={styles.toolbar} role="search" onSubmit={(event) => event.preventDefault()}>
           <Field label="Search">
@@ -95,7 +97,7 @@ export function KeysPage() {
       ) : null}
       {keys.length > 0 ? (
         <div aria-busy={list.loading}>
-          <KeysTable keys={keys} busyId={busyId} onAction={onAction} />
+          <KeysTable keys={keys} busyId={busyId} onAction={onAction} withActions={can("keys:update") || can("keys:revoke")} />
         </div>
       ) : null}
       <Pager

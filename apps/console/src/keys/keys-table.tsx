@@ -9,8 +9,8 @@ function budgetText(budget: ApiKey["budget"]): string {
   return budget ? `${usd(budget.used)} of ${usd(budget.limit)} / ${budget.period}` : "None";
 }
 
-/** The vendor's keys, one row (or, on a phone, one card) each, with their actions. */
-export function KeysTable(props: { keys: ApiKey[]; busyId: string | null; onAction(action: KeyAction, key: ApiKey): void }) {
+/** The vendor's keys, one row (or, on a phone, one card) each, with their actions when the token may take any. */
+export function KeysTable(props: { keys: ApiKey[]; busyId: string | null; onAction(action: KeyAction, key: ApiKey): void; withActions: boolean }) {
   const columns: Column<ApiKey>[] = [
     {
       header: "Key",
@@ -29,7 +29,7 @@ export function KeysTable(props: { keys: ApiKey[]; busyId: string | null; onActi
     { header: "Rate limits", cell: (key) => `${count(key.rate_limits.rpm, "∞")} rpm · ${count(key.rate_limits.tpm, "∞")} tpm` },
     { header: "Expires", cell: (key) => dateTime(key.expires_at) },
     { header: "Last used", cell: (key) => dateTime(key.last_used_at) },
-    { header: "Actions", cell: (key) => <KeyActions apiKey={key} busy={props.busyId === key.id} onAction={props.onAction} /> },
   ];
+  if (props.withActions) columns.push({ header: "Actions", cell: (key) => <KeyActions apiKey={key} busy={props.busyId === key.id} onAction={props.onAction} /> });
   return <DataTable caption="API keys" columns={columns} rows={props.keys} rowKey={(key) => key.id} testId="keys-table" />;
 }

@@ -25,9 +25,9 @@ function PageBody(props: { page: Page }) {
   }
 }
 
-/** Header with the navigation and sign-out, and the page the address names. */
+/** Header with the navigation, the token's vendor and prefix, sign-out, and the page the address names. */
 export function AppShell() {
-  const { signOut } = useSession();
+  const { signOut, identity } = useSession();
   const { page, go } = usePage();
 
   useEffect(() => {
@@ -57,6 +57,10 @@ export function AppShell() {
             </a>
           ))}
         </nav>
+        <span className={styles.identity} data-testid="token-identity" title={`Signed in as ${identity.vendor.name} with the vendor token ${identity.name} (${identity.prefix}…)`}>
+          <span className={styles.vendor}>{identity.vendor.name}</span>
+          <code className="muted">{identity.prefix}…</code>
+        </span>
         <button type="button" onClick={signOut} className={styles.signOut}>
           Sign out
         </button>

@@ -1,5 +1,6 @@
 import { useState, type FormEvent } from "react";
 import { createApiClient } from "../api/api-client.ts";
+import type { VendorToken } from "../api/types.ts";
 import { vendorApi } from "../api/vendor-api.ts";
 import { ErrorBanner } from "../components/error-banner.tsx";
 import { Field } from "../components/field.tsx";
@@ -8,10 +9,11 @@ import styles from "./sign-in-page.module.css";
 const ignore = () => undefined;
 
 /**
- * Sign-in with a vendor token. The token is checked with GET /api/server-options (any valid token
- * may call it) before the session keeps it; a bad or revoked token shows the API's message.
+ * Sign-in with a vendor token. The token is checked with GET /api/token (any valid token may call
+ * it) before the session keeps it, and its answer, the token's vendor and scopes, goes into the
+ * session; a bad or revoked token shows the API's message.
  */
-export function SignInPage(props: { onSignedIn(token: string): void; notice: string | null }) {
+export function SignInPage(props: { onSignedIn(token: string, identity: VendorToken): void; notice: string | null }) {
   const [token, setToken] = useState("");
   const [error, setError] = useState<unknown>(null);
   const [checking, setChecking] = useState(false);
@@ -23,8 +25,8 @@ export function SignInPage(props: { onSignedIn(token: string): void; notice: str
     setChecking(true);
     setError(null);
     try {
-      await vendorApi.serverOptions(createApiClient(candidate, { onUnauthorized: ignore, onMissingScope: ignore }));
-      props.onSignedIn(candidate);
+      const identity = await vendorApi.token(createApiClient(candidate, { onUnauthorized: ignore, onMissingScope: ignore }));
+      props.onSignedIn(candidate, identity);
     } catch (failure) {
       setError(failure);
       setChecking(false);

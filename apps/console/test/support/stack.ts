@@ -18,10 +18,12 @@ const ALL_SCOPES = ["keys:create", "keys:read", "keys:update", "keys:revoke", "u
 export interface ConsoleStack {
   /** The gateway's one address: /v1, /api and /console. */
   url: string;
-  /** A vendor token with every scope, and one with only usage:read. */
-  tokens: { full: string; usageOnly: string };
+  /** A vendor token with every scope, one with only usage:read, one with keys:read and keys:update. */
+  tokens: { full: string; usageOnly: string; editor: string };
   /** Revokes the usage:read token, as the operator CLI would. */
   revokeUsageOnlyToken(): Promise<void>;
+  /** Changes the editor token's scopes server-side, as an operator could mid-session. */
+  setEditorScopes(scopes: string[]): Promise<void>;
   /** A vendor API call with the full token, as the test's own check of what the page shows. */
   api<Body = unknown>(method: string, path: string, body?: unknown): Promise<{ status: number; body: Body }>;
   /** POST /v1/chat/completions with `key`: the status and the x-request-id. */
@@ -64,12 +66,16 @@ export async function startConsoleStack(): Promise<ConsoleStack> {
 
     const full = (await createVendorToken(prisma, { vendor: "console-vendor", name: "console e2e", scopes: ALL_SCOPES })).plaintext;
     const usageOnly = await createVendorToken(prisma, { vendor: "console-vendor", name: "console e2e usage", scopes: ["usage:read"] });
+    const editor = await createVendorToken(prisma, { vendor: "console-vendor", name: "console e2e editor", scopes: ["keys:read", "keys:update"] });
 
     return {
       url: proxy.url,
-      tokens: { full, usageOnly: usageOnly.plaintext },
+      tokens: { full, usageOnly: usageOnly.plaintext, editor: editor.plaintext },
       async revokeUsageOnlyToken() {
         await prisma.vendorToken.update({ where: { id: usageOnly.row.id }, data: { revokedAt: new Date() } });
+      },
+      async setEditorScopes(scopes: string[]) {
+        await prisma.vendorToken.update({ where: { id: editor.row.id }, data: { scopes } });
       },
       async api<Body>(method: string, path: string, body?: unknown) {
         const response = await fetch(`${proxy.url}${path}`, {

@@ -1,6 +1,6 @@
 import { newId } from "@gateway/contracts";
 import type { GatewayFile } from "@gateway/config";
-import type { PrismaClient } from "@gateway/db";
+import { Prisma, type PrismaClient } from "@gateway/db";
 import type { RecordStore } from "@gateway/redis-store";
 import { desiredState, sameFields } from "./desired-state.ts";
 import { publishSnapshot } from "../snapshot/publish-snapshot.ts";
@@ -112,7 +112,8 @@ async function applyServerOptions(tx: Tx, want: ReturnType<typeof desiredState>,
     });
     if (!linksSame) {
       await tx.serverOptionModel.deleteMany({ where: { serverOptionId: optionId } });
-      await tx.serverOptionModel.createMany({ data: links.map((link) => ({ serverOptionId: optionId, ...link })) });
+      // A JSON column is set to SQL NULL with Prisma.DbNull, not null (tiers of the model's own).
+      await tx.serverOptionModel.createMany({ data: links.map((link) => ({ serverOptionId: optionId, ...link, priceTiers: link.priceTiers ?? Prisma.DbNull })) });
       report.updated += have ? 1 : 0;
     }
   }

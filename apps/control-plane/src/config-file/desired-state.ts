@@ -1,14 +1,34 @@
-import { parsePriceToPico, parseUsdToNano } from "@gateway/contracts";
-import type { GatewayFile } from "@gateway/config";
+import { defaultCacheWritePrices, parsePriceToPico, parseUsdToNano, tiersToJson, type PriceTier, type UnitPrices } from "@gateway/contracts";
+import type { GatewayFile, PriceTierFields } from "@gateway/config";
+
+type PriceText = Partial<Omit<PriceTierFields, "above_input_tokens">>;
+
+/** Gateway file price fields -> pico-USD per unit; null where the field is not given. */
+function prices(set: PriceText): { [Field in keyof UnitPrices]: bigint | null } {
+  const perToken = (text: string | undefined) => (text === undefined ? null : parsePriceToPico(text, "per_million_tokens"));
+  const perUnit = (text: string | undefined) => (text === undefined ? null : parsePriceToPico(text, "per_unit"));
+  return {
+    inputPrice: perToken(set.input),
+    outputPrice: perToken(set.output),
+    cachedInputPrice: perToken(set.cached_input),
+    cacheWritePrice: perToken(set.cache_write),
+    cacheWrite1hPrice: perToken(set.cache_write_1h),
+    imagePrice: perUnit(set.image),
+    requestPrice: perUnit(set.request),
+    webSearchPrice: perUnit(set.web_search),
+  };
+}
+
+/** Tiers as stored: only the fields a tier gives (the others are the base price when charged). */
+function tiers(list: readonly PriceTierFields[]): PriceTier[] {
+  return list.map(({ above_input_tokens, ...set }) => {
+    const given = Object.entries(prices(set)).filter(([, price]) => price !== null);
+    return { aboveInputTokens: above_input_tokens, prices: Object.fromEntries(given) as Partial<UnitPrices> };
+  });
+}
 
 /** The gateway file turned into the exact column values it asks for. */
 export function desiredState(file: GatewayFile) {
-  const prices = (set: Partial<{ input: string; output: string; cached_input: string; image: string }>) => ({
-    inputPrice: set.input === undefined ? null : parsePriceToPico(set.input, "per_million_tokens"),
-    outputPrice: set.output === undefined ? null : parsePriceToPico(set.output, "per_million_tokens"),
-    cachedInputPrice: set.cached_input === undefined ? null : parsePriceToPico(set.cached_input, "per_million_tokens"),
-    imagePrice: set.image === undefined ? null : parsePriceToPico(set.image, "per_unit"),
-  });
   return {
     upstreams: file.upstreams.map((u) => ({
       name: u.name,
@@ -23,15 +43,22 @@ export function desiredState(file: GatewayFile) {
     })),
     models: file.models.map((m) => {
       const p = prices(m.prices);
+      const inputPrice = p.inputPrice ?? 0n;
+      const cacheWriteDefaults = defaultCacheWritePrices(inputPrice);
       return {
         row: {
           name: m.name,
           displayName: m.display_name ?? m.name,
           ownedBy: m.owned_by,
-          inputPrice: p.inputPrice ?? 0n,
+          inputPrice,
           outputPrice: p.outputPrice ?? 0n,
-          cachedInputPrice: p.cachedInputPrice ?? p.inputPrice ?? 0n,
+          cachedInputPrice: p.cachedInputPrice ?? inputPrice,
+          cacheWritePrice: p.cacheWritePrice ?? cacheWriteDefaults.cacheWritePrice,
+          cacheWrite1hPrice: p.cacheWrite1hPrice ?? cacheWriteDefaults.cacheWrite1hPrice,
           imagePrice: p.imagePrice ?? 0n,
+          requestPrice: p.requestPrice ?? 0n,
+          webSearchPrice: p.webSearchPrice ?? 0n,
+          priceTiers: tiersToJson(tiers(m.prices.tiers)),
         },
         targets: m.targets.map((t, position) => ({ upstream: t.upstream, upstreamModel: t.model, position, weight: t.weight })),
       };
@@ -45,7 +72,10 @@ export function desiredState(file: GatewayFile) {
         rpm: o.rate_limits.rpm,
         tpm: o.rate_limits.tpm,
       },
-      models: o.models.map((model) => ({ model, ...prices(o.prices[model] ?? {}) })),
+      models: o.models.map((model) => {
+        const { tiers: ownTiers, ...set } = o.prices[model] ?? {};
+        return { model, ...prices(set), priceTiers: ownTiers === undefined ? null : tiersToJson(tiers(ownTiers)) };
+      }),
     })),
     vendors: file.vendors.map((v) => ({ name: v.name, serverOptions: [...v.server_options].sort() })),
   };
@@ -53,7 +83,22 @@ export function desiredState(file: GatewayFile) {
 
 export type DesiredState = ReturnType<typeof desiredState>;
 
-/** True when every field of `want` equals the same field of `have` (BigInt-aware). */
+/** True when every field of `want` equals the same field of `have` (BigInt-aware; JSON by value, whatever its key order). */
 export function sameFields(have: Record<string, unknown>, want: Record<string, unknown>): boolean {
-  return Object.keys(want).every((field) => have[field] === want[field]);
+  return Object.keys(want).every((field) => have[field] === want[field] || sameJson(have[field], want[field]));
+}
+
+function sameJson(a: unknown, b: unknown): boolean {
+  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false;
+  return canonicalJson(a) === canonicalJson(b);
+}
+
+/** JSON with object keys sorted (Postgres JSONB does not keep the order they were written in). */
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
+  if (typeof value === "object" && value !== null) {
+    const entries = Object.entries(value).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([key, item]) => `${JSON.stringify(key)}:${canonicalJson(item)}`).join(",")}}`;
+  }
+  return JSON.stringify(value);
 }

@@ -44,10 +44,10 @@ describe("GET /api/keys/{id}/usage", () => {
       object: "usage",
       key: { id: acmeKeyId, name: "usage", prefix: expect.stringMatching(/^sk-/), server_option: "standard", status: "active", expires_at: null },
       quota: { limit: "1.000000", used: "0.000006", remaining: "0.999994", currency: "USD" },
-      consumption: { requests: 3, input_tokens: 300, output_tokens: 150, images: 0, cost: "0.000006" },
+      consumption: { requests: 3, input_tokens: 300, output_tokens: 150, cached_input_tokens: 0, cache_write_tokens: 0, cache_write_1h_tokens: 0, reasoning_tokens: 0, images: 0, web_search_requests: 0, cost: "0.000006" },
       by_model: [
-        { model: "claude-large", requests: 1, input_tokens: 100, output_tokens: 50, images: 0, cost: "0.000003" },
-        { model: "gpt-small", requests: 2, input_tokens: 200, output_tokens: 100, images: 0, cost: "0.000003" },
+        { model: "claude-large", requests: 1, input_tokens: 100, output_tokens: 50, cached_input_tokens: 0, cache_write_tokens: 0, cache_write_1h_tokens: 0, reasoning_tokens: 0, images: 0, web_search_requests: 0, cost: "0.000003" },
+        { model: "gpt-small", requests: 2, input_tokens: 200, output_tokens: 100, cached_input_tokens: 0, cache_write_tokens: 0, cache_write_1h_tokens: 0, reasoning_tokens: 0, images: 0, web_search_requests: 0, cost: "0.000003" },
       ],
       rate_limits: { rpm: 600, tpm: 200000 },
     });
@@ -56,7 +56,7 @@ describe("GET /api/keys/{id}/usage", () => {
   it("narrows to ?from=&to=", async () => {
     const response = await fixture.call("GET", `/api/keys/${acmeKeyId}/usage?from=2030-01-02T00:00:00Z&to=2030-01-02T10:30:00Z`);
     expect(response.status).toBe(200);
-    expect(response.body.consumption).toEqual({ requests: 1, input_tokens: 100, output_tokens: 50, images: 0, cost: "0.000002" });
+    expect(response.body.consumption).toEqual({ requests: 1, input_tokens: 100, output_tokens: 50, cached_input_tokens: 0, cache_write_tokens: 0, cache_write_1h_tokens: 0, reasoning_tokens: 0, images: 0, web_search_requests: 0, cost: "0.000002" });
   });
 
   it("400 naming a bad from or to", async () => {

@@ -64,6 +64,7 @@ describe("GET /api/openapi.json", () => {
         "GET /api/requests",
         "GET /api/audit-log",
         "GET /api/server-options",
+        "GET /api/token",
         "GET /api/openapi.json",
       ].sort(),
     );

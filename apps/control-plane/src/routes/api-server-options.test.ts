@@ -11,7 +11,8 @@ afterAll(async () => {
   await fixture?.close();
 });
 
-const gptSmall = { input: "0.150000", output: "0.600000", cached_input: "0.150000", image: "0.040000" };
+// cache writes default to 1.25x and 2x the input price (contract section 12)
+const gptSmall = { input: "0.150000", output: "0.600000", cached_input: "0.150000", cache_write: "0.187500", cache_write_1h: "0.300000", image: "0.040000", request: "0.000000", web_search: "0.000000", tiers: [] };
 
 describe("GET /api/server-options", () => {
   vendorAuthChecks(() => fixture, { method: "GET", path: "/api/server-options", scope: null });
@@ -29,13 +30,13 @@ describe("GET /api/server-options", () => {
       description: "Everyday models",
       models: ["claude-large", "gpt-small"],
       pricing: {
-        "claude-large": { input: "3.000000", output: "15.000000", cached_input: "0.300000", image: "0.000000" },
+        "claude-large": { input: "3.000000", output: "15.000000", cached_input: "0.300000", cache_write: "3.750000", cache_write_1h: "6.000000", image: "0.000000", request: "0.000000", web_search: "0.000000", tiers: [] },
         "gpt-small": gptSmall,
       },
       rate_limits: { rpm: 600, tpm: 200000 },
     });
-    // Overridden input and output; the cached input price is the model's x1.5.
-    expect(premium!.pricing).toEqual({ "claude-large": { input: "4.000000", output: "20.000000", cached_input: "0.450000", image: "0.000000" } });
+    // Overridden input and output; the cached input and cache-write prices are the model's x1.5.
+    expect(premium!.pricing).toEqual({ "claude-large": { input: "4.000000", output: "20.000000", cached_input: "0.450000", cache_write: "5.625000", cache_write_1h: "9.000000", image: "0.000000", request: "0.000000", web_search: "0.000000", tiers: [] } });
     expect(premium!.rate_limits).toEqual({ rpm: null, tpm: null });
     expect(economy).toMatchObject({ description: "", models: ["gpt-small"], pricing: { "gpt-small": gptSmall } });
   });

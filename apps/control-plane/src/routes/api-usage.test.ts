@@ -65,14 +65,16 @@ function figures(requests: LedgerRequest[]) {
     output_tokens: sum((request) => request.event.usage.outputTokens),
     cached_input_tokens: sum((request) => request.event.usage.cachedInputTokens),
     cache_write_tokens: sum((request) => request.event.usage.cacheWriteTokens),
+    cache_write_1h_tokens: sum((request) => request.event.usage.cacheWrite1hTokens),
     reasoning_tokens: sum((request) => request.event.usage.reasoningTokens),
     images: sum((request) => request.event.usage.images),
+    web_search_requests: sum((request) => request.event.usage.webSearchRequests),
     cost: formatUsd(costNano),
     cost_nano: costNano.toString(),
   };
 }
 
-const FIGURES = ["requests", "input_tokens", "output_tokens", "cached_input_tokens", "cache_write_tokens", "reasoning_tokens", "images"] as const;
+const FIGURES = ["requests", "input_tokens", "output_tokens", "cached_input_tokens", "cache_write_tokens", "cache_write_1h_tokens", "reasoning_tokens", "images", "web_search_requests"] as const;
 
 /** Every page of /api/requests over the window, summed the same way. */
 async function requestLogTotals(token: string, from: string, to: string) {
@@ -181,7 +183,7 @@ describe("GET /api/usage", () => {
     const response = await fixture.call("GET", "/api/usage?from=2031-05-11T10:00:00Z&to=2031-05-11T10:00:00Z&group_by=model");
     expect(response.status).toBe(200);
     expect(response.body.data).toEqual([]);
-    expect(response.body.totals).toEqual({ requests: 0, input_tokens: 0, output_tokens: 0, cached_input_tokens: 0, cache_write_tokens: 0, reasoning_tokens: 0, images: 0, cost: "0.000000", cost_nano: "0" });
+    expect(response.body.totals).toEqual({ requests: 0, input_tokens: 0, output_tokens: 0, cached_input_tokens: 0, cache_write_tokens: 0, cache_write_1h_tokens: 0, reasoning_tokens: 0, images: 0, web_search_requests: 0, cost: "0.000000", cost_nano: "0" });
   });
 
   it("400 naming the parameter for a bad group, date or window", async () => {

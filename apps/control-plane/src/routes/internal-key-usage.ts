@@ -6,7 +6,9 @@ import { keyUsage } from "../usage/key-usage.ts";
 function parseDate(value: unknown, name: string): Date | undefined {
   if (value === undefined) return undefined;
   const date = typeof value === "string" ? new Date(value) : new Date(Number.NaN);
-  if (Number.isNaN(date.getTime())) throw new GatewayError("invalid_body", `${name}: expected an ISO 8601 date-time`, { param: name });
+  // Years 0001 to 9999: JavaScript parses instants (year -271821) that Postgres cannot hold.
+  const year = date.getUTCFullYear();
+  if (Number.isNaN(date.getTime()) || year < 1 || year > 9999) throw new GatewayError("invalid_body", `${name}: expected an ISO 8601 date-time`, { param: name });
   return date;
 }
 

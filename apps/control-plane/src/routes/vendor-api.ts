@@ -12,6 +12,7 @@ import { listServerOptionsRoute } from "./api-server-options.ts";
 import { usageReportRoute } from "./api-usage.ts";
 import { requestLogRoute } from "./api-requests.ts";
 import { auditLogRoute } from "./api-audit-log.ts";
+import { tokenRoute } from "./api-token.ts";
 
 /**
  * The vendor (reseller) API under /api (contract section 6). Order per route: the token, then the
@@ -28,6 +29,7 @@ export function mountVendorApi(app: Express, services: ControlPlaneServices): vo
   const router = Router();
   const authenticated = vendorAuth(services);
   router.get("/openapi.json", openApiRoute());
+  router.get("/token", authenticated, tokenRoute(services));
   router.get("/server-options", authenticated, listServerOptionsRoute(services));
   router.post("/keys", authenticated, requireScope("keys:create"), jsonBody(services.config.BODY_LIMIT_BYTES), createKeyRoute(services));
   router.get("/keys", authenticated, requireScope("keys:read"), listKeysRoute(services));

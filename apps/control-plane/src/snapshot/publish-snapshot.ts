@@ -1,4 +1,4 @@
-import { scaledUnitPrices } from "@gateway/contracts";
+import { priceSheetOf, scaledPricesToStrings, scaledUnitPrices } from "@gateway/contracts";
 import type { PrismaClient } from "@gateway/db";
 import type { RecordStore, RoutingSnapshot } from "@gateway/redis-store";
 
@@ -46,8 +46,8 @@ export async function buildSnapshot(prisma: PrismaClient): Promise<Omit<RoutingS
           models: o.models.map((link) => link.model.name).sort(),
           prices: Object.fromEntries(
             [...o.models].sort((a, b) => a.model.name.localeCompare(b.model.name)).map((link) => {
-              const scaled = scaledUnitPrices({ model: link.model, multiplierBps: o.priceMultiplierBps, overrides: link });
-              return [link.model.name, { inputPrice: scaled.inputPrice.toString(), outputPrice: scaled.outputPrice.toString(), cachedInputPrice: scaled.cachedInputPrice.toString(), imagePrice: scaled.imagePrice.toString() }];
+              const scaled = scaledUnitPrices(priceSheetOf(link.model, o.priceMultiplierBps, link));
+              return [link.model.name, scaledPricesToStrings(scaled)];
             }),
           ),
           rpm: o.rpm,

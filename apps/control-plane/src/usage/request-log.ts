@@ -31,8 +31,10 @@ interface LedgerRow {
   output_tokens: number;
   cached_input_tokens: number;
   cache_write_tokens: number;
+  cache_write_1h_tokens: number;
   reasoning_tokens: number;
   images: number;
+  web_search_requests: number;
   cost_nano: bigint;
   estimated: boolean;
   ttfb_ms: number | null;
@@ -66,7 +68,8 @@ export function requestLogQuery(filter: RequestLogFilter, limit: number, after: 
   if (after !== undefined) conditions.push(Prisma.sql`(finished_at, request_id) < (${new Date(after.finishedAt)}::timestamptz, ${after.id})`);
   return Prisma.sql`
     SELECT r.request_id, r.api_key_id, r.model, r.endpoint, r.stream, r.status, r.input_tokens, r.output_tokens,
-      r.cached_input_tokens, r.cache_write_tokens, r.reasoning_tokens, r.images, r.cost_nano, r.estimated, r.ttfb_ms,
+      r.cached_input_tokens, r.cache_write_tokens, r.cache_write_1h_tokens, r.reasoning_tokens, r.images, r.web_search_requests,
+      r.cost_nano, r.estimated, r.ttfb_ms,
       r.started_at, r.finished_at
     FROM (
       SELECT request_id FROM usage_records
@@ -91,8 +94,10 @@ function toRequestObject(row: LedgerRow): RequestObject {
     output_tokens: row.output_tokens,
     cached_input_tokens: row.cached_input_tokens,
     cache_write_tokens: row.cache_write_tokens,
+    cache_write_1h_tokens: row.cache_write_1h_tokens,
     reasoning_tokens: row.reasoning_tokens,
     images: row.images,
+    web_search_requests: row.web_search_requests,
     cost: formatUsd(row.cost_nano),
     cost_nano: row.cost_nano.toString(),
     estimated: row.estimated,

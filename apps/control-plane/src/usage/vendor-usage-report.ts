@@ -23,9 +23,23 @@ interface Sums {
   reasoning_tokens: bigint;
   images: bigint;
   cost_nano: bigint;
+  cache_write_1h_tokens: bigint;
+  web_search_requests: bigint;
 }
 type SumColumn = keyof Sums;
-const SUM_COLUMNS: SumColumn[] = ["requests", "input_tokens", "output_tokens", "cached_input_tokens", "cache_write_tokens", "reasoning_tokens", "images", "cost_nano"];
+/** `requests` first (sumsOf counts it); the order of the rollups' report indexes after it. */
+const SUM_COLUMNS: SumColumn[] = [
+  "requests",
+  "input_tokens",
+  "output_tokens",
+  "cached_input_tokens",
+  "cache_write_tokens",
+  "reasoning_tokens",
+  "images",
+  "cost_nano",
+  "cache_write_1h_tokens",
+  "web_search_requests",
+];
 
 interface GroupRow extends Sums {
   grp: string | Date;
@@ -131,8 +145,10 @@ function toFigures(sums: Sums): UsageFigures {
     output_tokens: Number(sums.output_tokens),
     cached_input_tokens: Number(sums.cached_input_tokens),
     cache_write_tokens: Number(sums.cache_write_tokens),
+    cache_write_1h_tokens: Number(sums.cache_write_1h_tokens),
     reasoning_tokens: Number(sums.reasoning_tokens),
     images: Number(sums.images),
+    web_search_requests: Number(sums.web_search_requests),
     cost: formatUsd(sums.cost_nano),
     cost_nano: sums.cost_nano.toString(),
   };

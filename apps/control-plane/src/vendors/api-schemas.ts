@@ -148,11 +148,22 @@ export const createdApiKeySchema = apiKeySchema.extend({
 });
 export type CreatedApiKeyObject = z.output<typeof createdApiKeySchema>;
 
-const modelPriceSchema = z.object({
+const unitPriceFields = {
   input: z.string().describe("USD per million input tokens."),
-  output: z.string().describe("USD per million output tokens."),
-  cached_input: z.string().describe("USD per million cached input tokens."),
+  output: z.string().describe("USD per million output tokens (reasoning included)."),
+  cached_input: z.string().describe("USD per million cached input tokens (cache reads)."),
+  cache_write: z.string().describe("USD per million 5-minute cache-write tokens."),
+  cache_write_1h: z.string().describe("USD per million 1-hour cache-write tokens."),
   image: z.string().describe("USD per generated image."),
+  request: z.string().describe("USD per request (flat)."),
+  web_search: z.string().describe("USD per server-side web search."),
+};
+
+const modelPriceSchema = z.object({
+  ...unitPriceFields,
+  tiers: z
+    .array(z.object({ above_input_tokens: z.number().int().describe("A request whose total input is above this pays the tier's prices for all its tokens."), ...unitPriceFields }))
+    .describe("Long-context tiers, ascending; the highest threshold crossed wins."),
 });
 
 export const serverOptionSchema = z.object({
@@ -171,7 +182,18 @@ function listOf<Item extends z.ZodType>(item: Item) {
 export const apiKeyListSchema = listOf(apiKeySchema);
 export const serverOptionListSchema = listOf(serverOptionSchema);
 
-const usageLine = z.object({ requests: z.number().int(), input_tokens: z.number().int(), output_tokens: z.number().int(), images: z.number().int(), cost: z.string() });
+const usageLine = z.object({
+  requests: z.number().int(),
+  input_tokens: z.number().int().describe("All input tokens, cache reads and writes included."),
+  output_tokens: z.number().int().describe("All output tokens, reasoning included."),
+  cached_input_tokens: z.number().int().describe("Part of input_tokens read from the prompt cache."),
+  cache_write_tokens: z.number().int().describe("Part of input_tokens written to the prompt cache (5-minute and 1-hour)."),
+  cache_write_1h_tokens: z.number().int().describe("Part of cache_write_tokens written for one hour."),
+  reasoning_tokens: z.number().int().describe("Part of output_tokens spent on reasoning."),
+  images: z.number().int(),
+  web_search_requests: z.number().int().describe("Server-side web searches."),
+  cost: z.string(),
+});
 
 export const keyUsageSchema = z.object({
   object: z.literal("usage"),

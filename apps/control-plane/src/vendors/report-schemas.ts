@@ -1,10 +1,11 @@
 import { USAGE_STATUSES } from "@gateway/db";
 import { z } from "zod";
 import { pageQuerySchema } from "./api-schemas.ts";
+import { VENDOR_SCOPES } from "./vendor-tokens.ts";
 
 /**
  * Queries and responses of the vendor's reports (contract section 9): GET /api/usage,
- * GET /api/requests and GET /api/audit-log. Routes validate with these schemas and the OpenAPI
+ * GET /api/requests and GET /api/audit-log; and GET /api/token, the caller itself. Routes validate with these schemas and the OpenAPI
  * document can be generated from them, like api-schemas.ts.
  */
 const isoDateTime = z.iso.datetime({ offset: true });
@@ -75,9 +76,11 @@ const usageFigures = z.object({
   input_tokens: count,
   output_tokens: count,
   cached_input_tokens: count.describe("Part of input_tokens read from the provider's cache."),
-  cache_write_tokens: count.describe("Part of input_tokens written to the provider's cache."),
+  cache_write_tokens: count.describe("Part of input_tokens written to the provider's cache (5-minute and 1-hour writes)."),
+  cache_write_1h_tokens: count.describe("Part of cache_write_tokens written for one hour."),
   reasoning_tokens: count.describe("Part of output_tokens spent on reasoning."),
   images: count,
+  web_search_requests: count.describe("Server-side web searches."),
   cost: z.string().describe("USD, 6 decimals, rounded once from cost_nano."),
   cost_nano: z.string().regex(/^\d+$/).describe("The exact cost in nano-USD (an integer as a string): rows and requests add up to the totals to the nano."),
 });
@@ -112,8 +115,10 @@ export const requestSchema = z.object({
   output_tokens: count,
   cached_input_tokens: count,
   cache_write_tokens: count,
+  cache_write_1h_tokens: count,
   reasoning_tokens: count,
   images: count,
+  web_search_requests: count,
   cost: z.string(),
   cost_nano: z.string().regex(/^\d+$/),
   estimated: z.boolean().describe("The upstream reported no usage; the gateway estimated it."),
@@ -141,3 +146,18 @@ function listOf<Item extends z.ZodType>(item: Item) {
 }
 export const requestListSchema = listOf(requestSchema);
 export const auditEntryListSchema = listOf(auditEntrySchema);
+
+// ---------------------------------------------------------------- the caller
+
+/** GET /api/token: the calling vendor token, so a client (the console) knows its scopes up front. Never the secret or its hash. */
+export const vendorTokenSchema = z.object({
+  object: z.literal("vendor_token"),
+  id: z.string().describe("vtk_..."),
+  name: z.string().describe("The name the operator gave the token."),
+  prefix: z.string().describe("The token's first characters (vt_ab12), to tell tokens apart."),
+  vendor: z.object({ id: z.string().describe("vnd_..."), name: z.string() }),
+  scopes: z.array(z.enum(VENDOR_SCOPES)).describe("What the token may do; a route that needs another scope answers 403 missing_scope."),
+  created_at: isoDateTime,
+  last_used_at: isoDateTime.nullable().describe("Recorded to the minute; null before the first call."),
+});
+export type VendorTokenObject = z.output<typeof vendorTokenSchema>;

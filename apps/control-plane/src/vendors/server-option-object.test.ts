@@ -4,7 +4,7 @@ import { perImageUsd, perMillionTokensUsd } from "./server-option-object.ts";
 
 describe("server option prices", () => {
   const scaled = (picoPerToken: bigint, multiplierBps: number) =>
-    scaledUnitPrices({ model: { inputPrice: picoPerToken, outputPrice: 0n, cachedInputPrice: 0n, imagePrice: 40_000_000_000n }, multiplierBps, overrides: null });
+    scaledUnitPrices({ model: { inputPrice: picoPerToken, outputPrice: 0n, cachedInputPrice: 0n, cacheWritePrice: 0n, cacheWrite1hPrice: 0n, imagePrice: 40_000_000_000n, requestPrice: 0n, webSearchPrice: 0n }, multiplierBps, overrides: null });
 
   it("shows USD per million tokens and per image, 6 decimals", () => {
     expect(perMillionTokensUsd(scaled(150_000n, 10_000).inputPrice)).toBe("0.150000");

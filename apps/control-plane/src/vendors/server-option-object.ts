@@ -1,4 +1,4 @@
-import { formatUsd, scaledUnitPrices } from "@gateway/contracts";
+import { formatUsd, priceSheetOf, scaledUnitPrices, type UnitPrices } from "@gateway/contracts";
 import type { Model, ServerOption, ServerOptionModel } from "@gateway/db";
 import type { ServerOptionObject } from "./api-schemas.ts";
 
@@ -25,6 +25,19 @@ export function perImageUsd(scaledPerImage: bigint): string {
   return scaledToUsd(scaledPerImage, SCALED_PER_MICRO_PER_IMAGE);
 }
 
+function pricesInUsd(prices: UnitPrices) {
+  return {
+    input: perMillionTokensUsd(prices.inputPrice),
+    output: perMillionTokensUsd(prices.outputPrice),
+    cached_input: perMillionTokensUsd(prices.cachedInputPrice),
+    cache_write: perMillionTokensUsd(prices.cacheWritePrice),
+    cache_write_1h: perMillionTokensUsd(prices.cacheWrite1hPrice),
+    image: perImageUsd(prices.imagePrice),
+    request: perImageUsd(prices.requestPrice),
+    web_search: perImageUsd(prices.webSearchPrice),
+  };
+}
+
 /**
  * The server option object of GET /api/server-options. Prices come from the same
  * `scaledUnitPrices` the billing worker charges with: the option's override, else the model's
@@ -39,20 +52,8 @@ export function toServerOptionObject(option: ServerOptionWithModels): ServerOpti
     models: links.map((link) => link.model.name),
     pricing: Object.fromEntries(
       links.map((link) => {
-        const prices = scaledUnitPrices({
-          model: link.model,
-          multiplierBps: option.priceMultiplierBps,
-          overrides: { inputPrice: link.inputPrice, outputPrice: link.outputPrice, cachedInputPrice: link.cachedInputPrice, imagePrice: link.imagePrice },
-        });
-        return [
-          link.model.name,
-          {
-            input: perMillionTokensUsd(prices.inputPrice),
-            output: perMillionTokensUsd(prices.outputPrice),
-            cached_input: perMillionTokensUsd(prices.cachedInputPrice),
-            image: perImageUsd(prices.imagePrice),
-          },
-        ];
+        const prices = scaledUnitPrices(priceSheetOf(link.model, option.priceMultiplierBps, link));
+        return [link.model.name, { ...pricesInUsd(prices), tiers: prices.tiers.map((tier) => ({ above_input_tokens: tier.aboveInputTokens, ...pricesInUsd(tier.prices) })) }];
       }),
     ),
     rate_limits: { rpm: option.rpm, tpm: option.tpm },

@@ -1,4 +1,4 @@
-import { costOfUsage, GatewayError, type BillingEvent, type UnitPrices } from "@gateway/contracts";
+import { costOfUsage, GatewayError, type BillingEvent, type ScaledPrices } from "@gateway/contracts";
 import type { Logger } from "@gateway/logger";
 import type { BudgetCounter, KeyRecord, LimitStore, ServerOptionRecord } from "@gateway/redis-store";
 import type { ParsedRequest } from "../upstreams/index.ts";
@@ -9,7 +9,7 @@ interface Held {
   reservationNano: bigint;
   hasQuota: boolean;
   budget: BudgetCounter | null;
-  prices: UnitPrices | null;
+  prices: ScaledPrices | null;
 }
 
 export interface Admission {

@@ -1,19 +1,14 @@
-import { costOfUsage, type UnitPrices } from "@gateway/contracts";
+import { costOfUsage, EMPTY_USAGE, scaledPricesFromStrings, type ScaledPrices } from "@gateway/contracts";
 import type { ServerOptionRecord } from "@gateway/redis-store";
 import type { ParsedRequest } from "../upstreams/index.ts";
 
 /** Output tokens assumed when the request sets no bound of its own. */
 export const DEFAULT_OUTPUT_BOUND = 4096;
 
-export function unitPrices(option: ServerOptionRecord, model: string): UnitPrices | null {
+/** The option's scaled prices for `model` (tiers resolved), as the control plane published them. */
+export function unitPrices(option: ServerOptionRecord, model: string): ScaledPrices | null {
   const prices = option.prices[model];
-  if (!prices) return null;
-  return {
-    inputPrice: BigInt(prices.inputPrice),
-    outputPrice: BigInt(prices.outputPrice),
-    cachedInputPrice: BigInt(prices.cachedInputPrice),
-    imagePrice: BigInt(prices.imagePrice),
-  };
+  return prices ? scaledPricesFromStrings(prices) : null;
 }
 
 function positiveInteger(value: unknown): number | null {
@@ -25,20 +20,17 @@ function positiveInteger(value: unknown): number | null {
  * (a token is never shorter than a byte), its max output tokens (or a default), its image count.
  * This is what the quota reserves before the upstream is called.
  */
-export function requestBoundNano(request: ParsedRequest, requestBytes: number, prices: UnitPrices, isImages: boolean): bigint {
+export function requestBoundNano(request: ParsedRequest, requestBytes: number, prices: ScaledPrices, isImages: boolean): bigint {
   const body = request.body;
   const output = isImages
     ? 0
     : (positiveInteger(body.max_tokens) ?? positiveInteger(body.max_completion_tokens) ?? positiveInteger(body.max_output_tokens) ?? DEFAULT_OUTPUT_BOUND);
-  return costOfUsage(
-    {
-      inputTokens: requestBytes,
-      outputTokens: output,
-      cachedInputTokens: 0,
-      cacheWriteTokens: 0,
-      reasoningTokens: 0,
-      images: isImages ? (positiveInteger(body.n) ?? 1) : 0,
-    },
-    prices,
-  );
+  const bound = { ...EMPTY_USAGE, inputTokens: requestBytes, outputTokens: output, images: isImages ? (positiveInteger(body.n) ?? 1) : 0 };
+  // Input may come back as cache writes, dearer than plain input (1.25x, 2x): the bound is the
+  // dearest way the same tokens can be charged, with the same one pricing function the worker uses.
+  return [
+    costOfUsage(bound, prices),
+    costOfUsage({ ...bound, cacheWriteTokens: requestBytes }, prices),
+    costOfUsage({ ...bound, cacheWriteTokens: requestBytes, cacheWrite1hTokens: requestBytes }, prices),
+  ].reduce((most, cost) => (cost > most ? cost : most));
 }

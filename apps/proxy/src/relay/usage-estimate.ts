@@ -10,7 +10,9 @@ export function estimateUsage(requestBytes: number, contentEvents: number): Usag
     outputTokens: contentEvents,
     cachedInputTokens: 0,
     cacheWriteTokens: 0,
+    cacheWrite1hTokens: 0,
     reasoningTokens: 0,
     images: 0,
+    webSearchRequests: 0,
   };
 }

@@ -27,10 +27,66 @@ export function parseRequestFields(body: unknown, required: readonly string[]): 
   return { body: record, model: record.model, stream: record.stream === true };
 }
 
-export function requirePositiveInteger(record: Record<string, unknown>, field: string): void {
+export function requirePositiveInteger(record: Record<string, unknown>, field: string, max = Number.MAX_SAFE_INTEGER): void {
   const value = record[field];
-  if (typeof value !== "number" || !Number.isInteger(value) || value < 1) {
-    throw new GatewayError("invalid_body", `${field}: expected a positive integer`, { param: field });
+  if (typeof value !== "number" || !Number.isInteger(value) || value < 1 || value > max) {
+    const bound = max === Number.MAX_SAFE_INTEGER ? "" : ` at most ${max}`;
+    throw invalidField(field, `expected a positive integer${bound}`);
+  }
+}
+
+/*
+ * Checks of what the native APIs themselves refuse (a 400 there too), made before any upstream
+ * call or reservation so a malformed request costs nothing. Plain type checks: this is the hot
+ * path. An absent or null optional field is "not set", as the SDKs send it; unknown fields pass.
+ */
+
+export function invalidField(param: string, why: string): GatewayError {
+  return new GatewayError("invalid_body", `${param}: ${why}`, { param });
+}
+
+const isSet = (value: unknown): boolean => value !== undefined && value !== null;
+
+export function optionalPositiveInteger(record: Record<string, unknown>, field: string, max?: number): void {
+  if (isSet(record[field])) requirePositiveInteger(record, field, max);
+}
+
+export function optionalOfType(record: Record<string, unknown>, field: string, type: "number" | "boolean" | "string"): void {
+  const value = record[field];
+  if (isSet(value) && typeof value !== type) throw invalidField(field, `expected a ${type}`);
+}
+
+export function optionalStringOrArray(record: Record<string, unknown>, field: string): void {
+  const value = record[field];
+  if (isSet(value) && typeof value !== "string" && !Array.isArray(value)) throw invalidField(field, "expected a string or an array");
+}
+
+export function optionalArray(record: Record<string, unknown>, field: string): void {
+  if (isSet(record[field]) && !Array.isArray(record[field])) throw invalidField(field, "expected an array");
+}
+
+/** `messages` as both shapes require it: a non-empty array of objects, each with a known string role. */
+export function requireMessages(record: Record<string, unknown>, roles: ReadonlySet<string>): Record<string, unknown>[] {
+  const messages = record.messages;
+  if (!Array.isArray(messages)) throw invalidField("messages", "expected an array");
+  if (messages.length === 0) throw invalidField("messages", "expected at least one message");
+  for (let index = 0; index < messages.length; index += 1) {
+    const message = asRecord(messages[index]);
+    if (!message) throw invalidField(`messages.${index}`, "expected an object");
+    if (typeof message.role !== "string") throw invalidField(`messages.${index}.role`, "required, a string");
+    if (!roles.has(message.role)) throw invalidField(`messages.${index}.role`, `expected one of ${[...roles].join(", ")}`);
+  }
+  return messages as Record<string, unknown>[];
+}
+
+/** A message's `content`: a string or an array of parts/blocks, each an object with a string `type`. */
+export function checkContent(content: unknown, param: string): void {
+  if (typeof content === "string") return;
+  if (!Array.isArray(content)) throw invalidField(param, "expected a string or an array of content parts");
+  for (let index = 0; index < content.length; index += 1) {
+    const part = asRecord(content[index]);
+    if (!part) throw invalidField(`${param}.${index}`, "expected an object");
+    if (typeof part.type !== "string") throw invalidField(`${param}.${index}.type`, "required, a string");
   }
 }
 

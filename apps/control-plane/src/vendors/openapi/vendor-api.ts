@@ -14,13 +14,23 @@ import {
   updateKeyBodySchema,
   usageQuerySchema,
 } from "../api-schemas.ts";
-import { auditEntryListSchema, auditEntrySchema, auditLogQuerySchema, requestListSchema, requestLogQuerySchema, requestSchema, usageReportQuerySchema, usageReportSchema } from "../report-schemas.ts";
+import {
+  auditEntryListSchema,
+  auditEntrySchema,
+  auditLogQuerySchema,
+  requestListSchema,
+  requestLogQuerySchema,
+  requestSchema,
+  usageReportQuerySchema,
+  usageReportSchema,
+  vendorTokenSchema,
+} from "../report-schemas.ts";
 import { VENDOR_SCOPES, type VendorScope } from "../vendor-tokens.ts";
 import { requestIdHeader } from "./responses.ts";
 import { errorResponses, jsonRequestBody, jsonResponse, parameterOf, queryParameters, type JsonObject, type NamedSchemas } from "./json-schema.ts";
 
 /** The vendor (reseller) API under /api (contract sections 6 and 9), from the schemas its routes validate with. */
-export const VENDOR_TAG = { name: "vendor", description: "The vendor (reseller) API: keys, usage, the request log and the audit log. Authenticated with a vendor token `vt_...`." };
+export const VENDOR_TAG = { name: "vendor", description: "The vendor (reseller) API: keys, usage, the request log, the audit log and the calling token. Authenticated with a vendor token `vt_...`." };
 
 export const vendorApiSchemas: { input: NamedSchemas; output: NamedSchemas } = {
   input: [
@@ -40,6 +50,7 @@ export const vendorApiSchemas: { input: NamedSchemas; output: NamedSchemas } = {
     [requestListSchema, "RequestList"],
     [auditEntrySchema, "AuditEntry"],
     [auditEntryListSchema, "AuditEntryList"],
+    [vendorTokenSchema, "VendorToken"],
     [errorEnvelopeSchema, "Error"],
   ],
 };
@@ -48,7 +59,7 @@ export const vendorTokenScheme = {
   type: "http",
   scheme: "bearer",
   bearerFormat: "vt_...",
-  description: `A vendor token, \`Authorization: Bearer vt_...\`. Scopes: ${VENDOR_SCOPES.join(", ")}; any valid token may list its server options and read its audit log.`,
+  description: `A vendor token, \`Authorization: Bearer vt_...\`. Scopes: ${VENDOR_SCOPES.join(", ")}; any valid token may read itself (GET /api/token), list its server options and read its audit log.`,
 };
 
 export const vendorApiParameters: Record<string, JsonObject> = {
@@ -129,6 +140,12 @@ export function vendorApiPaths(): Record<string, JsonObject> {
       get: operation("listAuditLog", "Changes made to your keys, newest first", null, {
         parameters: queryParameters(auditLogQuerySchema),
         responses: { "200": ok("AuditEntryList", "A page of audit entries."), ...errorResponses("400", "401", "500") },
+      }),
+    },
+    "/api/token": {
+      get: operation("getToken", "The calling vendor token: its vendor and scopes", null, {
+        description: "What the token may do, so a client can show only that. Never the secret or its hash.",
+        responses: { "200": ok("VendorToken", "The token, without its secret."), ...errorResponses("401", "500") },
       }),
     },
     "/api/server-options": {

@@ -4,7 +4,7 @@ import { payloads, sdkReadable } from "../__fixtures__/fixtures.ts";
 import { REDACTED_THINKING_PREFIX } from "./output-items.ts";
 import { ResponsesStreamWriter } from "./stream-writer.ts";
 
-const usage = { inputTokens: 10, outputTokens: 5, cachedInputTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0, images: 0 };
+const usage = { inputTokens: 10, outputTokens: 5, cachedInputTokens: 0, cacheWriteTokens: 0, cacheWrite1hTokens: 0, reasoningTokens: 0, images: 0, webSearchRequests: 0 };
 
 describe("ResponsesStreamWriter", () => {
   it("reasoning, redacted reasoning, text then refusal parts in one message item: each in order, the SDK agrees", async () => {

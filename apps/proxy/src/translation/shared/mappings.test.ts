@@ -37,11 +37,12 @@ describe("stop and finish reasons", () => {
 });
 
 describe("usage in each shape's words", () => {
-  const usage: Usage = { inputTokens: 2034, outputTokens: 187, cachedInputTokens: 1800, cacheWriteTokens: 200, reasoningTokens: 140, images: 0 };
+  const usage: Usage = { inputTokens: 2034, outputTokens: 187, cachedInputTokens: 1800, cacheWriteTokens: 200, cacheWrite1hTokens: 0, reasoningTokens: 140, images: 0, webSearchRequests: 0 };
 
   it("totals are kept: OpenAI includes cached tokens in prompt tokens, Anthropic keeps both cache fields apart", () => {
     expect(chatUsageBody(usage)).toEqual({ prompt_tokens: 2034, completion_tokens: 187, total_tokens: 2221, prompt_tokens_details: { cached_tokens: 1800 }, completion_tokens_details: { reasoning_tokens: 140 } });
-    expect(anthropicUsageBody(usage)).toEqual({ input_tokens: 34, cache_creation_input_tokens: 200, cache_read_input_tokens: 1800, output_tokens: 187, output_tokens_details: { thinking_tokens: 140 } });
+    expect(anthropicUsageBody(usage)).toEqual({ input_tokens: 34, cache_creation_input_tokens: 200, cache_read_input_tokens: 1800, cache_creation: { ephemeral_5m_input_tokens: 200, ephemeral_1h_input_tokens: 0 }, output_tokens: 187, output_tokens_details: { thinking_tokens: 140 } });
+    expect(anthropicUsageBody({ ...usage, cacheWrite1hTokens: 50, webSearchRequests: 3 })).toMatchObject({ cache_creation: { ephemeral_5m_input_tokens: 150, ephemeral_1h_input_tokens: 50 }, server_tool_use: { web_search_requests: 3 } });
     expect(responsesUsageBody(usage)).toEqual({ input_tokens: 2034, input_tokens_details: { cached_tokens: 1800, cache_write_tokens: 200 }, output_tokens: 187, output_tokens_details: { reasoning_tokens: 140 }, total_tokens: 2221 });
   });
 

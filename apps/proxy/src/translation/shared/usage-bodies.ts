@@ -17,12 +17,20 @@ export function chatUsageBody(usage: Usage): Record<string, unknown> {
   };
 }
 
+/**
+ * The optional parts (the 5-minute / 1-hour split, server tool use, thinking) appear only when they
+ * carry a value, as the native API omits them (contract section 11).
+ */
 export function anthropicUsageBody(usage: Usage): Record<string, unknown> {
   return {
     input_tokens: Math.max(0, usage.inputTokens - usage.cachedInputTokens - usage.cacheWriteTokens),
     cache_creation_input_tokens: usage.cacheWriteTokens,
     cache_read_input_tokens: usage.cachedInputTokens,
+    ...(usage.cacheWriteTokens > 0
+      ? { cache_creation: { ephemeral_5m_input_tokens: Math.max(0, usage.cacheWriteTokens - usage.cacheWrite1hTokens), ephemeral_1h_input_tokens: usage.cacheWrite1hTokens } }
+      : {}),
     output_tokens: usage.outputTokens,
+    ...(usage.webSearchRequests > 0 ? { server_tool_use: { web_search_requests: usage.webSearchRequests } } : {}),
     ...(usage.reasoningTokens > 0 ? { output_tokens_details: { thinking_tokens: usage.reasoningTokens } } : {}),
   };
 }

@@ -1,7 +1,7 @@
 import type { EventSourceMessage } from "eventsource-parser";
 import type { Usage } from "@gateway/contracts";
 import type { StreamTracker, WireFormat } from "../types.ts";
-import { asRecord, parseRequestFields, requirePositiveInteger, tryJson } from "../request-fields.ts";
+import { asRecord, checkContent, optionalStringOrArray, parseRequestFields, requireMessages, requirePositiveInteger, tryJson } from "../request-fields.ts";
 import { sseFrame } from "../sse.ts";
 import { messagesUsage } from "./usage.ts";
 
@@ -40,13 +40,19 @@ class MessagesStreamTracker implements StreamTracker {
   }
 }
 
+const MESSAGE_ROLES: ReadonlySet<string> = new Set(["user", "assistant"]);
+
 export const messages: WireFormat = {
   endpoint: "messages",
   shape: "anthropic",
   upstreamPath: "/v1/messages",
   parse(body) {
+    // What Anthropic itself refuses with a 400 (https://docs.anthropic.com/en/api/messages).
     const request = parseRequestFields(body, ["model", "max_tokens", "messages"]);
     requirePositiveInteger(request.body, "max_tokens");
+    const messages = requireMessages(request.body, MESSAGE_ROLES);
+    for (let index = 0; index < messages.length; index += 1) checkContent(messages[index]!.content, `messages.${index}.content`);
+    optionalStringOrArray(request.body, "system");
     return request;
   },
   upstreamBody: (request, upstreamModel) => (request.body.model === upstreamModel ? null : { ...request.body, model: upstreamModel }),

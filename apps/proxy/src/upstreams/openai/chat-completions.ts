@@ -1,7 +1,16 @@
 import type { EventSourceMessage } from "eventsource-parser";
 import type { Usage } from "@gateway/contracts";
 import type { ParsedRequest, StreamTracker, WireFormat } from "../types.ts";
-import { asRecord, parseRequestFields, tryJson } from "../request-fields.ts";
+import {
+  asRecord,
+  checkContent,
+  optionalArray,
+  optionalOfType,
+  optionalPositiveInteger,
+  parseRequestFields,
+  requireMessages,
+  tryJson,
+} from "../request-fields.ts";
 import { sseFrame } from "../sse.ts";
 import { chatUsage } from "./usage.ts";
 
@@ -45,11 +54,34 @@ class ChatStreamTracker implements StreamTracker {
   }
 }
 
+const CHAT_ROLES: ReadonlySet<string> = new Set(["system", "developer", "user", "assistant", "tool", "function"]);
+/** Roles whose `content` may be null or absent (an assistant turn that only calls tools). */
+const CONTENT_OPTIONAL: ReadonlySet<string> = new Set(["assistant", "function"]);
+
+/** What OpenAI itself refuses with a 400 (https://platform.openai.com/docs/api-reference/chat/create). */
+function parseChatRequest(body: unknown): ParsedRequest {
+  const request = parseRequestFields(body, ["model", "messages"]);
+  const record = request.body;
+  const messages = requireMessages(record, CHAT_ROLES);
+  for (let index = 0; index < messages.length; index += 1) {
+    const message = messages[index]!;
+    const content = message.content;
+    if ((content === null || content === undefined) && CONTENT_OPTIONAL.has(message.role as string)) continue;
+    checkContent(content, `messages.${index}.content`);
+  }
+  optionalPositiveInteger(record, "n");
+  optionalPositiveInteger(record, "max_tokens");
+  optionalPositiveInteger(record, "max_completion_tokens");
+  optionalOfType(record, "temperature", "number");
+  optionalArray(record, "tools");
+  return request;
+}
+
 export const chatCompletions: WireFormat = {
   endpoint: "chat.completions",
   shape: "openai",
   upstreamPath: "/chat/completions",
-  parse: (body) => parseRequestFields(body, ["model", "messages"]),
+  parse: parseChatRequest,
   upstreamBody(request, upstreamModel) {
     const sameModel = request.body.model === upstreamModel;
     if (!request.stream) return sameModel ? null : { ...request.body, model: upstreamModel };

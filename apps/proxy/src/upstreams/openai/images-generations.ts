@@ -1,6 +1,6 @@
-import { GatewayError } from "@gateway/contracts";
+import { EMPTY_USAGE, GatewayError } from "@gateway/contracts";
 import type { WireFormat } from "../types.ts";
-import { asRecord, parseRequestFields } from "../request-fields.ts";
+import { asRecord, invalidField, optionalPositiveInteger, parseRequestFields } from "../request-fields.ts";
 import { responsesUsage } from "./usage.ts";
 
 export const imagesGenerations: WireFormat = {
@@ -9,6 +9,9 @@ export const imagesGenerations: WireFormat = {
   upstreamPath: "/images/generations",
   parse(body) {
     const request = parseRequestFields(body, ["model", "prompt"]);
+    const prompt = request.body.prompt;
+    if (typeof prompt !== "string" || prompt.length === 0) throw invalidField("prompt", "expected a non-empty string");
+    optionalPositiveInteger(request.body, "n", 10);
     if (request.stream) {
       throw new GatewayError("unsupported_feature", "stream: streamed image generation is not supported by this gateway", { param: "stream" });
     }
@@ -18,7 +21,7 @@ export const imagesGenerations: WireFormat = {
   usageFromResponse(body) {
     const record = asRecord(body);
     const images = Array.isArray(record?.data) ? record.data.length : 0;
-    return responsesUsage(record?.usage, images) ?? { inputTokens: 0, outputTokens: 0, cachedInputTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0, images };
+    return responsesUsage(record?.usage, images) ?? { ...EMPTY_USAGE, images };
   },
   createStreamTracker() {
     throw new Error("images.generations has no stream");

@@ -1,7 +1,7 @@
 import type { EventSourceMessage } from "eventsource-parser";
 import type { Usage } from "@gateway/contracts";
 import type { StreamTracker, WireFormat } from "../types.ts";
-import { asRecord, parseRequestFields, tryJson } from "../request-fields.ts";
+import { asRecord, optionalStringOrArray, parseRequestFields, tryJson } from "../request-fields.ts";
 import { sseFrame } from "../sse.ts";
 import { responsesUsage } from "./usage.ts";
 
@@ -38,7 +38,12 @@ export const responses: WireFormat = {
   endpoint: "responses",
   shape: "openai",
   upstreamPath: "/responses",
-  parse: (body) => parseRequestFields(body, ["model"]),
+  parse(body) {
+    const request = parseRequestFields(body, ["model"]);
+    // `input` is optional (a stored prompt or previous_response_id may stand in for it).
+    optionalStringOrArray(request.body, "input");
+    return request;
+  },
   upstreamBody: (request, upstreamModel) => (request.body.model === upstreamModel ? null : { ...request.body, model: upstreamModel }),
   usageFromResponse: (body) => responsesUsage(asRecord(body)?.usage),
   createStreamTracker: () => new ResponsesStreamTracker(),

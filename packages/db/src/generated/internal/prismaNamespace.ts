@@ -1653,7 +1653,12 @@ export const ModelScalarFieldEnum = {
   inputPrice: 'inputPrice',
   outputPrice: 'outputPrice',
   cachedInputPrice: 'cachedInputPrice',
+  cacheWritePrice: 'cacheWritePrice',
+  cacheWrite1hPrice: 'cacheWrite1hPrice',
   imagePrice: 'imagePrice',
+  requestPrice: 'requestPrice',
+  webSearchPrice: 'webSearchPrice',
+  priceTiers: 'priceTiers',
   createdAt: 'createdAt',
   updatedAt: 'updatedAt'
 } as const
@@ -1679,7 +1684,12 @@ export const ServerOptionModelScalarFieldEnum = {
   inputPrice: 'inputPrice',
   outputPrice: 'outputPrice',
   cachedInputPrice: 'cachedInputPrice',
-  imagePrice: 'imagePrice'
+  cacheWritePrice: 'cacheWritePrice',
+  cacheWrite1hPrice: 'cacheWrite1hPrice',
+  imagePrice: 'imagePrice',
+  requestPrice: 'requestPrice',
+  webSearchPrice: 'webSearchPrice',
+  priceTiers: 'priceTiers'
 } as const
 
 export type ServerOptionModelScalarFieldEnum = (typeof ServerOptionModelScalarFieldEnum)[keyof typeof ServerOptionModelScalarFieldEnum]
@@ -1738,8 +1748,10 @@ export const UsageRecordScalarFieldEnum = {
   outputTokens: 'outputTokens',
   cachedInputTokens: 'cachedInputTokens',
   cacheWriteTokens: 'cacheWriteTokens',
+  cacheWrite1hTokens: 'cacheWrite1hTokens',
   reasoningTokens: 'reasoningTokens',
   images: 'images',
+  webSearchRequests: 'webSearchRequests',
   costNano: 'costNano',
   startedAt: 'startedAt',
   finishedAt: 'finishedAt',
@@ -1759,8 +1771,10 @@ export const UsageAggregateScalarFieldEnum = {
   outputTokens: 'outputTokens',
   cachedInputTokens: 'cachedInputTokens',
   cacheWriteTokens: 'cacheWriteTokens',
+  cacheWrite1hTokens: 'cacheWrite1hTokens',
   reasoningTokens: 'reasoningTokens',
   images: 'images',
+  webSearchRequests: 'webSearchRequests',
   costNano: 'costNano',
   updatedAt: 'updatedAt'
 } as const
@@ -1777,8 +1791,10 @@ export const UsageKeyDayScalarFieldEnum = {
   outputTokens: 'outputTokens',
   cachedInputTokens: 'cachedInputTokens',
   cacheWriteTokens: 'cacheWriteTokens',
+  cacheWrite1hTokens: 'cacheWrite1hTokens',
   reasoningTokens: 'reasoningTokens',
   images: 'images',
+  webSearchRequests: 'webSearchRequests',
   costNano: 'costNano',
   updatedAt: 'updatedAt'
 } as const
@@ -1797,8 +1813,10 @@ export const UsageVendorDayScalarFieldEnum = {
   outputTokens: 'outputTokens',
   cachedInputTokens: 'cachedInputTokens',
   cacheWriteTokens: 'cacheWriteTokens',
+  cacheWrite1hTokens: 'cacheWrite1hTokens',
   reasoningTokens: 'reasoningTokens',
   images: 'images',
+  webSearchRequests: 'webSearchRequests',
   costNano: 'costNano',
   updatedAt: 'updatedAt'
 } as const
@@ -1833,6 +1851,14 @@ export const JsonNullValueInput = {
 } as const
 
 export type JsonNullValueInput = (typeof JsonNullValueInput)[keyof typeof JsonNullValueInput]
+
+
+export const NullableJsonNullValueInput = {
+  DbNull: DbNull,
+  JsonNull: JsonNull
+} as const
+
+export type NullableJsonNullValueInput = (typeof NullableJsonNullValueInput)[keyof typeof NullableJsonNullValueInput]
 
 
 export const QueryMode = {

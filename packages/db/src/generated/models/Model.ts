@@ -30,14 +30,22 @@ export type ModelAvgAggregateOutputType = {
   inputPrice: number | null
   outputPrice: number | null
   cachedInputPrice: number | null
+  cacheWritePrice: number | null
+  cacheWrite1hPrice: number | null
   imagePrice: number | null
+  requestPrice: number | null
+  webSearchPrice: number | null
 }
 
 export type ModelSumAggregateOutputType = {
   inputPrice: bigint | null
   outputPrice: bigint | null
   cachedInputPrice: bigint | null
+  cacheWritePrice: bigint | null
+  cacheWrite1hPrice: bigint | null
   imagePrice: bigint | null
+  requestPrice: bigint | null
+  webSearchPrice: bigint | null
 }
 
 export type ModelMinAggregateOutputType = {
@@ -48,7 +56,11 @@ export type ModelMinAggregateOutputType = {
   inputPrice: bigint | null
   outputPrice: bigint | null
   cachedInputPrice: bigint | null
+  cacheWritePrice: bigint | null
+  cacheWrite1hPrice: bigint | null
   imagePrice: bigint | null
+  requestPrice: bigint | null
+  webSearchPrice: bigint | null
   createdAt: Date | null
   updatedAt: Date | null
 }
@@ -61,7 +73,11 @@ export type ModelMaxAggregateOutputType = {
   inputPrice: bigint | null
   outputPrice: bigint | null
   cachedInputPrice: bigint | null
+  cacheWritePrice: bigint | null
+  cacheWrite1hPrice: bigint | null
   imagePrice: bigint | null
+  requestPrice: bigint | null
+  webSearchPrice: bigint | null
   createdAt: Date | null
   updatedAt: Date | null
 }
@@ -74,7 +90,12 @@ export type ModelCountAggregateOutputType = {
   inputPrice: number
   outputPrice: number
   cachedInputPrice: number
+  cacheWritePrice: number
+  cacheWrite1hPrice: number
   imagePrice: number
+  requestPrice: number
+  webSearchPrice: number
+  priceTiers: number
   createdAt: number
   updatedAt: number
   _all: number
@@ -85,14 +106,22 @@ export type ModelAvgAggregateInputType = {
   inputPrice?: true
   outputPrice?: true
   cachedInputPrice?: true
+  cacheWritePrice?: true
+  cacheWrite1hPrice?: true
   imagePrice?: true
+  requestPrice?: true
+  webSearchPrice?: true
 }
 
 export type ModelSumAggregateInputType = {
   inputPrice?: true
   outputPrice?: true
   cachedInputPrice?: true
+  cacheWritePrice?: true
+  cacheWrite1hPrice?: true
   imagePrice?: true
+  requestPrice?: true
+  webSearchPrice?: true
 }
 
 export type ModelMinAggregateInputType = {
@@ -103,7 +132,11 @@ export type ModelMinAggregateInputType = {
   inputPrice?: true
   outputPrice?: true
   cachedInputPrice?: true
+  cacheWritePrice?: true
+  cacheWrite1hPrice?: true
   imagePrice?: true
+  requestPrice?: true
+  webSearchPrice?: true
   createdAt?: true
   updatedAt?: true
 }
@@ -116,7 +149,11 @@ export type ModelMaxAggregateInputType = {
   inputPrice?: true
   outputPrice?: true
   cachedInputPrice?: true
+  cacheWritePrice?: true
+  cacheWrite1hPrice?: true
   imagePrice?: true
+  requestPrice?: true
+  webSearchPrice?: true
   createdAt?: true
   updatedAt?: true
 }
@@ -129,7 +166,12 @@ export type ModelCountAggregateInputType = {
   inputPrice?: true
   outputPrice?: true
   cachedInputPrice?: true
+  cacheWritePrice?: true
+  cacheWrite1hPrice?: true
   imagePrice?: true
+  requestPrice?: true
+  webSearchPrice?: true
+  priceTiers?: true
   createdAt?: true
   updatedAt?: true
   _all?: true
@@ -229,7 +271,12 @@ export type ModelGroupByOutputType = {
   inputPrice: bigint
   outputPrice: bigint
   cachedInputPrice: bigint
+  cacheWritePrice: bigint
+  cacheWrite1hPrice: bigint
   imagePrice: bigint
+  requestPrice: bigint
+  webSearchPrice: bigint
+  priceTiers: runtime.JsonValue
   createdAt: Date
   updatedAt: Date
   _count: ModelCountAggregateOutputType | null
@@ -265,7 +312,12 @@ export type ModelWhereInput = {
   inputPrice?: Prisma.BigIntFilter<"Model"> | bigint | number
   outputPrice?: Prisma.BigIntFilter<"Model"> | bigint | number
   cachedInputPrice?: Prisma.BigIntFilter<"Model"> | bigint | number
+  cacheWritePrice?: Prisma.BigIntFilter<"Model"> | bigint | number
+  cacheWrite1hPrice?: Prisma.BigIntFilter<"Model"> | bigint | number
   imagePrice?: Prisma.BigIntFilter<"Model"> | bigint | number
+  requestPrice?: Prisma.BigIntFilter<"Model"> | bigint | number
+  webSearchPrice?: Prisma.BigIntFilter<"Model"> | bigint | number
+  priceTiers?: Prisma.JsonFilter<"Model">
   createdAt?: Prisma.DateTimeFilter<"Model"> | Date | string
   updatedAt?: Prisma.DateTimeFilter<"Model"> | Date | string
   routes?: Prisma.ModelRouteListRelationFilter
@@ -280,7 +332,12 @@ export type ModelOrderByWithRelationInput = {
   inputPrice?: Prisma.SortOrder
   outputPrice?: Prisma.SortOrder
   cachedInputPrice?: Prisma.SortOrder
+  cacheWritePrice?: Prisma.SortOrder
+  cacheWrite1hPrice?: Prisma.SortOrder
   imagePrice?: Prisma.SortOrder
+  requestPrice?: Prisma.SortOrder
+  webSearchPrice?: Prisma.SortOrder
+  priceTiers?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
   routes?: Prisma.ModelRouteOrderByRelationAggregateInput
@@ -298,7 +355,12 @@ export type ModelWhereUniqueInput = Prisma.AtLeast<{
   inputPrice?: Prisma.BigIntFilter<"Model"> | bigint | number
   outputPrice?: Prisma.BigIntFilter<"Model"> | bigint | number
   cachedInputPrice?: Prisma.BigIntFilter<"Model"> | bigint | number
+  cacheWritePrice?: Prisma.BigIntFilter<"Model"> | bigint | number
+  cacheWrite1hPrice?: Prisma.BigIntFilter<"Model"> | bigint | number
   imagePrice?: Prisma.BigIntFilter<"Model"> | bigint | number
+  requestPrice?: Prisma.BigIntFilter<"Model"> | bigint | number
+  webSearchPrice?: Prisma.BigIntFilter<"Model"> | bigint | number
+  priceTiers?: Prisma.JsonFilter<"Model">
   createdAt?: Prisma.DateTimeFilter<"Model"> | Date | string
   updatedAt?: Prisma.DateTimeFilter<"Model"> | Date | string
   routes?: Prisma.ModelRouteListRelationFilter
@@ -313,7 +375,12 @@ export type ModelOrderByWithAggregationInput = {
   inputPrice?: Prisma.SortOrder
   outputPrice?: Prisma.SortOrder
   cachedInputPrice?: Prisma.SortOrder
+  cacheWritePrice?: Prisma.SortOrder
+  cacheWrite1hPrice?: Prisma.SortOrder
   imagePrice?: Prisma.SortOrder
+  requestPrice?: Prisma.SortOrder
+  webSearchPrice?: Prisma.SortOrder
+  priceTiers?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
   _count?: Prisma.ModelCountOrderByAggregateInput
@@ -334,7 +401,12 @@ export type ModelScalarWhereWithAggregatesInput = {
   inputPrice?: Prisma.BigIntWithAggregatesFilter<"Model"> | bigint | number
   outputPrice?: Prisma.BigIntWithAggregatesFilter<"Model"> | bigint | number
   cachedInputPrice?: Prisma.BigIntWithAggregatesFilter<"Model"> | bigint | number
+  cacheWritePrice?: Prisma.BigIntWithAggregatesFilter<"Model"> | bigint | number
+  cacheWrite1hPrice?: Prisma.BigIntWithAggregatesFilter<"Model"> | bigint | number
   imagePrice?: Prisma.BigIntWithAggregatesFilter<"Model"> | bigint | number
+  requestPrice?: Prisma.BigIntWithAggregatesFilter<"Model"> | bigint | number
+  webSearchPrice?: Prisma.BigIntWithAggregatesFilter<"Model"> | bigint | number
+  priceTiers?: Prisma.JsonWithAggregatesFilter<"Model">
   createdAt?: Prisma.DateTimeWithAggregatesFilter<"Model"> | Date | string
   updatedAt?: Prisma.DateTimeWithAggregatesFilter<"Model"> | Date | string
 }
@@ -347,7 +419,12 @@ export type ModelCreateInput = {
   inputPrice?: bigint | number
   outputPrice?: bigint | number
   cachedInputPrice?: bigint | number
+  cacheWritePrice?: bigint | number
+  cacheWrite1hPrice?: bigint | number
   imagePrice?: bigint | number
+  requestPrice?: bigint | number
+  webSearchPrice?: bigint | number
+  priceTiers?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   createdAt?: Date | string
   updatedAt?: Date | string
   routes?: Prisma.ModelRouteCreateNestedManyWithoutModelInput
@@ -362,7 +439,12 @@ export type ModelUncheckedCreateInput = {
   inputPrice?: bigint | number
   outputPrice?: bigint | number
   cachedInputPrice?: bigint | number
+  cacheWritePrice?: bigint | number
+  cacheWrite1hPrice?: bigint | number
   imagePrice?: bigint | number
+  requestPrice?: bigint | number
+  webSearchPrice?: bigint | number
+  priceTiers?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   createdAt?: Date | string
   updatedAt?: Date | string
   routes?: Prisma.ModelRouteUncheckedCreateNestedManyWithoutModelInput
@@ -377,7 +459,12 @@ export type ModelUpdateInput = {
   inputPrice?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   outputPrice?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   cachedInputPrice?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  cacheWritePrice?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  cacheWrite1hPrice?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   imagePrice?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  requestPrice?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  webSearchPrice?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  priceTiers?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   routes?: Prisma.ModelRouteUpdateManyWithoutModelNestedInput
@@ -392,7 +479,12 @@ export type ModelUncheckedUpdateInput = {
   inputPrice?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   outputPrice?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   cachedInputPrice?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  cacheWritePrice?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  cacheWrite1hPrice?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   imagePrice?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  requestPrice?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  webSearchPrice?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  priceTiers?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   routes?: Prisma.ModelRouteUncheckedUpdateManyWithoutModelNestedInput
@@ -407,7 +499,12 @@ export type ModelCreateManyInput = {
   inputPrice?: bigint | number
   outputPrice?: bigint | number
   cachedInputPrice?: bigint | number
+  cacheWritePrice?: bigint | number
+  cacheWrite1hPrice?: bigint | number
   imagePrice?: bigint | number
+  requestPrice?: bigint | number
+  webSearchPrice?: bigint | number
+  priceTiers?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   createdAt?: Date | string
   updatedAt?: Date | string
 }
@@ -420,7 +517,12 @@ export type ModelUpdateManyMutationInput = {
   inputPrice?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   outputPrice?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   cachedInputPrice?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  cacheWritePrice?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  cacheWrite1hPrice?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   imagePrice?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  requestPrice?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  webSearchPrice?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  priceTiers?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
@@ -433,7 +535,12 @@ export type ModelUncheckedUpdateManyInput = {
   inputPrice?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   outputPrice?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   cachedInputPrice?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  cacheWritePrice?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  cacheWrite1hPrice?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   imagePrice?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  requestPrice?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  webSearchPrice?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  priceTiers?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
@@ -446,7 +553,12 @@ export type ModelCountOrderByAggregateInput = {
   inputPrice?: Prisma.SortOrder
   outputPrice?: Prisma.SortOrder
   cachedInputPrice?: Prisma.SortOrder
+  cacheWritePrice?: Prisma.SortOrder
+  cacheWrite1hPrice?: Prisma.SortOrder
   imagePrice?: Prisma.SortOrder
+  requestPrice?: Prisma.SortOrder
+  webSearchPrice?: Prisma.SortOrder
+  priceTiers?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
 }
@@ -455,7 +567,11 @@ export type ModelAvgOrderByAggregateInput = {
   inputPrice?: Prisma.SortOrder
   outputPrice?: Prisma.SortOrder
   cachedInputPrice?: Prisma.SortOrder
+  cacheWritePrice?: Prisma.SortOrder
+  cacheWrite1hPrice?: Prisma.SortOrder
   imagePrice?: Prisma.SortOrder
+  requestPrice?: Prisma.SortOrder
+  webSearchPrice?: Prisma.SortOrder
 }
 
 export type ModelMaxOrderByAggregateInput = {
@@ -466,7 +582,11 @@ export type ModelMaxOrderByAggregateInput = {
   inputPrice?: Prisma.SortOrder
   outputPrice?: Prisma.SortOrder
   cachedInputPrice?: Prisma.SortOrder
+  cacheWritePrice?: Prisma.SortOrder
+  cacheWrite1hPrice?: Prisma.SortOrder
   imagePrice?: Prisma.SortOrder
+  requestPrice?: Prisma.SortOrder
+  webSearchPrice?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
 }
@@ -479,7 +599,11 @@ export type ModelMinOrderByAggregateInput = {
   inputPrice?: Prisma.SortOrder
   outputPrice?: Prisma.SortOrder
   cachedInputPrice?: Prisma.SortOrder
+  cacheWritePrice?: Prisma.SortOrder
+  cacheWrite1hPrice?: Prisma.SortOrder
   imagePrice?: Prisma.SortOrder
+  requestPrice?: Prisma.SortOrder
+  webSearchPrice?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
 }
@@ -488,7 +612,11 @@ export type ModelSumOrderByAggregateInput = {
   inputPrice?: Prisma.SortOrder
   outputPrice?: Prisma.SortOrder
   cachedInputPrice?: Prisma.SortOrder
+  cacheWritePrice?: Prisma.SortOrder
+  cacheWrite1hPrice?: Prisma.SortOrder
   imagePrice?: Prisma.SortOrder
+  requestPrice?: Prisma.SortOrder
+  webSearchPrice?: Prisma.SortOrder
 }
 
 export type ModelScalarRelationFilter = {
@@ -540,7 +668,12 @@ export type ModelCreateWithoutRoutesInput = {
   inputPrice?: bigint | number
   outputPrice?: bigint | number
   cachedInputPrice?: bigint | number
+  cacheWritePrice?: bigint | number
+  cacheWrite1hPrice?: bigint | number
   imagePrice?: bigint | number
+  requestPrice?: bigint | number
+  webSearchPrice?: bigint | number
+  priceTiers?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   createdAt?: Date | string
   updatedAt?: Date | string
   serverOptions?: Prisma.ServerOptionModelCreateNestedManyWithoutModelInput
@@ -554,7 +687,12 @@ export type ModelUncheckedCreateWithoutRoutesInput = {
   inputPrice?: bigint | number
   outputPrice?: bigint | number
   cachedInputPrice?: bigint | number
+  cacheWritePrice?: bigint | number
+  cacheWrite1hPrice?: bigint | number
   imagePrice?: bigint | number
+  requestPrice?: bigint | number
+  webSearchPrice?: bigint | number
+  priceTiers?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   createdAt?: Date | string
   updatedAt?: Date | string
   serverOptions?: Prisma.ServerOptionModelUncheckedCreateNestedManyWithoutModelInput
@@ -584,7 +722,12 @@ export type ModelUpdateWithoutRoutesInput = {
   inputPrice?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   outputPrice?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   cachedInputPrice?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  cacheWritePrice?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  cacheWrite1hPrice?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   imagePrice?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  requestPrice?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  webSearchPrice?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  priceTiers?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   serverOptions?: Prisma.ServerOptionModelUpdateManyWithoutModelNestedInput
@@ -598,7 +741,12 @@ export type ModelUncheckedUpdateWithoutRoutesInput = {
   inputPrice?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   outputPrice?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   cachedInputPrice?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  cacheWritePrice?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  cacheWrite1hPrice?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   imagePrice?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  requestPrice?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  webSearchPrice?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  priceTiers?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   serverOptions?: Prisma.ServerOptionModelUncheckedUpdateManyWithoutModelNestedInput
@@ -612,7 +760,12 @@ export type ModelCreateWithoutServerOptionsInput = {
   inputPrice?: bigint | number
   outputPrice?: bigint | number
   cachedInputPrice?: bigint | number
+  cacheWritePrice?: bigint | number
+  cacheWrite1hPrice?: bigint | number
   imagePrice?: bigint | number
+  requestPrice?: bigint | number
+  webSearchPrice?: bigint | number
+  priceTiers?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   createdAt?: Date | string
   updatedAt?: Date | string
   routes?: Prisma.ModelRouteCreateNestedManyWithoutModelInput
@@ -626,7 +779,12 @@ export type ModelUncheckedCreateWithoutServerOptionsInput = {
   inputPrice?: bigint | number
   outputPrice?: bigint | number
   cachedInputPrice?: bigint | number
+  cacheWritePrice?: bigint | number
+  cacheWrite1hPrice?: bigint | number
   imagePrice?: bigint | number
+  requestPrice?: bigint | number
+  webSearchPrice?: bigint | number
+  priceTiers?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   createdAt?: Date | string
   updatedAt?: Date | string
   routes?: Prisma.ModelRouteUncheckedCreateNestedManyWithoutModelInput
@@ -656,7 +814,12 @@ export type ModelUpdateWithoutServerOptionsInput = {
   inputPrice?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   outputPrice?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   cachedInputPrice?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  cacheWritePrice?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  cacheWrite1hPrice?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   imagePrice?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  requestPrice?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  webSearchPrice?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  priceTiers?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   routes?: Prisma.ModelRouteUpdateManyWithoutModelNestedInput
@@ -670,7 +833,12 @@ export type ModelUncheckedUpdateWithoutServerOptionsInput = {
   inputPrice?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   outputPrice?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   cachedInputPrice?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  cacheWritePrice?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  cacheWrite1hPrice?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   imagePrice?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  requestPrice?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  webSearchPrice?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  priceTiers?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   routes?: Prisma.ModelRouteUncheckedUpdateManyWithoutModelNestedInput
@@ -724,7 +892,12 @@ export type ModelSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = 
   inputPrice?: boolean
   outputPrice?: boolean
   cachedInputPrice?: boolean
+  cacheWritePrice?: boolean
+  cacheWrite1hPrice?: boolean
   imagePrice?: boolean
+  requestPrice?: boolean
+  webSearchPrice?: boolean
+  priceTiers?: boolean
   createdAt?: boolean
   updatedAt?: boolean
   routes?: boolean | Prisma.Model$routesArgs<ExtArgs>
@@ -740,7 +913,12 @@ export type ModelSelectCreateManyAndReturn<ExtArgs extends runtime.Types.Extensi
   inputPrice?: boolean
   outputPrice?: boolean
   cachedInputPrice?: boolean
+  cacheWritePrice?: boolean
+  cacheWrite1hPrice?: boolean
   imagePrice?: boolean
+  requestPrice?: boolean
+  webSearchPrice?: boolean
+  priceTiers?: boolean
   createdAt?: boolean
   updatedAt?: boolean
 }, ExtArgs["result"]["model"]>
@@ -753,7 +931,12 @@ export type ModelSelectUpdateManyAndReturn<ExtArgs extends runtime.Types.Extensi
   inputPrice?: boolean
   outputPrice?: boolean
   cachedInputPrice?: boolean
+  cacheWritePrice?: boolean
+  cacheWrite1hPrice?: boolean
   imagePrice?: boolean
+  requestPrice?: boolean
+  webSearchPrice?: boolean
+  priceTiers?: boolean
   createdAt?: boolean
   updatedAt?: boolean
 }, ExtArgs["result"]["model"]>
@@ -766,12 +949,17 @@ export type ModelSelectScalar = {
   inputPrice?: boolean
   outputPrice?: boolean
   cachedInputPrice?: boolean
+  cacheWritePrice?: boolean
+  cacheWrite1hPrice?: boolean
   imagePrice?: boolean
+  requestPrice?: boolean
+  webSearchPrice?: boolean
+  priceTiers?: boolean
   createdAt?: boolean
   updatedAt?: boolean
 }
 
-export type ModelOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "name" | "displayName" | "ownedBy" | "inputPrice" | "outputPrice" | "cachedInputPrice" | "imagePrice" | "createdAt" | "updatedAt", ExtArgs["result"]["model"]>
+export type ModelOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "name" | "displayName" | "ownedBy" | "inputPrice" | "outputPrice" | "cachedInputPrice" | "cacheWritePrice" | "cacheWrite1hPrice" | "imagePrice" | "requestPrice" | "webSearchPrice" | "priceTiers" | "createdAt" | "updatedAt", ExtArgs["result"]["model"]>
 export type ModelInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   routes?: boolean | Prisma.Model$routesArgs<ExtArgs>
   serverOptions?: boolean | Prisma.Model$serverOptionsArgs<ExtArgs>
@@ -801,9 +989,29 @@ export type $ModelPayload<ExtArgs extends runtime.Types.Extensions.InternalArgs 
     outputPrice: bigint
     cachedInputPrice: bigint
     /**
+     * 5-minute cache writes (the gateway file defaults it to 1.25 x input)
+     */
+    cacheWritePrice: bigint
+    /**
+     * 1-hour cache writes (the gateway file defaults it to 2 x input)
+     */
+    cacheWrite1hPrice: bigint
+    /**
      * pico-USD per image
      */
     imagePrice: bigint
+    /**
+     * pico-USD per request (flat)
+     */
+    requestPrice: bigint
+    /**
+     * pico-USD per server-side web search
+     */
+    webSearchPrice: bigint
+    /**
+     * long-context tiers, `tiersToJson` in @gateway/contracts: [{aboveInputTokens, inputPrice?: "pico", ...}]
+     */
+    priceTiers: runtime.JsonValue
     createdAt: Date
     updatedAt: Date
   }, ExtArgs["result"]["model"]>
@@ -1238,7 +1446,12 @@ export interface ModelFieldRefs {
   readonly inputPrice: Prisma.FieldRef<"Model", 'BigInt'>
   readonly outputPrice: Prisma.FieldRef<"Model", 'BigInt'>
   readonly cachedInputPrice: Prisma.FieldRef<"Model", 'BigInt'>
+  readonly cacheWritePrice: Prisma.FieldRef<"Model", 'BigInt'>
+  readonly cacheWrite1hPrice: Prisma.FieldRef<"Model", 'BigInt'>
   readonly imagePrice: Prisma.FieldRef<"Model", 'BigInt'>
+  readonly requestPrice: Prisma.FieldRef<"Model", 'BigInt'>
+  readonly webSearchPrice: Prisma.FieldRef<"Model", 'BigInt'>
+  readonly priceTiers: Prisma.FieldRef<"Model", 'Json'>
   readonly createdAt: Prisma.FieldRef<"Model", 'DateTime'>
   readonly updatedAt: Prisma.FieldRef<"Model", 'DateTime'>
 }

@@ -30,14 +30,22 @@ export type ServerOptionModelAvgAggregateOutputType = {
   inputPrice: number | null
   outputPrice: number | null
   cachedInputPrice: number | null
+  cacheWritePrice: number | null
+  cacheWrite1hPrice: number | null
   imagePrice: number | null
+  requestPrice: number | null
+  webSearchPrice: number | null
 }
 
 export type ServerOptionModelSumAggregateOutputType = {
   inputPrice: bigint | null
   outputPrice: bigint | null
   cachedInputPrice: bigint | null
+  cacheWritePrice: bigint | null
+  cacheWrite1hPrice: bigint | null
   imagePrice: bigint | null
+  requestPrice: bigint | null
+  webSearchPrice: bigint | null
 }
 
 export type ServerOptionModelMinAggregateOutputType = {
@@ -46,7 +54,11 @@ export type ServerOptionModelMinAggregateOutputType = {
   inputPrice: bigint | null
   outputPrice: bigint | null
   cachedInputPrice: bigint | null
+  cacheWritePrice: bigint | null
+  cacheWrite1hPrice: bigint | null
   imagePrice: bigint | null
+  requestPrice: bigint | null
+  webSearchPrice: bigint | null
 }
 
 export type ServerOptionModelMaxAggregateOutputType = {
@@ -55,7 +67,11 @@ export type ServerOptionModelMaxAggregateOutputType = {
   inputPrice: bigint | null
   outputPrice: bigint | null
   cachedInputPrice: bigint | null
+  cacheWritePrice: bigint | null
+  cacheWrite1hPrice: bigint | null
   imagePrice: bigint | null
+  requestPrice: bigint | null
+  webSearchPrice: bigint | null
 }
 
 export type ServerOptionModelCountAggregateOutputType = {
@@ -64,7 +80,12 @@ export type ServerOptionModelCountAggregateOutputType = {
   inputPrice: number
   outputPrice: number
   cachedInputPrice: number
+  cacheWritePrice: number
+  cacheWrite1hPrice: number
   imagePrice: number
+  requestPrice: number
+  webSearchPrice: number
+  priceTiers: number
   _all: number
 }
 
@@ -73,14 +94,22 @@ export type ServerOptionModelAvgAggregateInputType = {
   inputPrice?: true
   outputPrice?: true
   cachedInputPrice?: true
+  cacheWritePrice?: true
+  cacheWrite1hPrice?: true
   imagePrice?: true
+  requestPrice?: true
+  webSearchPrice?: true
 }
 
 export type ServerOptionModelSumAggregateInputType = {
   inputPrice?: true
   outputPrice?: true
   cachedInputPrice?: true
+  cacheWritePrice?: true
+  cacheWrite1hPrice?: true
   imagePrice?: true
+  requestPrice?: true
+  webSearchPrice?: true
 }
 
 export type ServerOptionModelMinAggregateInputType = {
@@ -89,7 +118,11 @@ export type ServerOptionModelMinAggregateInputType = {
   inputPrice?: true
   outputPrice?: true
   cachedInputPrice?: true
+  cacheWritePrice?: true
+  cacheWrite1hPrice?: true
   imagePrice?: true
+  requestPrice?: true
+  webSearchPrice?: true
 }
 
 export type ServerOptionModelMaxAggregateInputType = {
@@ -98,7 +131,11 @@ export type ServerOptionModelMaxAggregateInputType = {
   inputPrice?: true
   outputPrice?: true
   cachedInputPrice?: true
+  cacheWritePrice?: true
+  cacheWrite1hPrice?: true
   imagePrice?: true
+  requestPrice?: true
+  webSearchPrice?: true
 }
 
 export type ServerOptionModelCountAggregateInputType = {
@@ -107,7 +144,12 @@ export type ServerOptionModelCountAggregateInputType = {
   inputPrice?: true
   outputPrice?: true
   cachedInputPrice?: true
+  cacheWritePrice?: true
+  cacheWrite1hPrice?: true
   imagePrice?: true
+  requestPrice?: true
+  webSearchPrice?: true
+  priceTiers?: true
   _all?: true
 }
 
@@ -203,7 +245,12 @@ export type ServerOptionModelGroupByOutputType = {
   inputPrice: bigint | null
   outputPrice: bigint | null
   cachedInputPrice: bigint | null
+  cacheWritePrice: bigint | null
+  cacheWrite1hPrice: bigint | null
   imagePrice: bigint | null
+  requestPrice: bigint | null
+  webSearchPrice: bigint | null
+  priceTiers: runtime.JsonValue | null
   _count: ServerOptionModelCountAggregateOutputType | null
   _avg: ServerOptionModelAvgAggregateOutputType | null
   _sum: ServerOptionModelSumAggregateOutputType | null
@@ -235,7 +282,12 @@ export type ServerOptionModelWhereInput = {
   inputPrice?: Prisma.BigIntNullableFilter<"ServerOptionModel"> | bigint | number | null
   outputPrice?: Prisma.BigIntNullableFilter<"ServerOptionModel"> | bigint | number | null
   cachedInputPrice?: Prisma.BigIntNullableFilter<"ServerOptionModel"> | bigint | number | null
+  cacheWritePrice?: Prisma.BigIntNullableFilter<"ServerOptionModel"> | bigint | number | null
+  cacheWrite1hPrice?: Prisma.BigIntNullableFilter<"ServerOptionModel"> | bigint | number | null
   imagePrice?: Prisma.BigIntNullableFilter<"ServerOptionModel"> | bigint | number | null
+  requestPrice?: Prisma.BigIntNullableFilter<"ServerOptionModel"> | bigint | number | null
+  webSearchPrice?: Prisma.BigIntNullableFilter<"ServerOptionModel"> | bigint | number | null
+  priceTiers?: Prisma.JsonNullableFilter<"ServerOptionModel">
   serverOption?: Prisma.XOR<Prisma.ServerOptionScalarRelationFilter, Prisma.ServerOptionWhereInput>
   model?: Prisma.XOR<Prisma.ModelScalarRelationFilter, Prisma.ModelWhereInput>
 }
@@ -246,7 +298,12 @@ export type ServerOptionModelOrderByWithRelationInput = {
   inputPrice?: Prisma.SortOrderInput | Prisma.SortOrder
   outputPrice?: Prisma.SortOrderInput | Prisma.SortOrder
   cachedInputPrice?: Prisma.SortOrderInput | Prisma.SortOrder
+  cacheWritePrice?: Prisma.SortOrderInput | Prisma.SortOrder
+  cacheWrite1hPrice?: Prisma.SortOrderInput | Prisma.SortOrder
   imagePrice?: Prisma.SortOrderInput | Prisma.SortOrder
+  requestPrice?: Prisma.SortOrderInput | Prisma.SortOrder
+  webSearchPrice?: Prisma.SortOrderInput | Prisma.SortOrder
+  priceTiers?: Prisma.SortOrderInput | Prisma.SortOrder
   serverOption?: Prisma.ServerOptionOrderByWithRelationInput
   model?: Prisma.ModelOrderByWithRelationInput
 }
@@ -261,7 +318,12 @@ export type ServerOptionModelWhereUniqueInput = Prisma.AtLeast<{
   inputPrice?: Prisma.BigIntNullableFilter<"ServerOptionModel"> | bigint | number | null
   outputPrice?: Prisma.BigIntNullableFilter<"ServerOptionModel"> | bigint | number | null
   cachedInputPrice?: Prisma.BigIntNullableFilter<"ServerOptionModel"> | bigint | number | null
+  cacheWritePrice?: Prisma.BigIntNullableFilter<"ServerOptionModel"> | bigint | number | null
+  cacheWrite1hPrice?: Prisma.BigIntNullableFilter<"ServerOptionModel"> | bigint | number | null
   imagePrice?: Prisma.BigIntNullableFilter<"ServerOptionModel"> | bigint | number | null
+  requestPrice?: Prisma.BigIntNullableFilter<"ServerOptionModel"> | bigint | number | null
+  webSearchPrice?: Prisma.BigIntNullableFilter<"ServerOptionModel"> | bigint | number | null
+  priceTiers?: Prisma.JsonNullableFilter<"ServerOptionModel">
   serverOption?: Prisma.XOR<Prisma.ServerOptionScalarRelationFilter, Prisma.ServerOptionWhereInput>
   model?: Prisma.XOR<Prisma.ModelScalarRelationFilter, Prisma.ModelWhereInput>
 }, "serverOptionId_modelId">
@@ -272,7 +334,12 @@ export type ServerOptionModelOrderByWithAggregationInput = {
   inputPrice?: Prisma.SortOrderInput | Prisma.SortOrder
   outputPrice?: Prisma.SortOrderInput | Prisma.SortOrder
   cachedInputPrice?: Prisma.SortOrderInput | Prisma.SortOrder
+  cacheWritePrice?: Prisma.SortOrderInput | Prisma.SortOrder
+  cacheWrite1hPrice?: Prisma.SortOrderInput | Prisma.SortOrder
   imagePrice?: Prisma.SortOrderInput | Prisma.SortOrder
+  requestPrice?: Prisma.SortOrderInput | Prisma.SortOrder
+  webSearchPrice?: Prisma.SortOrderInput | Prisma.SortOrder
+  priceTiers?: Prisma.SortOrderInput | Prisma.SortOrder
   _count?: Prisma.ServerOptionModelCountOrderByAggregateInput
   _avg?: Prisma.ServerOptionModelAvgOrderByAggregateInput
   _max?: Prisma.ServerOptionModelMaxOrderByAggregateInput
@@ -289,14 +356,24 @@ export type ServerOptionModelScalarWhereWithAggregatesInput = {
   inputPrice?: Prisma.BigIntNullableWithAggregatesFilter<"ServerOptionModel"> | bigint | number | null
   outputPrice?: Prisma.BigIntNullableWithAggregatesFilter<"ServerOptionModel"> | bigint | number | null
   cachedInputPrice?: Prisma.BigIntNullableWithAggregatesFilter<"ServerOptionModel"> | bigint | number | null
+  cacheWritePrice?: Prisma.BigIntNullableWithAggregatesFilter<"ServerOptionModel"> | bigint | number | null
+  cacheWrite1hPrice?: Prisma.BigIntNullableWithAggregatesFilter<"ServerOptionModel"> | bigint | number | null
   imagePrice?: Prisma.BigIntNullableWithAggregatesFilter<"ServerOptionModel"> | bigint | number | null
+  requestPrice?: Prisma.BigIntNullableWithAggregatesFilter<"ServerOptionModel"> | bigint | number | null
+  webSearchPrice?: Prisma.BigIntNullableWithAggregatesFilter<"ServerOptionModel"> | bigint | number | null
+  priceTiers?: Prisma.JsonNullableWithAggregatesFilter<"ServerOptionModel">
 }
 
 export type ServerOptionModelCreateInput = {
   inputPrice?: bigint | number | null
   outputPrice?: bigint | number | null
   cachedInputPrice?: bigint | number | null
+  cacheWritePrice?: bigint | number | null
+  cacheWrite1hPrice?: bigint | number | null
   imagePrice?: bigint | number | null
+  requestPrice?: bigint | number | null
+  webSearchPrice?: bigint | number | null
+  priceTiers?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   serverOption: Prisma.ServerOptionCreateNestedOneWithoutModelsInput
   model: Prisma.ModelCreateNestedOneWithoutServerOptionsInput
 }
@@ -307,14 +384,24 @@ export type ServerOptionModelUncheckedCreateInput = {
   inputPrice?: bigint | number | null
   outputPrice?: bigint | number | null
   cachedInputPrice?: bigint | number | null
+  cacheWritePrice?: bigint | number | null
+  cacheWrite1hPrice?: bigint | number | null
   imagePrice?: bigint | number | null
+  requestPrice?: bigint | number | null
+  webSearchPrice?: bigint | number | null
+  priceTiers?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
 }
 
 export type ServerOptionModelUpdateInput = {
   inputPrice?: Prisma.NullableBigIntFieldUpdateOperationsInput | bigint | number | null
   outputPrice?: Prisma.NullableBigIntFieldUpdateOperationsInput | bigint | number | null
   cachedInputPrice?: Prisma.NullableBigIntFieldUpdateOperationsInput | bigint | number | null
+  cacheWritePrice?: Prisma.NullableBigIntFieldUpdateOperationsInput | bigint | number | null
+  cacheWrite1hPrice?: Prisma.NullableBigIntFieldUpdateOperationsInput | bigint | number | null
   imagePrice?: Prisma.NullableBigIntFieldUpdateOperationsInput | bigint | number | null
+  requestPrice?: Prisma.NullableBigIntFieldUpdateOperationsInput | bigint | number | null
+  webSearchPrice?: Prisma.NullableBigIntFieldUpdateOperationsInput | bigint | number | null
+  priceTiers?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   serverOption?: Prisma.ServerOptionUpdateOneRequiredWithoutModelsNestedInput
   model?: Prisma.ModelUpdateOneRequiredWithoutServerOptionsNestedInput
 }
@@ -325,7 +412,12 @@ export type ServerOptionModelUncheckedUpdateInput = {
   inputPrice?: Prisma.NullableBigIntFieldUpdateOperationsInput | bigint | number | null
   outputPrice?: Prisma.NullableBigIntFieldUpdateOperationsInput | bigint | number | null
   cachedInputPrice?: Prisma.NullableBigIntFieldUpdateOperationsInput | bigint | number | null
+  cacheWritePrice?: Prisma.NullableBigIntFieldUpdateOperationsInput | bigint | number | null
+  cacheWrite1hPrice?: Prisma.NullableBigIntFieldUpdateOperationsInput | bigint | number | null
   imagePrice?: Prisma.NullableBigIntFieldUpdateOperationsInput | bigint | number | null
+  requestPrice?: Prisma.NullableBigIntFieldUpdateOperationsInput | bigint | number | null
+  webSearchPrice?: Prisma.NullableBigIntFieldUpdateOperationsInput | bigint | number | null
+  priceTiers?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
 }
 
 export type ServerOptionModelCreateManyInput = {
@@ -334,14 +426,24 @@ export type ServerOptionModelCreateManyInput = {
   inputPrice?: bigint | number | null
   outputPrice?: bigint | number | null
   cachedInputPrice?: bigint | number | null
+  cacheWritePrice?: bigint | number | null
+  cacheWrite1hPrice?: bigint | number | null
   imagePrice?: bigint | number | null
+  requestPrice?: bigint | number | null
+  webSearchPrice?: bigint | number | null
+  priceTiers?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
 }
 
 export type ServerOptionModelUpdateManyMutationInput = {
   inputPrice?: Prisma.NullableBigIntFieldUpdateOperationsInput | bigint | number | null
   outputPrice?: Prisma.NullableBigIntFieldUpdateOperationsInput | bigint | number | null
   cachedInputPrice?: Prisma.NullableBigIntFieldUpdateOperationsInput | bigint | number | null
+  cacheWritePrice?: Prisma.NullableBigIntFieldUpdateOperationsInput | bigint | number | null
+  cacheWrite1hPrice?: Prisma.NullableBigIntFieldUpdateOperationsInput | bigint | number | null
   imagePrice?: Prisma.NullableBigIntFieldUpdateOperationsInput | bigint | number | null
+  requestPrice?: Prisma.NullableBigIntFieldUpdateOperationsInput | bigint | number | null
+  webSearchPrice?: Prisma.NullableBigIntFieldUpdateOperationsInput | bigint | number | null
+  priceTiers?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
 }
 
 export type ServerOptionModelUncheckedUpdateManyInput = {
@@ -350,7 +452,12 @@ export type ServerOptionModelUncheckedUpdateManyInput = {
   inputPrice?: Prisma.NullableBigIntFieldUpdateOperationsInput | bigint | number | null
   outputPrice?: Prisma.NullableBigIntFieldUpdateOperationsInput | bigint | number | null
   cachedInputPrice?: Prisma.NullableBigIntFieldUpdateOperationsInput | bigint | number | null
+  cacheWritePrice?: Prisma.NullableBigIntFieldUpdateOperationsInput | bigint | number | null
+  cacheWrite1hPrice?: Prisma.NullableBigIntFieldUpdateOperationsInput | bigint | number | null
   imagePrice?: Prisma.NullableBigIntFieldUpdateOperationsInput | bigint | number | null
+  requestPrice?: Prisma.NullableBigIntFieldUpdateOperationsInput | bigint | number | null
+  webSearchPrice?: Prisma.NullableBigIntFieldUpdateOperationsInput | bigint | number | null
+  priceTiers?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
 }
 
 export type ServerOptionModelListRelationFilter = {
@@ -374,14 +481,23 @@ export type ServerOptionModelCountOrderByAggregateInput = {
   inputPrice?: Prisma.SortOrder
   outputPrice?: Prisma.SortOrder
   cachedInputPrice?: Prisma.SortOrder
+  cacheWritePrice?: Prisma.SortOrder
+  cacheWrite1hPrice?: Prisma.SortOrder
   imagePrice?: Prisma.SortOrder
+  requestPrice?: Prisma.SortOrder
+  webSearchPrice?: Prisma.SortOrder
+  priceTiers?: Prisma.SortOrder
 }
 
 export type ServerOptionModelAvgOrderByAggregateInput = {
   inputPrice?: Prisma.SortOrder
   outputPrice?: Prisma.SortOrder
   cachedInputPrice?: Prisma.SortOrder
+  cacheWritePrice?: Prisma.SortOrder
+  cacheWrite1hPrice?: Prisma.SortOrder
   imagePrice?: Prisma.SortOrder
+  requestPrice?: Prisma.SortOrder
+  webSearchPrice?: Prisma.SortOrder
 }
 
 export type ServerOptionModelMaxOrderByAggregateInput = {
@@ -390,7 +506,11 @@ export type ServerOptionModelMaxOrderByAggregateInput = {
   inputPrice?: Prisma.SortOrder
   outputPrice?: Prisma.SortOrder
   cachedInputPrice?: Prisma.SortOrder
+  cacheWritePrice?: Prisma.SortOrder
+  cacheWrite1hPrice?: Prisma.SortOrder
   imagePrice?: Prisma.SortOrder
+  requestPrice?: Prisma.SortOrder
+  webSearchPrice?: Prisma.SortOrder
 }
 
 export type ServerOptionModelMinOrderByAggregateInput = {
@@ -399,14 +519,22 @@ export type ServerOptionModelMinOrderByAggregateInput = {
   inputPrice?: Prisma.SortOrder
   outputPrice?: Prisma.SortOrder
   cachedInputPrice?: Prisma.SortOrder
+  cacheWritePrice?: Prisma.SortOrder
+  cacheWrite1hPrice?: Prisma.SortOrder
   imagePrice?: Prisma.SortOrder
+  requestPrice?: Prisma.SortOrder
+  webSearchPrice?: Prisma.SortOrder
 }
 
 export type ServerOptionModelSumOrderByAggregateInput = {
   inputPrice?: Prisma.SortOrder
   outputPrice?: Prisma.SortOrder
   cachedInputPrice?: Prisma.SortOrder
+  cacheWritePrice?: Prisma.SortOrder
+  cacheWrite1hPrice?: Prisma.SortOrder
   imagePrice?: Prisma.SortOrder
+  requestPrice?: Prisma.SortOrder
+  webSearchPrice?: Prisma.SortOrder
 }
 
 export type ServerOptionModelCreateNestedManyWithoutServerOptionInput = {
@@ -505,7 +633,12 @@ export type ServerOptionModelCreateWithoutServerOptionInput = {
   inputPrice?: bigint | number | null
   outputPrice?: bigint | number | null
   cachedInputPrice?: bigint | number | null
+  cacheWritePrice?: bigint | number | null
+  cacheWrite1hPrice?: bigint | number | null
   imagePrice?: bigint | number | null
+  requestPrice?: bigint | number | null
+  webSearchPrice?: bigint | number | null
+  priceTiers?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   model: Prisma.ModelCreateNestedOneWithoutServerOptionsInput
 }
 
@@ -514,7 +647,12 @@ export type ServerOptionModelUncheckedCreateWithoutServerOptionInput = {
   inputPrice?: bigint | number | null
   outputPrice?: bigint | number | null
   cachedInputPrice?: bigint | number | null
+  cacheWritePrice?: bigint | number | null
+  cacheWrite1hPrice?: bigint | number | null
   imagePrice?: bigint | number | null
+  requestPrice?: bigint | number | null
+  webSearchPrice?: bigint | number | null
+  priceTiers?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
 }
 
 export type ServerOptionModelCreateOrConnectWithoutServerOptionInput = {
@@ -552,14 +690,24 @@ export type ServerOptionModelScalarWhereInput = {
   inputPrice?: Prisma.BigIntNullableFilter<"ServerOptionModel"> | bigint | number | null
   outputPrice?: Prisma.BigIntNullableFilter<"ServerOptionModel"> | bigint | number | null
   cachedInputPrice?: Prisma.BigIntNullableFilter<"ServerOptionModel"> | bigint | number | null
+  cacheWritePrice?: Prisma.BigIntNullableFilter<"ServerOptionModel"> | bigint | number | null
+  cacheWrite1hPrice?: Prisma.BigIntNullableFilter<"ServerOptionModel"> | bigint | number | null
   imagePrice?: Prisma.BigIntNullableFilter<"ServerOptionModel"> | bigint | number | null
+  requestPrice?: Prisma.BigIntNullableFilter<"ServerOptionModel"> | bigint | number | null
+  webSearchPrice?: Prisma.BigIntNullableFilter<"ServerOptionModel"> | bigint | number | null
+  priceTiers?: Prisma.JsonNullableFilter<"ServerOptionModel">
 }
 
 export type ServerOptionModelCreateWithoutModelInput = {
   inputPrice?: bigint | number | null
   outputPrice?: bigint | number | null
   cachedInputPrice?: bigint | number | null
+  cacheWritePrice?: bigint | number | null
+  cacheWrite1hPrice?: bigint | number | null
   imagePrice?: bigint | number | null
+  requestPrice?: bigint | number | null
+  webSearchPrice?: bigint | number | null
+  priceTiers?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   serverOption: Prisma.ServerOptionCreateNestedOneWithoutModelsInput
 }
 
@@ -568,7 +716,12 @@ export type ServerOptionModelUncheckedCreateWithoutModelInput = {
   inputPrice?: bigint | number | null
   outputPrice?: bigint | number | null
   cachedInputPrice?: bigint | number | null
+  cacheWritePrice?: bigint | number | null
+  cacheWrite1hPrice?: bigint | number | null
   imagePrice?: bigint | number | null
+  requestPrice?: bigint | number | null
+  webSearchPrice?: bigint | number | null
+  priceTiers?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
 }
 
 export type ServerOptionModelCreateOrConnectWithoutModelInput = {
@@ -602,14 +755,24 @@ export type ServerOptionModelCreateManyServerOptionInput = {
   inputPrice?: bigint | number | null
   outputPrice?: bigint | number | null
   cachedInputPrice?: bigint | number | null
+  cacheWritePrice?: bigint | number | null
+  cacheWrite1hPrice?: bigint | number | null
   imagePrice?: bigint | number | null
+  requestPrice?: bigint | number | null
+  webSearchPrice?: bigint | number | null
+  priceTiers?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
 }
 
 export type ServerOptionModelUpdateWithoutServerOptionInput = {
   inputPrice?: Prisma.NullableBigIntFieldUpdateOperationsInput | bigint | number | null
   outputPrice?: Prisma.NullableBigIntFieldUpdateOperationsInput | bigint | number | null
   cachedInputPrice?: Prisma.NullableBigIntFieldUpdateOperationsInput | bigint | number | null
+  cacheWritePrice?: Prisma.NullableBigIntFieldUpdateOperationsInput | bigint | number | null
+  cacheWrite1hPrice?: Prisma.NullableBigIntFieldUpdateOperationsInput | bigint | number | null
   imagePrice?: Prisma.NullableBigIntFieldUpdateOperationsInput | bigint | number | null
+  requestPrice?: Prisma.NullableBigIntFieldUpdateOperationsInput | bigint | number | null
+  webSearchPrice?: Prisma.NullableBigIntFieldUpdateOperationsInput | bigint | number | null
+  priceTiers?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   model?: Prisma.ModelUpdateOneRequiredWithoutServerOptionsNestedInput
 }
 
@@ -618,7 +781,12 @@ export type ServerOptionModelUncheckedUpdateWithoutServerOptionInput = {
   inputPrice?: Prisma.NullableBigIntFieldUpdateOperationsInput | bigint | number | null
   outputPrice?: Prisma.NullableBigIntFieldUpdateOperationsInput | bigint | number | null
   cachedInputPrice?: Prisma.NullableBigIntFieldUpdateOperationsInput | bigint | number | null
+  cacheWritePrice?: Prisma.NullableBigIntFieldUpdateOperationsInput | bigint | number | null
+  cacheWrite1hPrice?: Prisma.NullableBigIntFieldUpdateOperationsInput | bigint | number | null
   imagePrice?: Prisma.NullableBigIntFieldUpdateOperationsInput | bigint | number | null
+  requestPrice?: Prisma.NullableBigIntFieldUpdateOperationsInput | bigint | number | null
+  webSearchPrice?: Prisma.NullableBigIntFieldUpdateOperationsInput | bigint | number | null
+  priceTiers?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
 }
 
 export type ServerOptionModelUncheckedUpdateManyWithoutServerOptionInput = {
@@ -626,7 +794,12 @@ export type ServerOptionModelUncheckedUpdateManyWithoutServerOptionInput = {
   inputPrice?: Prisma.NullableBigIntFieldUpdateOperationsInput | bigint | number | null
   outputPrice?: Prisma.NullableBigIntFieldUpdateOperationsInput | bigint | number | null
   cachedInputPrice?: Prisma.NullableBigIntFieldUpdateOperationsInput | bigint | number | null
+  cacheWritePrice?: Prisma.NullableBigIntFieldUpdateOperationsInput | bigint | number | null
+  cacheWrite1hPrice?: Prisma.NullableBigIntFieldUpdateOperationsInput | bigint | number | null
   imagePrice?: Prisma.NullableBigIntFieldUpdateOperationsInput | bigint | number | null
+  requestPrice?: Prisma.NullableBigIntFieldUpdateOperationsInput | bigint | number | null
+  webSearchPrice?: Prisma.NullableBigIntFieldUpdateOperationsInput | bigint | number | null
+  priceTiers?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
 }
 
 export type ServerOptionModelCreateManyModelInput = {
@@ -634,14 +807,24 @@ export type ServerOptionModelCreateManyModelInput = {
   inputPrice?: bigint | number | null
   outputPrice?: bigint | number | null
   cachedInputPrice?: bigint | number | null
+  cacheWritePrice?: bigint | number | null
+  cacheWrite1hPrice?: bigint | number | null
   imagePrice?: bigint | number | null
+  requestPrice?: bigint | number | null
+  webSearchPrice?: bigint | number | null
+  priceTiers?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
 }
 
 export type ServerOptionModelUpdateWithoutModelInput = {
   inputPrice?: Prisma.NullableBigIntFieldUpdateOperationsInput | bigint | number | null
   outputPrice?: Prisma.NullableBigIntFieldUpdateOperationsInput | bigint | number | null
   cachedInputPrice?: Prisma.NullableBigIntFieldUpdateOperationsInput | bigint | number | null
+  cacheWritePrice?: Prisma.NullableBigIntFieldUpdateOperationsInput | bigint | number | null
+  cacheWrite1hPrice?: Prisma.NullableBigIntFieldUpdateOperationsInput | bigint | number | null
   imagePrice?: Prisma.NullableBigIntFieldUpdateOperationsInput | bigint | number | null
+  requestPrice?: Prisma.NullableBigIntFieldUpdateOperationsInput | bigint | number | null
+  webSearchPrice?: Prisma.NullableBigIntFieldUpdateOperationsInput | bigint | number | null
+  priceTiers?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   serverOption?: Prisma.ServerOptionUpdateOneRequiredWithoutModelsNestedInput
 }
 
@@ -650,7 +833,12 @@ export type ServerOptionModelUncheckedUpdateWithoutModelInput = {
   inputPrice?: Prisma.NullableBigIntFieldUpdateOperationsInput | bigint | number | null
   outputPrice?: Prisma.NullableBigIntFieldUpdateOperationsInput | bigint | number | null
   cachedInputPrice?: Prisma.NullableBigIntFieldUpdateOperationsInput | bigint | number | null
+  cacheWritePrice?: Prisma.NullableBigIntFieldUpdateOperationsInput | bigint | number | null
+  cacheWrite1hPrice?: Prisma.NullableBigIntFieldUpdateOperationsInput | bigint | number | null
   imagePrice?: Prisma.NullableBigIntFieldUpdateOperationsInput | bigint | number | null
+  requestPrice?: Prisma.NullableBigIntFieldUpdateOperationsInput | bigint | number | null
+  webSearchPrice?: Prisma.NullableBigIntFieldUpdateOperationsInput | bigint | number | null
+  priceTiers?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
 }
 
 export type ServerOptionModelUncheckedUpdateManyWithoutModelInput = {
@@ -658,7 +846,12 @@ export type ServerOptionModelUncheckedUpdateManyWithoutModelInput = {
   inputPrice?: Prisma.NullableBigIntFieldUpdateOperationsInput | bigint | number | null
   outputPrice?: Prisma.NullableBigIntFieldUpdateOperationsInput | bigint | number | null
   cachedInputPrice?: Prisma.NullableBigIntFieldUpdateOperationsInput | bigint | number | null
+  cacheWritePrice?: Prisma.NullableBigIntFieldUpdateOperationsInput | bigint | number | null
+  cacheWrite1hPrice?: Prisma.NullableBigIntFieldUpdateOperationsInput | bigint | number | null
   imagePrice?: Prisma.NullableBigIntFieldUpdateOperationsInput | bigint | number | null
+  requestPrice?: Prisma.NullableBigIntFieldUpdateOperationsInput | bigint | number | null
+  webSearchPrice?: Prisma.NullableBigIntFieldUpdateOperationsInput | bigint | number | null
+  priceTiers?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
 }
 
 
@@ -669,7 +862,12 @@ export type ServerOptionModelSelect<ExtArgs extends runtime.Types.Extensions.Int
   inputPrice?: boolean
   outputPrice?: boolean
   cachedInputPrice?: boolean
+  cacheWritePrice?: boolean
+  cacheWrite1hPrice?: boolean
   imagePrice?: boolean
+  requestPrice?: boolean
+  webSearchPrice?: boolean
+  priceTiers?: boolean
   serverOption?: boolean | Prisma.ServerOptionDefaultArgs<ExtArgs>
   model?: boolean | Prisma.ModelDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["serverOptionModel"]>
@@ -680,7 +878,12 @@ export type ServerOptionModelSelectCreateManyAndReturn<ExtArgs extends runtime.T
   inputPrice?: boolean
   outputPrice?: boolean
   cachedInputPrice?: boolean
+  cacheWritePrice?: boolean
+  cacheWrite1hPrice?: boolean
   imagePrice?: boolean
+  requestPrice?: boolean
+  webSearchPrice?: boolean
+  priceTiers?: boolean
   serverOption?: boolean | Prisma.ServerOptionDefaultArgs<ExtArgs>
   model?: boolean | Prisma.ModelDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["serverOptionModel"]>
@@ -691,7 +894,12 @@ export type ServerOptionModelSelectUpdateManyAndReturn<ExtArgs extends runtime.T
   inputPrice?: boolean
   outputPrice?: boolean
   cachedInputPrice?: boolean
+  cacheWritePrice?: boolean
+  cacheWrite1hPrice?: boolean
   imagePrice?: boolean
+  requestPrice?: boolean
+  webSearchPrice?: boolean
+  priceTiers?: boolean
   serverOption?: boolean | Prisma.ServerOptionDefaultArgs<ExtArgs>
   model?: boolean | Prisma.ModelDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["serverOptionModel"]>
@@ -702,10 +910,15 @@ export type ServerOptionModelSelectScalar = {
   inputPrice?: boolean
   outputPrice?: boolean
   cachedInputPrice?: boolean
+  cacheWritePrice?: boolean
+  cacheWrite1hPrice?: boolean
   imagePrice?: boolean
+  requestPrice?: boolean
+  webSearchPrice?: boolean
+  priceTiers?: boolean
 }
 
-export type ServerOptionModelOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"serverOptionId" | "modelId" | "inputPrice" | "outputPrice" | "cachedInputPrice" | "imagePrice", ExtArgs["result"]["serverOptionModel"]>
+export type ServerOptionModelOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"serverOptionId" | "modelId" | "inputPrice" | "outputPrice" | "cachedInputPrice" | "cacheWritePrice" | "cacheWrite1hPrice" | "imagePrice" | "requestPrice" | "webSearchPrice" | "priceTiers", ExtArgs["result"]["serverOptionModel"]>
 export type ServerOptionModelInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   serverOption?: boolean | Prisma.ServerOptionDefaultArgs<ExtArgs>
   model?: boolean | Prisma.ModelDefaultArgs<ExtArgs>
@@ -734,7 +947,15 @@ export type $ServerOptionModelPayload<ExtArgs extends runtime.Types.Extensions.I
     inputPrice: bigint | null
     outputPrice: bigint | null
     cachedInputPrice: bigint | null
+    cacheWritePrice: bigint | null
+    cacheWrite1hPrice: bigint | null
     imagePrice: bigint | null
+    requestPrice: bigint | null
+    webSearchPrice: bigint | null
+    /**
+     * tiers of this option's own (replacing the model's, not multiplied); null = the model's x the multiplier
+     */
+    priceTiers: runtime.JsonValue | null
   }, ExtArgs["result"]["serverOptionModel"]>
   composites: {}
 }
@@ -1165,7 +1386,12 @@ export interface ServerOptionModelFieldRefs {
   readonly inputPrice: Prisma.FieldRef<"ServerOptionModel", 'BigInt'>
   readonly outputPrice: Prisma.FieldRef<"ServerOptionModel", 'BigInt'>
   readonly cachedInputPrice: Prisma.FieldRef<"ServerOptionModel", 'BigInt'>
+  readonly cacheWritePrice: Prisma.FieldRef<"ServerOptionModel", 'BigInt'>
+  readonly cacheWrite1hPrice: Prisma.FieldRef<"ServerOptionModel", 'BigInt'>
   readonly imagePrice: Prisma.FieldRef<"ServerOptionModel", 'BigInt'>
+  readonly requestPrice: Prisma.FieldRef<"ServerOptionModel", 'BigInt'>
+  readonly webSearchPrice: Prisma.FieldRef<"ServerOptionModel", 'BigInt'>
+  readonly priceTiers: Prisma.FieldRef<"ServerOptionModel", 'Json'>
 }
     
 

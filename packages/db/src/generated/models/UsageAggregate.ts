@@ -32,8 +32,10 @@ export type UsageAggregateAvgAggregateOutputType = {
   outputTokens: number | null
   cachedInputTokens: number | null
   cacheWriteTokens: number | null
+  cacheWrite1hTokens: number | null
   reasoningTokens: number | null
   images: number | null
+  webSearchRequests: number | null
   costNano: number | null
 }
 
@@ -43,8 +45,10 @@ export type UsageAggregateSumAggregateOutputType = {
   outputTokens: bigint | null
   cachedInputTokens: bigint | null
   cacheWriteTokens: bigint | null
+  cacheWrite1hTokens: bigint | null
   reasoningTokens: bigint | null
   images: number | null
+  webSearchRequests: bigint | null
   costNano: bigint | null
 }
 
@@ -57,8 +61,10 @@ export type UsageAggregateMinAggregateOutputType = {
   outputTokens: bigint | null
   cachedInputTokens: bigint | null
   cacheWriteTokens: bigint | null
+  cacheWrite1hTokens: bigint | null
   reasoningTokens: bigint | null
   images: number | null
+  webSearchRequests: bigint | null
   costNano: bigint | null
   updatedAt: Date | null
 }
@@ -72,8 +78,10 @@ export type UsageAggregateMaxAggregateOutputType = {
   outputTokens: bigint | null
   cachedInputTokens: bigint | null
   cacheWriteTokens: bigint | null
+  cacheWrite1hTokens: bigint | null
   reasoningTokens: bigint | null
   images: number | null
+  webSearchRequests: bigint | null
   costNano: bigint | null
   updatedAt: Date | null
 }
@@ -87,8 +95,10 @@ export type UsageAggregateCountAggregateOutputType = {
   outputTokens: number
   cachedInputTokens: number
   cacheWriteTokens: number
+  cacheWrite1hTokens: number
   reasoningTokens: number
   images: number
+  webSearchRequests: number
   costNano: number
   updatedAt: number
   _all: number
@@ -101,8 +111,10 @@ export type UsageAggregateAvgAggregateInputType = {
   outputTokens?: true
   cachedInputTokens?: true
   cacheWriteTokens?: true
+  cacheWrite1hTokens?: true
   reasoningTokens?: true
   images?: true
+  webSearchRequests?: true
   costNano?: true
 }
 
@@ -112,8 +124,10 @@ export type UsageAggregateSumAggregateInputType = {
   outputTokens?: true
   cachedInputTokens?: true
   cacheWriteTokens?: true
+  cacheWrite1hTokens?: true
   reasoningTokens?: true
   images?: true
+  webSearchRequests?: true
   costNano?: true
 }
 
@@ -126,8 +140,10 @@ export type UsageAggregateMinAggregateInputType = {
   outputTokens?: true
   cachedInputTokens?: true
   cacheWriteTokens?: true
+  cacheWrite1hTokens?: true
   reasoningTokens?: true
   images?: true
+  webSearchRequests?: true
   costNano?: true
   updatedAt?: true
 }
@@ -141,8 +157,10 @@ export type UsageAggregateMaxAggregateInputType = {
   outputTokens?: true
   cachedInputTokens?: true
   cacheWriteTokens?: true
+  cacheWrite1hTokens?: true
   reasoningTokens?: true
   images?: true
+  webSearchRequests?: true
   costNano?: true
   updatedAt?: true
 }
@@ -156,8 +174,10 @@ export type UsageAggregateCountAggregateInputType = {
   outputTokens?: true
   cachedInputTokens?: true
   cacheWriteTokens?: true
+  cacheWrite1hTokens?: true
   reasoningTokens?: true
   images?: true
+  webSearchRequests?: true
   costNano?: true
   updatedAt?: true
   _all?: true
@@ -258,8 +278,10 @@ export type UsageAggregateGroupByOutputType = {
   outputTokens: bigint
   cachedInputTokens: bigint
   cacheWriteTokens: bigint
+  cacheWrite1hTokens: bigint
   reasoningTokens: bigint
   images: number
+  webSearchRequests: bigint
   costNano: bigint
   updatedAt: Date
   _count: UsageAggregateCountAggregateOutputType | null
@@ -296,8 +318,10 @@ export type UsageAggregateWhereInput = {
   outputTokens?: Prisma.BigIntFilter<"UsageAggregate"> | bigint | number
   cachedInputTokens?: Prisma.BigIntFilter<"UsageAggregate"> | bigint | number
   cacheWriteTokens?: Prisma.BigIntFilter<"UsageAggregate"> | bigint | number
+  cacheWrite1hTokens?: Prisma.BigIntFilter<"UsageAggregate"> | bigint | number
   reasoningTokens?: Prisma.BigIntFilter<"UsageAggregate"> | bigint | number
   images?: Prisma.IntFilter<"UsageAggregate"> | number
+  webSearchRequests?: Prisma.BigIntFilter<"UsageAggregate"> | bigint | number
   costNano?: Prisma.BigIntFilter<"UsageAggregate"> | bigint | number
   updatedAt?: Prisma.DateTimeFilter<"UsageAggregate"> | Date | string
   apiKey?: Prisma.XOR<Prisma.ApiKeyScalarRelationFilter, Prisma.ApiKeyWhereInput>
@@ -312,8 +336,10 @@ export type UsageAggregateOrderByWithRelationInput = {
   outputTokens?: Prisma.SortOrder
   cachedInputTokens?: Prisma.SortOrder
   cacheWriteTokens?: Prisma.SortOrder
+  cacheWrite1hTokens?: Prisma.SortOrder
   reasoningTokens?: Prisma.SortOrder
   images?: Prisma.SortOrder
+  webSearchRequests?: Prisma.SortOrder
   costNano?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
   apiKey?: Prisma.ApiKeyOrderByWithRelationInput
@@ -332,8 +358,10 @@ export type UsageAggregateWhereUniqueInput = Prisma.AtLeast<{
   outputTokens?: Prisma.BigIntFilter<"UsageAggregate"> | bigint | number
   cachedInputTokens?: Prisma.BigIntFilter<"UsageAggregate"> | bigint | number
   cacheWriteTokens?: Prisma.BigIntFilter<"UsageAggregate"> | bigint | number
+  cacheWrite1hTokens?: Prisma.BigIntFilter<"UsageAggregate"> | bigint | number
   reasoningTokens?: Prisma.BigIntFilter<"UsageAggregate"> | bigint | number
   images?: Prisma.IntFilter<"UsageAggregate"> | number
+  webSearchRequests?: Prisma.BigIntFilter<"UsageAggregate"> | bigint | number
   costNano?: Prisma.BigIntFilter<"UsageAggregate"> | bigint | number
   updatedAt?: Prisma.DateTimeFilter<"UsageAggregate"> | Date | string
   apiKey?: Prisma.XOR<Prisma.ApiKeyScalarRelationFilter, Prisma.ApiKeyWhereInput>
@@ -348,8 +376,10 @@ export type UsageAggregateOrderByWithAggregationInput = {
   outputTokens?: Prisma.SortOrder
   cachedInputTokens?: Prisma.SortOrder
   cacheWriteTokens?: Prisma.SortOrder
+  cacheWrite1hTokens?: Prisma.SortOrder
   reasoningTokens?: Prisma.SortOrder
   images?: Prisma.SortOrder
+  webSearchRequests?: Prisma.SortOrder
   costNano?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
   _count?: Prisma.UsageAggregateCountOrderByAggregateInput
@@ -371,8 +401,10 @@ export type UsageAggregateScalarWhereWithAggregatesInput = {
   outputTokens?: Prisma.BigIntWithAggregatesFilter<"UsageAggregate"> | bigint | number
   cachedInputTokens?: Prisma.BigIntWithAggregatesFilter<"UsageAggregate"> | bigint | number
   cacheWriteTokens?: Prisma.BigIntWithAggregatesFilter<"UsageAggregate"> | bigint | number
+  cacheWrite1hTokens?: Prisma.BigIntWithAggregatesFilter<"UsageAggregate"> | bigint | number
   reasoningTokens?: Prisma.BigIntWithAggregatesFilter<"UsageAggregate"> | bigint | number
   images?: Prisma.IntWithAggregatesFilter<"UsageAggregate"> | number
+  webSearchRequests?: Prisma.BigIntWithAggregatesFilter<"UsageAggregate"> | bigint | number
   costNano?: Prisma.BigIntWithAggregatesFilter<"UsageAggregate"> | bigint | number
   updatedAt?: Prisma.DateTimeWithAggregatesFilter<"UsageAggregate"> | Date | string
 }
@@ -385,8 +417,10 @@ export type UsageAggregateCreateInput = {
   outputTokens?: bigint | number
   cachedInputTokens?: bigint | number
   cacheWriteTokens?: bigint | number
+  cacheWrite1hTokens?: bigint | number
   reasoningTokens?: bigint | number
   images?: number
+  webSearchRequests?: bigint | number
   costNano?: bigint | number
   updatedAt?: Date | string
   apiKey: Prisma.ApiKeyCreateNestedOneWithoutAggregatesInput
@@ -401,8 +435,10 @@ export type UsageAggregateUncheckedCreateInput = {
   outputTokens?: bigint | number
   cachedInputTokens?: bigint | number
   cacheWriteTokens?: bigint | number
+  cacheWrite1hTokens?: bigint | number
   reasoningTokens?: bigint | number
   images?: number
+  webSearchRequests?: bigint | number
   costNano?: bigint | number
   updatedAt?: Date | string
 }
@@ -415,8 +451,10 @@ export type UsageAggregateUpdateInput = {
   outputTokens?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   cachedInputTokens?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   cacheWriteTokens?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  cacheWrite1hTokens?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   reasoningTokens?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   images?: Prisma.IntFieldUpdateOperationsInput | number
+  webSearchRequests?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   costNano?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   apiKey?: Prisma.ApiKeyUpdateOneRequiredWithoutAggregatesNestedInput
@@ -431,8 +469,10 @@ export type UsageAggregateUncheckedUpdateInput = {
   outputTokens?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   cachedInputTokens?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   cacheWriteTokens?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  cacheWrite1hTokens?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   reasoningTokens?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   images?: Prisma.IntFieldUpdateOperationsInput | number
+  webSearchRequests?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   costNano?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
@@ -446,8 +486,10 @@ export type UsageAggregateCreateManyInput = {
   outputTokens?: bigint | number
   cachedInputTokens?: bigint | number
   cacheWriteTokens?: bigint | number
+  cacheWrite1hTokens?: bigint | number
   reasoningTokens?: bigint | number
   images?: number
+  webSearchRequests?: bigint | number
   costNano?: bigint | number
   updatedAt?: Date | string
 }
@@ -460,8 +502,10 @@ export type UsageAggregateUpdateManyMutationInput = {
   outputTokens?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   cachedInputTokens?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   cacheWriteTokens?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  cacheWrite1hTokens?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   reasoningTokens?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   images?: Prisma.IntFieldUpdateOperationsInput | number
+  webSearchRequests?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   costNano?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
@@ -475,8 +519,10 @@ export type UsageAggregateUncheckedUpdateManyInput = {
   outputTokens?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   cachedInputTokens?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   cacheWriteTokens?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  cacheWrite1hTokens?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   reasoningTokens?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   images?: Prisma.IntFieldUpdateOperationsInput | number
+  webSearchRequests?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   costNano?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
@@ -506,8 +552,10 @@ export type UsageAggregateCountOrderByAggregateInput = {
   outputTokens?: Prisma.SortOrder
   cachedInputTokens?: Prisma.SortOrder
   cacheWriteTokens?: Prisma.SortOrder
+  cacheWrite1hTokens?: Prisma.SortOrder
   reasoningTokens?: Prisma.SortOrder
   images?: Prisma.SortOrder
+  webSearchRequests?: Prisma.SortOrder
   costNano?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
 }
@@ -518,8 +566,10 @@ export type UsageAggregateAvgOrderByAggregateInput = {
   outputTokens?: Prisma.SortOrder
   cachedInputTokens?: Prisma.SortOrder
   cacheWriteTokens?: Prisma.SortOrder
+  cacheWrite1hTokens?: Prisma.SortOrder
   reasoningTokens?: Prisma.SortOrder
   images?: Prisma.SortOrder
+  webSearchRequests?: Prisma.SortOrder
   costNano?: Prisma.SortOrder
 }
 
@@ -532,8 +582,10 @@ export type UsageAggregateMaxOrderByAggregateInput = {
   outputTokens?: Prisma.SortOrder
   cachedInputTokens?: Prisma.SortOrder
   cacheWriteTokens?: Prisma.SortOrder
+  cacheWrite1hTokens?: Prisma.SortOrder
   reasoningTokens?: Prisma.SortOrder
   images?: Prisma.SortOrder
+  webSearchRequests?: Prisma.SortOrder
   costNano?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
 }
@@ -547,8 +599,10 @@ export type UsageAggregateMinOrderByAggregateInput = {
   outputTokens?: Prisma.SortOrder
   cachedInputTokens?: Prisma.SortOrder
   cacheWriteTokens?: Prisma.SortOrder
+  cacheWrite1hTokens?: Prisma.SortOrder
   reasoningTokens?: Prisma.SortOrder
   images?: Prisma.SortOrder
+  webSearchRequests?: Prisma.SortOrder
   costNano?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
 }
@@ -559,8 +613,10 @@ export type UsageAggregateSumOrderByAggregateInput = {
   outputTokens?: Prisma.SortOrder
   cachedInputTokens?: Prisma.SortOrder
   cacheWriteTokens?: Prisma.SortOrder
+  cacheWrite1hTokens?: Prisma.SortOrder
   reasoningTokens?: Prisma.SortOrder
   images?: Prisma.SortOrder
+  webSearchRequests?: Prisma.SortOrder
   costNano?: Prisma.SortOrder
 }
 
@@ -614,8 +670,10 @@ export type UsageAggregateCreateWithoutApiKeyInput = {
   outputTokens?: bigint | number
   cachedInputTokens?: bigint | number
   cacheWriteTokens?: bigint | number
+  cacheWrite1hTokens?: bigint | number
   reasoningTokens?: bigint | number
   images?: number
+  webSearchRequests?: bigint | number
   costNano?: bigint | number
   updatedAt?: Date | string
 }
@@ -628,8 +686,10 @@ export type UsageAggregateUncheckedCreateWithoutApiKeyInput = {
   outputTokens?: bigint | number
   cachedInputTokens?: bigint | number
   cacheWriteTokens?: bigint | number
+  cacheWrite1hTokens?: bigint | number
   reasoningTokens?: bigint | number
   images?: number
+  webSearchRequests?: bigint | number
   costNano?: bigint | number
   updatedAt?: Date | string
 }
@@ -672,8 +732,10 @@ export type UsageAggregateScalarWhereInput = {
   outputTokens?: Prisma.BigIntFilter<"UsageAggregate"> | bigint | number
   cachedInputTokens?: Prisma.BigIntFilter<"UsageAggregate"> | bigint | number
   cacheWriteTokens?: Prisma.BigIntFilter<"UsageAggregate"> | bigint | number
+  cacheWrite1hTokens?: Prisma.BigIntFilter<"UsageAggregate"> | bigint | number
   reasoningTokens?: Prisma.BigIntFilter<"UsageAggregate"> | bigint | number
   images?: Prisma.IntFilter<"UsageAggregate"> | number
+  webSearchRequests?: Prisma.BigIntFilter<"UsageAggregate"> | bigint | number
   costNano?: Prisma.BigIntFilter<"UsageAggregate"> | bigint | number
   updatedAt?: Prisma.DateTimeFilter<"UsageAggregate"> | Date | string
 }
@@ -686,8 +748,10 @@ export type UsageAggregateCreateManyApiKeyInput = {
   outputTokens?: bigint | number
   cachedInputTokens?: bigint | number
   cacheWriteTokens?: bigint | number
+  cacheWrite1hTokens?: bigint | number
   reasoningTokens?: bigint | number
   images?: number
+  webSearchRequests?: bigint | number
   costNano?: bigint | number
   updatedAt?: Date | string
 }
@@ -700,8 +764,10 @@ export type UsageAggregateUpdateWithoutApiKeyInput = {
   outputTokens?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   cachedInputTokens?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   cacheWriteTokens?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  cacheWrite1hTokens?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   reasoningTokens?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   images?: Prisma.IntFieldUpdateOperationsInput | number
+  webSearchRequests?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   costNano?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
@@ -714,8 +780,10 @@ export type UsageAggregateUncheckedUpdateWithoutApiKeyInput = {
   outputTokens?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   cachedInputTokens?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   cacheWriteTokens?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  cacheWrite1hTokens?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   reasoningTokens?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   images?: Prisma.IntFieldUpdateOperationsInput | number
+  webSearchRequests?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   costNano?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
@@ -728,8 +796,10 @@ export type UsageAggregateUncheckedUpdateManyWithoutApiKeyInput = {
   outputTokens?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   cachedInputTokens?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   cacheWriteTokens?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  cacheWrite1hTokens?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   reasoningTokens?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   images?: Prisma.IntFieldUpdateOperationsInput | number
+  webSearchRequests?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   costNano?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
@@ -745,8 +815,10 @@ export type UsageAggregateSelect<ExtArgs extends runtime.Types.Extensions.Intern
   outputTokens?: boolean
   cachedInputTokens?: boolean
   cacheWriteTokens?: boolean
+  cacheWrite1hTokens?: boolean
   reasoningTokens?: boolean
   images?: boolean
+  webSearchRequests?: boolean
   costNano?: boolean
   updatedAt?: boolean
   apiKey?: boolean | Prisma.ApiKeyDefaultArgs<ExtArgs>
@@ -761,8 +833,10 @@ export type UsageAggregateSelectCreateManyAndReturn<ExtArgs extends runtime.Type
   outputTokens?: boolean
   cachedInputTokens?: boolean
   cacheWriteTokens?: boolean
+  cacheWrite1hTokens?: boolean
   reasoningTokens?: boolean
   images?: boolean
+  webSearchRequests?: boolean
   costNano?: boolean
   updatedAt?: boolean
   apiKey?: boolean | Prisma.ApiKeyDefaultArgs<ExtArgs>
@@ -777,8 +851,10 @@ export type UsageAggregateSelectUpdateManyAndReturn<ExtArgs extends runtime.Type
   outputTokens?: boolean
   cachedInputTokens?: boolean
   cacheWriteTokens?: boolean
+  cacheWrite1hTokens?: boolean
   reasoningTokens?: boolean
   images?: boolean
+  webSearchRequests?: boolean
   costNano?: boolean
   updatedAt?: boolean
   apiKey?: boolean | Prisma.ApiKeyDefaultArgs<ExtArgs>
@@ -793,13 +869,15 @@ export type UsageAggregateSelectScalar = {
   outputTokens?: boolean
   cachedInputTokens?: boolean
   cacheWriteTokens?: boolean
+  cacheWrite1hTokens?: boolean
   reasoningTokens?: boolean
   images?: boolean
+  webSearchRequests?: boolean
   costNano?: boolean
   updatedAt?: boolean
 }
 
-export type UsageAggregateOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"apiKeyId" | "model" | "day" | "requests" | "inputTokens" | "outputTokens" | "cachedInputTokens" | "cacheWriteTokens" | "reasoningTokens" | "images" | "costNano" | "updatedAt", ExtArgs["result"]["usageAggregate"]>
+export type UsageAggregateOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"apiKeyId" | "model" | "day" | "requests" | "inputTokens" | "outputTokens" | "cachedInputTokens" | "cacheWriteTokens" | "cacheWrite1hTokens" | "reasoningTokens" | "images" | "webSearchRequests" | "costNano" | "updatedAt", ExtArgs["result"]["usageAggregate"]>
 export type UsageAggregateInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   apiKey?: boolean | Prisma.ApiKeyDefaultArgs<ExtArgs>
 }
@@ -830,8 +908,10 @@ export type $UsageAggregatePayload<ExtArgs extends runtime.Types.Extensions.Inte
     outputTokens: bigint
     cachedInputTokens: bigint
     cacheWriteTokens: bigint
+    cacheWrite1hTokens: bigint
     reasoningTokens: bigint
     images: number
+    webSearchRequests: bigint
     /**
      * nano-USD
      */
@@ -1269,8 +1349,10 @@ export interface UsageAggregateFieldRefs {
   readonly outputTokens: Prisma.FieldRef<"UsageAggregate", 'BigInt'>
   readonly cachedInputTokens: Prisma.FieldRef<"UsageAggregate", 'BigInt'>
   readonly cacheWriteTokens: Prisma.FieldRef<"UsageAggregate", 'BigInt'>
+  readonly cacheWrite1hTokens: Prisma.FieldRef<"UsageAggregate", 'BigInt'>
   readonly reasoningTokens: Prisma.FieldRef<"UsageAggregate", 'BigInt'>
   readonly images: Prisma.FieldRef<"UsageAggregate", 'Int'>
+  readonly webSearchRequests: Prisma.FieldRef<"UsageAggregate", 'BigInt'>
   readonly costNano: Prisma.FieldRef<"UsageAggregate", 'BigInt'>
   readonly updatedAt: Prisma.FieldRef<"UsageAggregate", 'DateTime'>
 }

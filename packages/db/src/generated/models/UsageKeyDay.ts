@@ -35,8 +35,10 @@ export type UsageKeyDayAvgAggregateOutputType = {
   outputTokens: number | null
   cachedInputTokens: number | null
   cacheWriteTokens: number | null
+  cacheWrite1hTokens: number | null
   reasoningTokens: number | null
   images: number | null
+  webSearchRequests: number | null
   costNano: number | null
 }
 
@@ -46,8 +48,10 @@ export type UsageKeyDaySumAggregateOutputType = {
   outputTokens: bigint | null
   cachedInputTokens: bigint | null
   cacheWriteTokens: bigint | null
+  cacheWrite1hTokens: bigint | null
   reasoningTokens: bigint | null
   images: number | null
+  webSearchRequests: bigint | null
   costNano: bigint | null
 }
 
@@ -60,8 +64,10 @@ export type UsageKeyDayMinAggregateOutputType = {
   outputTokens: bigint | null
   cachedInputTokens: bigint | null
   cacheWriteTokens: bigint | null
+  cacheWrite1hTokens: bigint | null
   reasoningTokens: bigint | null
   images: number | null
+  webSearchRequests: bigint | null
   costNano: bigint | null
   updatedAt: Date | null
 }
@@ -75,8 +81,10 @@ export type UsageKeyDayMaxAggregateOutputType = {
   outputTokens: bigint | null
   cachedInputTokens: bigint | null
   cacheWriteTokens: bigint | null
+  cacheWrite1hTokens: bigint | null
   reasoningTokens: bigint | null
   images: number | null
+  webSearchRequests: bigint | null
   costNano: bigint | null
   updatedAt: Date | null
 }
@@ -90,8 +98,10 @@ export type UsageKeyDayCountAggregateOutputType = {
   outputTokens: number
   cachedInputTokens: number
   cacheWriteTokens: number
+  cacheWrite1hTokens: number
   reasoningTokens: number
   images: number
+  webSearchRequests: number
   costNano: number
   updatedAt: number
   _all: number
@@ -104,8 +114,10 @@ export type UsageKeyDayAvgAggregateInputType = {
   outputTokens?: true
   cachedInputTokens?: true
   cacheWriteTokens?: true
+  cacheWrite1hTokens?: true
   reasoningTokens?: true
   images?: true
+  webSearchRequests?: true
   costNano?: true
 }
 
@@ -115,8 +127,10 @@ export type UsageKeyDaySumAggregateInputType = {
   outputTokens?: true
   cachedInputTokens?: true
   cacheWriteTokens?: true
+  cacheWrite1hTokens?: true
   reasoningTokens?: true
   images?: true
+  webSearchRequests?: true
   costNano?: true
 }
 
@@ -129,8 +143,10 @@ export type UsageKeyDayMinAggregateInputType = {
   outputTokens?: true
   cachedInputTokens?: true
   cacheWriteTokens?: true
+  cacheWrite1hTokens?: true
   reasoningTokens?: true
   images?: true
+  webSearchRequests?: true
   costNano?: true
   updatedAt?: true
 }
@@ -144,8 +160,10 @@ export type UsageKeyDayMaxAggregateInputType = {
   outputTokens?: true
   cachedInputTokens?: true
   cacheWriteTokens?: true
+  cacheWrite1hTokens?: true
   reasoningTokens?: true
   images?: true
+  webSearchRequests?: true
   costNano?: true
   updatedAt?: true
 }
@@ -159,8 +177,10 @@ export type UsageKeyDayCountAggregateInputType = {
   outputTokens?: true
   cachedInputTokens?: true
   cacheWriteTokens?: true
+  cacheWrite1hTokens?: true
   reasoningTokens?: true
   images?: true
+  webSearchRequests?: true
   costNano?: true
   updatedAt?: true
   _all?: true
@@ -261,8 +281,10 @@ export type UsageKeyDayGroupByOutputType = {
   outputTokens: bigint
   cachedInputTokens: bigint
   cacheWriteTokens: bigint
+  cacheWrite1hTokens: bigint
   reasoningTokens: bigint
   images: number
+  webSearchRequests: bigint
   costNano: bigint
   updatedAt: Date
   _count: UsageKeyDayCountAggregateOutputType | null
@@ -299,8 +321,10 @@ export type UsageKeyDayWhereInput = {
   outputTokens?: Prisma.BigIntFilter<"UsageKeyDay"> | bigint | number
   cachedInputTokens?: Prisma.BigIntFilter<"UsageKeyDay"> | bigint | number
   cacheWriteTokens?: Prisma.BigIntFilter<"UsageKeyDay"> | bigint | number
+  cacheWrite1hTokens?: Prisma.BigIntFilter<"UsageKeyDay"> | bigint | number
   reasoningTokens?: Prisma.BigIntFilter<"UsageKeyDay"> | bigint | number
   images?: Prisma.IntFilter<"UsageKeyDay"> | number
+  webSearchRequests?: Prisma.BigIntFilter<"UsageKeyDay"> | bigint | number
   costNano?: Prisma.BigIntFilter<"UsageKeyDay"> | bigint | number
   updatedAt?: Prisma.DateTimeFilter<"UsageKeyDay"> | Date | string
 }
@@ -314,8 +338,10 @@ export type UsageKeyDayOrderByWithRelationInput = {
   outputTokens?: Prisma.SortOrder
   cachedInputTokens?: Prisma.SortOrder
   cacheWriteTokens?: Prisma.SortOrder
+  cacheWrite1hTokens?: Prisma.SortOrder
   reasoningTokens?: Prisma.SortOrder
   images?: Prisma.SortOrder
+  webSearchRequests?: Prisma.SortOrder
   costNano?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
 }
@@ -333,8 +359,10 @@ export type UsageKeyDayWhereUniqueInput = Prisma.AtLeast<{
   outputTokens?: Prisma.BigIntFilter<"UsageKeyDay"> | bigint | number
   cachedInputTokens?: Prisma.BigIntFilter<"UsageKeyDay"> | bigint | number
   cacheWriteTokens?: Prisma.BigIntFilter<"UsageKeyDay"> | bigint | number
+  cacheWrite1hTokens?: Prisma.BigIntFilter<"UsageKeyDay"> | bigint | number
   reasoningTokens?: Prisma.BigIntFilter<"UsageKeyDay"> | bigint | number
   images?: Prisma.IntFilter<"UsageKeyDay"> | number
+  webSearchRequests?: Prisma.BigIntFilter<"UsageKeyDay"> | bigint | number
   costNano?: Prisma.BigIntFilter<"UsageKeyDay"> | bigint | number
   updatedAt?: Prisma.DateTimeFilter<"UsageKeyDay"> | Date | string
 }, "apiKeyId_day">
@@ -348,8 +376,10 @@ export type UsageKeyDayOrderByWithAggregationInput = {
   outputTokens?: Prisma.SortOrder
   cachedInputTokens?: Prisma.SortOrder
   cacheWriteTokens?: Prisma.SortOrder
+  cacheWrite1hTokens?: Prisma.SortOrder
   reasoningTokens?: Prisma.SortOrder
   images?: Prisma.SortOrder
+  webSearchRequests?: Prisma.SortOrder
   costNano?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
   _count?: Prisma.UsageKeyDayCountOrderByAggregateInput
@@ -371,8 +401,10 @@ export type UsageKeyDayScalarWhereWithAggregatesInput = {
   outputTokens?: Prisma.BigIntWithAggregatesFilter<"UsageKeyDay"> | bigint | number
   cachedInputTokens?: Prisma.BigIntWithAggregatesFilter<"UsageKeyDay"> | bigint | number
   cacheWriteTokens?: Prisma.BigIntWithAggregatesFilter<"UsageKeyDay"> | bigint | number
+  cacheWrite1hTokens?: Prisma.BigIntWithAggregatesFilter<"UsageKeyDay"> | bigint | number
   reasoningTokens?: Prisma.BigIntWithAggregatesFilter<"UsageKeyDay"> | bigint | number
   images?: Prisma.IntWithAggregatesFilter<"UsageKeyDay"> | number
+  webSearchRequests?: Prisma.BigIntWithAggregatesFilter<"UsageKeyDay"> | bigint | number
   costNano?: Prisma.BigIntWithAggregatesFilter<"UsageKeyDay"> | bigint | number
   updatedAt?: Prisma.DateTimeWithAggregatesFilter<"UsageKeyDay"> | Date | string
 }
@@ -386,8 +418,10 @@ export type UsageKeyDayCreateInput = {
   outputTokens?: bigint | number
   cachedInputTokens?: bigint | number
   cacheWriteTokens?: bigint | number
+  cacheWrite1hTokens?: bigint | number
   reasoningTokens?: bigint | number
   images?: number
+  webSearchRequests?: bigint | number
   costNano?: bigint | number
   updatedAt?: Date | string
 }
@@ -401,8 +435,10 @@ export type UsageKeyDayUncheckedCreateInput = {
   outputTokens?: bigint | number
   cachedInputTokens?: bigint | number
   cacheWriteTokens?: bigint | number
+  cacheWrite1hTokens?: bigint | number
   reasoningTokens?: bigint | number
   images?: number
+  webSearchRequests?: bigint | number
   costNano?: bigint | number
   updatedAt?: Date | string
 }
@@ -416,8 +452,10 @@ export type UsageKeyDayUpdateInput = {
   outputTokens?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   cachedInputTokens?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   cacheWriteTokens?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  cacheWrite1hTokens?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   reasoningTokens?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   images?: Prisma.IntFieldUpdateOperationsInput | number
+  webSearchRequests?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   costNano?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
@@ -431,8 +469,10 @@ export type UsageKeyDayUncheckedUpdateInput = {
   outputTokens?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   cachedInputTokens?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   cacheWriteTokens?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  cacheWrite1hTokens?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   reasoningTokens?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   images?: Prisma.IntFieldUpdateOperationsInput | number
+  webSearchRequests?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   costNano?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
@@ -446,8 +486,10 @@ export type UsageKeyDayCreateManyInput = {
   outputTokens?: bigint | number
   cachedInputTokens?: bigint | number
   cacheWriteTokens?: bigint | number
+  cacheWrite1hTokens?: bigint | number
   reasoningTokens?: bigint | number
   images?: number
+  webSearchRequests?: bigint | number
   costNano?: bigint | number
   updatedAt?: Date | string
 }
@@ -461,8 +503,10 @@ export type UsageKeyDayUpdateManyMutationInput = {
   outputTokens?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   cachedInputTokens?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   cacheWriteTokens?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  cacheWrite1hTokens?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   reasoningTokens?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   images?: Prisma.IntFieldUpdateOperationsInput | number
+  webSearchRequests?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   costNano?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
@@ -476,8 +520,10 @@ export type UsageKeyDayUncheckedUpdateManyInput = {
   outputTokens?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   cachedInputTokens?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   cacheWriteTokens?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  cacheWrite1hTokens?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   reasoningTokens?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   images?: Prisma.IntFieldUpdateOperationsInput | number
+  webSearchRequests?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   costNano?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
@@ -496,8 +542,10 @@ export type UsageKeyDayCountOrderByAggregateInput = {
   outputTokens?: Prisma.SortOrder
   cachedInputTokens?: Prisma.SortOrder
   cacheWriteTokens?: Prisma.SortOrder
+  cacheWrite1hTokens?: Prisma.SortOrder
   reasoningTokens?: Prisma.SortOrder
   images?: Prisma.SortOrder
+  webSearchRequests?: Prisma.SortOrder
   costNano?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
 }
@@ -508,8 +556,10 @@ export type UsageKeyDayAvgOrderByAggregateInput = {
   outputTokens?: Prisma.SortOrder
   cachedInputTokens?: Prisma.SortOrder
   cacheWriteTokens?: Prisma.SortOrder
+  cacheWrite1hTokens?: Prisma.SortOrder
   reasoningTokens?: Prisma.SortOrder
   images?: Prisma.SortOrder
+  webSearchRequests?: Prisma.SortOrder
   costNano?: Prisma.SortOrder
 }
 
@@ -522,8 +572,10 @@ export type UsageKeyDayMaxOrderByAggregateInput = {
   outputTokens?: Prisma.SortOrder
   cachedInputTokens?: Prisma.SortOrder
   cacheWriteTokens?: Prisma.SortOrder
+  cacheWrite1hTokens?: Prisma.SortOrder
   reasoningTokens?: Prisma.SortOrder
   images?: Prisma.SortOrder
+  webSearchRequests?: Prisma.SortOrder
   costNano?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
 }
@@ -537,8 +589,10 @@ export type UsageKeyDayMinOrderByAggregateInput = {
   outputTokens?: Prisma.SortOrder
   cachedInputTokens?: Prisma.SortOrder
   cacheWriteTokens?: Prisma.SortOrder
+  cacheWrite1hTokens?: Prisma.SortOrder
   reasoningTokens?: Prisma.SortOrder
   images?: Prisma.SortOrder
+  webSearchRequests?: Prisma.SortOrder
   costNano?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
 }
@@ -549,8 +603,10 @@ export type UsageKeyDaySumOrderByAggregateInput = {
   outputTokens?: Prisma.SortOrder
   cachedInputTokens?: Prisma.SortOrder
   cacheWriteTokens?: Prisma.SortOrder
+  cacheWrite1hTokens?: Prisma.SortOrder
   reasoningTokens?: Prisma.SortOrder
   images?: Prisma.SortOrder
+  webSearchRequests?: Prisma.SortOrder
   costNano?: Prisma.SortOrder
 }
 
@@ -565,8 +621,10 @@ export type UsageKeyDaySelect<ExtArgs extends runtime.Types.Extensions.InternalA
   outputTokens?: boolean
   cachedInputTokens?: boolean
   cacheWriteTokens?: boolean
+  cacheWrite1hTokens?: boolean
   reasoningTokens?: boolean
   images?: boolean
+  webSearchRequests?: boolean
   costNano?: boolean
   updatedAt?: boolean
 }, ExtArgs["result"]["usageKeyDay"]>
@@ -580,8 +638,10 @@ export type UsageKeyDaySelectCreateManyAndReturn<ExtArgs extends runtime.Types.E
   outputTokens?: boolean
   cachedInputTokens?: boolean
   cacheWriteTokens?: boolean
+  cacheWrite1hTokens?: boolean
   reasoningTokens?: boolean
   images?: boolean
+  webSearchRequests?: boolean
   costNano?: boolean
   updatedAt?: boolean
 }, ExtArgs["result"]["usageKeyDay"]>
@@ -595,8 +655,10 @@ export type UsageKeyDaySelectUpdateManyAndReturn<ExtArgs extends runtime.Types.E
   outputTokens?: boolean
   cachedInputTokens?: boolean
   cacheWriteTokens?: boolean
+  cacheWrite1hTokens?: boolean
   reasoningTokens?: boolean
   images?: boolean
+  webSearchRequests?: boolean
   costNano?: boolean
   updatedAt?: boolean
 }, ExtArgs["result"]["usageKeyDay"]>
@@ -610,13 +672,15 @@ export type UsageKeyDaySelectScalar = {
   outputTokens?: boolean
   cachedInputTokens?: boolean
   cacheWriteTokens?: boolean
+  cacheWrite1hTokens?: boolean
   reasoningTokens?: boolean
   images?: boolean
+  webSearchRequests?: boolean
   costNano?: boolean
   updatedAt?: boolean
 }
 
-export type UsageKeyDayOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"apiKeyId" | "day" | "vendorId" | "requests" | "inputTokens" | "outputTokens" | "cachedInputTokens" | "cacheWriteTokens" | "reasoningTokens" | "images" | "costNano" | "updatedAt", ExtArgs["result"]["usageKeyDay"]>
+export type UsageKeyDayOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"apiKeyId" | "day" | "vendorId" | "requests" | "inputTokens" | "outputTokens" | "cachedInputTokens" | "cacheWriteTokens" | "cacheWrite1hTokens" | "reasoningTokens" | "images" | "webSearchRequests" | "costNano" | "updatedAt", ExtArgs["result"]["usageKeyDay"]>
 
 export type $UsageKeyDayPayload<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   name: "UsageKeyDay"
@@ -633,8 +697,10 @@ export type $UsageKeyDayPayload<ExtArgs extends runtime.Types.Extensions.Interna
     outputTokens: bigint
     cachedInputTokens: bigint
     cacheWriteTokens: bigint
+    cacheWrite1hTokens: bigint
     reasoningTokens: bigint
     images: number
+    webSearchRequests: bigint
     /**
      * nano-USD
      */
@@ -1071,8 +1137,10 @@ export interface UsageKeyDayFieldRefs {
   readonly outputTokens: Prisma.FieldRef<"UsageKeyDay", 'BigInt'>
   readonly cachedInputTokens: Prisma.FieldRef<"UsageKeyDay", 'BigInt'>
   readonly cacheWriteTokens: Prisma.FieldRef<"UsageKeyDay", 'BigInt'>
+  readonly cacheWrite1hTokens: Prisma.FieldRef<"UsageKeyDay", 'BigInt'>
   readonly reasoningTokens: Prisma.FieldRef<"UsageKeyDay", 'BigInt'>
   readonly images: Prisma.FieldRef<"UsageKeyDay", 'Int'>
+  readonly webSearchRequests: Prisma.FieldRef<"UsageKeyDay", 'BigInt'>
   readonly costNano: Prisma.FieldRef<"UsageKeyDay", 'BigInt'>
   readonly updatedAt: Prisma.FieldRef<"UsageKeyDay", 'DateTime'>
 }

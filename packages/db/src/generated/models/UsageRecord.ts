@@ -31,8 +31,10 @@ export type UsageRecordAvgAggregateOutputType = {
   outputTokens: number | null
   cachedInputTokens: number | null
   cacheWriteTokens: number | null
+  cacheWrite1hTokens: number | null
   reasoningTokens: number | null
   images: number | null
+  webSearchRequests: number | null
   costNano: number | null
   ttfbMs: number | null
 }
@@ -42,8 +44,10 @@ export type UsageRecordSumAggregateOutputType = {
   outputTokens: number | null
   cachedInputTokens: number | null
   cacheWriteTokens: number | null
+  cacheWrite1hTokens: number | null
   reasoningTokens: number | null
   images: number | null
+  webSearchRequests: number | null
   costNano: bigint | null
   ttfbMs: number | null
 }
@@ -63,8 +67,10 @@ export type UsageRecordMinAggregateOutputType = {
   outputTokens: number | null
   cachedInputTokens: number | null
   cacheWriteTokens: number | null
+  cacheWrite1hTokens: number | null
   reasoningTokens: number | null
   images: number | null
+  webSearchRequests: number | null
   costNano: bigint | null
   startedAt: Date | null
   finishedAt: Date | null
@@ -87,8 +93,10 @@ export type UsageRecordMaxAggregateOutputType = {
   outputTokens: number | null
   cachedInputTokens: number | null
   cacheWriteTokens: number | null
+  cacheWrite1hTokens: number | null
   reasoningTokens: number | null
   images: number | null
+  webSearchRequests: number | null
   costNano: bigint | null
   startedAt: Date | null
   finishedAt: Date | null
@@ -111,8 +119,10 @@ export type UsageRecordCountAggregateOutputType = {
   outputTokens: number
   cachedInputTokens: number
   cacheWriteTokens: number
+  cacheWrite1hTokens: number
   reasoningTokens: number
   images: number
+  webSearchRequests: number
   costNano: number
   startedAt: number
   finishedAt: number
@@ -127,8 +137,10 @@ export type UsageRecordAvgAggregateInputType = {
   outputTokens?: true
   cachedInputTokens?: true
   cacheWriteTokens?: true
+  cacheWrite1hTokens?: true
   reasoningTokens?: true
   images?: true
+  webSearchRequests?: true
   costNano?: true
   ttfbMs?: true
 }
@@ -138,8 +150,10 @@ export type UsageRecordSumAggregateInputType = {
   outputTokens?: true
   cachedInputTokens?: true
   cacheWriteTokens?: true
+  cacheWrite1hTokens?: true
   reasoningTokens?: true
   images?: true
+  webSearchRequests?: true
   costNano?: true
   ttfbMs?: true
 }
@@ -159,8 +173,10 @@ export type UsageRecordMinAggregateInputType = {
   outputTokens?: true
   cachedInputTokens?: true
   cacheWriteTokens?: true
+  cacheWrite1hTokens?: true
   reasoningTokens?: true
   images?: true
+  webSearchRequests?: true
   costNano?: true
   startedAt?: true
   finishedAt?: true
@@ -183,8 +199,10 @@ export type UsageRecordMaxAggregateInputType = {
   outputTokens?: true
   cachedInputTokens?: true
   cacheWriteTokens?: true
+  cacheWrite1hTokens?: true
   reasoningTokens?: true
   images?: true
+  webSearchRequests?: true
   costNano?: true
   startedAt?: true
   finishedAt?: true
@@ -207,8 +225,10 @@ export type UsageRecordCountAggregateInputType = {
   outputTokens?: true
   cachedInputTokens?: true
   cacheWriteTokens?: true
+  cacheWrite1hTokens?: true
   reasoningTokens?: true
   images?: true
+  webSearchRequests?: true
   costNano?: true
   startedAt?: true
   finishedAt?: true
@@ -318,8 +338,10 @@ export type UsageRecordGroupByOutputType = {
   outputTokens: number
   cachedInputTokens: number
   cacheWriteTokens: number
+  cacheWrite1hTokens: number
   reasoningTokens: number
   images: number
+  webSearchRequests: number
   costNano: bigint
   startedAt: Date
   finishedAt: Date
@@ -365,8 +387,10 @@ export type UsageRecordWhereInput = {
   outputTokens?: Prisma.IntFilter<"UsageRecord"> | number
   cachedInputTokens?: Prisma.IntFilter<"UsageRecord"> | number
   cacheWriteTokens?: Prisma.IntFilter<"UsageRecord"> | number
+  cacheWrite1hTokens?: Prisma.IntFilter<"UsageRecord"> | number
   reasoningTokens?: Prisma.IntFilter<"UsageRecord"> | number
   images?: Prisma.IntFilter<"UsageRecord"> | number
+  webSearchRequests?: Prisma.IntFilter<"UsageRecord"> | number
   costNano?: Prisma.BigIntFilter<"UsageRecord"> | bigint | number
   startedAt?: Prisma.DateTimeFilter<"UsageRecord"> | Date | string
   finishedAt?: Prisma.DateTimeFilter<"UsageRecord"> | Date | string
@@ -390,8 +414,10 @@ export type UsageRecordOrderByWithRelationInput = {
   outputTokens?: Prisma.SortOrder
   cachedInputTokens?: Prisma.SortOrder
   cacheWriteTokens?: Prisma.SortOrder
+  cacheWrite1hTokens?: Prisma.SortOrder
   reasoningTokens?: Prisma.SortOrder
   images?: Prisma.SortOrder
+  webSearchRequests?: Prisma.SortOrder
   costNano?: Prisma.SortOrder
   startedAt?: Prisma.SortOrder
   finishedAt?: Prisma.SortOrder
@@ -418,8 +444,10 @@ export type UsageRecordWhereUniqueInput = Prisma.AtLeast<{
   outputTokens?: Prisma.IntFilter<"UsageRecord"> | number
   cachedInputTokens?: Prisma.IntFilter<"UsageRecord"> | number
   cacheWriteTokens?: Prisma.IntFilter<"UsageRecord"> | number
+  cacheWrite1hTokens?: Prisma.IntFilter<"UsageRecord"> | number
   reasoningTokens?: Prisma.IntFilter<"UsageRecord"> | number
   images?: Prisma.IntFilter<"UsageRecord"> | number
+  webSearchRequests?: Prisma.IntFilter<"UsageRecord"> | number
   costNano?: Prisma.BigIntFilter<"UsageRecord"> | bigint | number
   startedAt?: Prisma.DateTimeFilter<"UsageRecord"> | Date | string
   finishedAt?: Prisma.DateTimeFilter<"UsageRecord"> | Date | string
@@ -443,8 +471,10 @@ export type UsageRecordOrderByWithAggregationInput = {
   outputTokens?: Prisma.SortOrder
   cachedInputTokens?: Prisma.SortOrder
   cacheWriteTokens?: Prisma.SortOrder
+  cacheWrite1hTokens?: Prisma.SortOrder
   reasoningTokens?: Prisma.SortOrder
   images?: Prisma.SortOrder
+  webSearchRequests?: Prisma.SortOrder
   costNano?: Prisma.SortOrder
   startedAt?: Prisma.SortOrder
   finishedAt?: Prisma.SortOrder
@@ -475,8 +505,10 @@ export type UsageRecordScalarWhereWithAggregatesInput = {
   outputTokens?: Prisma.IntWithAggregatesFilter<"UsageRecord"> | number
   cachedInputTokens?: Prisma.IntWithAggregatesFilter<"UsageRecord"> | number
   cacheWriteTokens?: Prisma.IntWithAggregatesFilter<"UsageRecord"> | number
+  cacheWrite1hTokens?: Prisma.IntWithAggregatesFilter<"UsageRecord"> | number
   reasoningTokens?: Prisma.IntWithAggregatesFilter<"UsageRecord"> | number
   images?: Prisma.IntWithAggregatesFilter<"UsageRecord"> | number
+  webSearchRequests?: Prisma.IntWithAggregatesFilter<"UsageRecord"> | number
   costNano?: Prisma.BigIntWithAggregatesFilter<"UsageRecord"> | bigint | number
   startedAt?: Prisma.DateTimeWithAggregatesFilter<"UsageRecord"> | Date | string
   finishedAt?: Prisma.DateTimeWithAggregatesFilter<"UsageRecord"> | Date | string
@@ -498,8 +530,10 @@ export type UsageRecordCreateInput = {
   outputTokens?: number
   cachedInputTokens?: number
   cacheWriteTokens?: number
+  cacheWrite1hTokens?: number
   reasoningTokens?: number
   images?: number
+  webSearchRequests?: number
   costNano?: bigint | number
   startedAt: Date | string
   finishedAt: Date | string
@@ -523,8 +557,10 @@ export type UsageRecordUncheckedCreateInput = {
   outputTokens?: number
   cachedInputTokens?: number
   cacheWriteTokens?: number
+  cacheWrite1hTokens?: number
   reasoningTokens?: number
   images?: number
+  webSearchRequests?: number
   costNano?: bigint | number
   startedAt: Date | string
   finishedAt: Date | string
@@ -546,8 +582,10 @@ export type UsageRecordUpdateInput = {
   outputTokens?: Prisma.IntFieldUpdateOperationsInput | number
   cachedInputTokens?: Prisma.IntFieldUpdateOperationsInput | number
   cacheWriteTokens?: Prisma.IntFieldUpdateOperationsInput | number
+  cacheWrite1hTokens?: Prisma.IntFieldUpdateOperationsInput | number
   reasoningTokens?: Prisma.IntFieldUpdateOperationsInput | number
   images?: Prisma.IntFieldUpdateOperationsInput | number
+  webSearchRequests?: Prisma.IntFieldUpdateOperationsInput | number
   costNano?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   startedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   finishedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -571,8 +609,10 @@ export type UsageRecordUncheckedUpdateInput = {
   outputTokens?: Prisma.IntFieldUpdateOperationsInput | number
   cachedInputTokens?: Prisma.IntFieldUpdateOperationsInput | number
   cacheWriteTokens?: Prisma.IntFieldUpdateOperationsInput | number
+  cacheWrite1hTokens?: Prisma.IntFieldUpdateOperationsInput | number
   reasoningTokens?: Prisma.IntFieldUpdateOperationsInput | number
   images?: Prisma.IntFieldUpdateOperationsInput | number
+  webSearchRequests?: Prisma.IntFieldUpdateOperationsInput | number
   costNano?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   startedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   finishedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -595,8 +635,10 @@ export type UsageRecordCreateManyInput = {
   outputTokens?: number
   cachedInputTokens?: number
   cacheWriteTokens?: number
+  cacheWrite1hTokens?: number
   reasoningTokens?: number
   images?: number
+  webSearchRequests?: number
   costNano?: bigint | number
   startedAt: Date | string
   finishedAt: Date | string
@@ -618,8 +660,10 @@ export type UsageRecordUpdateManyMutationInput = {
   outputTokens?: Prisma.IntFieldUpdateOperationsInput | number
   cachedInputTokens?: Prisma.IntFieldUpdateOperationsInput | number
   cacheWriteTokens?: Prisma.IntFieldUpdateOperationsInput | number
+  cacheWrite1hTokens?: Prisma.IntFieldUpdateOperationsInput | number
   reasoningTokens?: Prisma.IntFieldUpdateOperationsInput | number
   images?: Prisma.IntFieldUpdateOperationsInput | number
+  webSearchRequests?: Prisma.IntFieldUpdateOperationsInput | number
   costNano?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   startedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   finishedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -642,8 +686,10 @@ export type UsageRecordUncheckedUpdateManyInput = {
   outputTokens?: Prisma.IntFieldUpdateOperationsInput | number
   cachedInputTokens?: Prisma.IntFieldUpdateOperationsInput | number
   cacheWriteTokens?: Prisma.IntFieldUpdateOperationsInput | number
+  cacheWrite1hTokens?: Prisma.IntFieldUpdateOperationsInput | number
   reasoningTokens?: Prisma.IntFieldUpdateOperationsInput | number
   images?: Prisma.IntFieldUpdateOperationsInput | number
+  webSearchRequests?: Prisma.IntFieldUpdateOperationsInput | number
   costNano?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   startedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   finishedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -676,8 +722,10 @@ export type UsageRecordCountOrderByAggregateInput = {
   outputTokens?: Prisma.SortOrder
   cachedInputTokens?: Prisma.SortOrder
   cacheWriteTokens?: Prisma.SortOrder
+  cacheWrite1hTokens?: Prisma.SortOrder
   reasoningTokens?: Prisma.SortOrder
   images?: Prisma.SortOrder
+  webSearchRequests?: Prisma.SortOrder
   costNano?: Prisma.SortOrder
   startedAt?: Prisma.SortOrder
   finishedAt?: Prisma.SortOrder
@@ -690,8 +738,10 @@ export type UsageRecordAvgOrderByAggregateInput = {
   outputTokens?: Prisma.SortOrder
   cachedInputTokens?: Prisma.SortOrder
   cacheWriteTokens?: Prisma.SortOrder
+  cacheWrite1hTokens?: Prisma.SortOrder
   reasoningTokens?: Prisma.SortOrder
   images?: Prisma.SortOrder
+  webSearchRequests?: Prisma.SortOrder
   costNano?: Prisma.SortOrder
   ttfbMs?: Prisma.SortOrder
 }
@@ -711,8 +761,10 @@ export type UsageRecordMaxOrderByAggregateInput = {
   outputTokens?: Prisma.SortOrder
   cachedInputTokens?: Prisma.SortOrder
   cacheWriteTokens?: Prisma.SortOrder
+  cacheWrite1hTokens?: Prisma.SortOrder
   reasoningTokens?: Prisma.SortOrder
   images?: Prisma.SortOrder
+  webSearchRequests?: Prisma.SortOrder
   costNano?: Prisma.SortOrder
   startedAt?: Prisma.SortOrder
   finishedAt?: Prisma.SortOrder
@@ -735,8 +787,10 @@ export type UsageRecordMinOrderByAggregateInput = {
   outputTokens?: Prisma.SortOrder
   cachedInputTokens?: Prisma.SortOrder
   cacheWriteTokens?: Prisma.SortOrder
+  cacheWrite1hTokens?: Prisma.SortOrder
   reasoningTokens?: Prisma.SortOrder
   images?: Prisma.SortOrder
+  webSearchRequests?: Prisma.SortOrder
   costNano?: Prisma.SortOrder
   startedAt?: Prisma.SortOrder
   finishedAt?: Prisma.SortOrder
@@ -749,8 +803,10 @@ export type UsageRecordSumOrderByAggregateInput = {
   outputTokens?: Prisma.SortOrder
   cachedInputTokens?: Prisma.SortOrder
   cacheWriteTokens?: Prisma.SortOrder
+  cacheWrite1hTokens?: Prisma.SortOrder
   reasoningTokens?: Prisma.SortOrder
   images?: Prisma.SortOrder
+  webSearchRequests?: Prisma.SortOrder
   costNano?: Prisma.SortOrder
   ttfbMs?: Prisma.SortOrder
 }
@@ -811,8 +867,10 @@ export type UsageRecordCreateWithoutApiKeyInput = {
   outputTokens?: number
   cachedInputTokens?: number
   cacheWriteTokens?: number
+  cacheWrite1hTokens?: number
   reasoningTokens?: number
   images?: number
+  webSearchRequests?: number
   costNano?: bigint | number
   startedAt: Date | string
   finishedAt: Date | string
@@ -834,8 +892,10 @@ export type UsageRecordUncheckedCreateWithoutApiKeyInput = {
   outputTokens?: number
   cachedInputTokens?: number
   cacheWriteTokens?: number
+  cacheWrite1hTokens?: number
   reasoningTokens?: number
   images?: number
+  webSearchRequests?: number
   costNano?: bigint | number
   startedAt: Date | string
   finishedAt: Date | string
@@ -887,8 +947,10 @@ export type UsageRecordScalarWhereInput = {
   outputTokens?: Prisma.IntFilter<"UsageRecord"> | number
   cachedInputTokens?: Prisma.IntFilter<"UsageRecord"> | number
   cacheWriteTokens?: Prisma.IntFilter<"UsageRecord"> | number
+  cacheWrite1hTokens?: Prisma.IntFilter<"UsageRecord"> | number
   reasoningTokens?: Prisma.IntFilter<"UsageRecord"> | number
   images?: Prisma.IntFilter<"UsageRecord"> | number
+  webSearchRequests?: Prisma.IntFilter<"UsageRecord"> | number
   costNano?: Prisma.BigIntFilter<"UsageRecord"> | bigint | number
   startedAt?: Prisma.DateTimeFilter<"UsageRecord"> | Date | string
   finishedAt?: Prisma.DateTimeFilter<"UsageRecord"> | Date | string
@@ -910,8 +972,10 @@ export type UsageRecordCreateManyApiKeyInput = {
   outputTokens?: number
   cachedInputTokens?: number
   cacheWriteTokens?: number
+  cacheWrite1hTokens?: number
   reasoningTokens?: number
   images?: number
+  webSearchRequests?: number
   costNano?: bigint | number
   startedAt: Date | string
   finishedAt: Date | string
@@ -933,8 +997,10 @@ export type UsageRecordUpdateWithoutApiKeyInput = {
   outputTokens?: Prisma.IntFieldUpdateOperationsInput | number
   cachedInputTokens?: Prisma.IntFieldUpdateOperationsInput | number
   cacheWriteTokens?: Prisma.IntFieldUpdateOperationsInput | number
+  cacheWrite1hTokens?: Prisma.IntFieldUpdateOperationsInput | number
   reasoningTokens?: Prisma.IntFieldUpdateOperationsInput | number
   images?: Prisma.IntFieldUpdateOperationsInput | number
+  webSearchRequests?: Prisma.IntFieldUpdateOperationsInput | number
   costNano?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   startedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   finishedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -956,8 +1022,10 @@ export type UsageRecordUncheckedUpdateWithoutApiKeyInput = {
   outputTokens?: Prisma.IntFieldUpdateOperationsInput | number
   cachedInputTokens?: Prisma.IntFieldUpdateOperationsInput | number
   cacheWriteTokens?: Prisma.IntFieldUpdateOperationsInput | number
+  cacheWrite1hTokens?: Prisma.IntFieldUpdateOperationsInput | number
   reasoningTokens?: Prisma.IntFieldUpdateOperationsInput | number
   images?: Prisma.IntFieldUpdateOperationsInput | number
+  webSearchRequests?: Prisma.IntFieldUpdateOperationsInput | number
   costNano?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   startedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   finishedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -979,8 +1047,10 @@ export type UsageRecordUncheckedUpdateManyWithoutApiKeyInput = {
   outputTokens?: Prisma.IntFieldUpdateOperationsInput | number
   cachedInputTokens?: Prisma.IntFieldUpdateOperationsInput | number
   cacheWriteTokens?: Prisma.IntFieldUpdateOperationsInput | number
+  cacheWrite1hTokens?: Prisma.IntFieldUpdateOperationsInput | number
   reasoningTokens?: Prisma.IntFieldUpdateOperationsInput | number
   images?: Prisma.IntFieldUpdateOperationsInput | number
+  webSearchRequests?: Prisma.IntFieldUpdateOperationsInput | number
   costNano?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   startedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   finishedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -1005,8 +1075,10 @@ export type UsageRecordSelect<ExtArgs extends runtime.Types.Extensions.InternalA
   outputTokens?: boolean
   cachedInputTokens?: boolean
   cacheWriteTokens?: boolean
+  cacheWrite1hTokens?: boolean
   reasoningTokens?: boolean
   images?: boolean
+  webSearchRequests?: boolean
   costNano?: boolean
   startedAt?: boolean
   finishedAt?: boolean
@@ -1030,8 +1102,10 @@ export type UsageRecordSelectCreateManyAndReturn<ExtArgs extends runtime.Types.E
   outputTokens?: boolean
   cachedInputTokens?: boolean
   cacheWriteTokens?: boolean
+  cacheWrite1hTokens?: boolean
   reasoningTokens?: boolean
   images?: boolean
+  webSearchRequests?: boolean
   costNano?: boolean
   startedAt?: boolean
   finishedAt?: boolean
@@ -1055,8 +1129,10 @@ export type UsageRecordSelectUpdateManyAndReturn<ExtArgs extends runtime.Types.E
   outputTokens?: boolean
   cachedInputTokens?: boolean
   cacheWriteTokens?: boolean
+  cacheWrite1hTokens?: boolean
   reasoningTokens?: boolean
   images?: boolean
+  webSearchRequests?: boolean
   costNano?: boolean
   startedAt?: boolean
   finishedAt?: boolean
@@ -1080,8 +1156,10 @@ export type UsageRecordSelectScalar = {
   outputTokens?: boolean
   cachedInputTokens?: boolean
   cacheWriteTokens?: boolean
+  cacheWrite1hTokens?: boolean
   reasoningTokens?: boolean
   images?: boolean
+  webSearchRequests?: boolean
   costNano?: boolean
   startedAt?: boolean
   finishedAt?: boolean
@@ -1089,7 +1167,7 @@ export type UsageRecordSelectScalar = {
   createdAt?: boolean
 }
 
-export type UsageRecordOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"requestId" | "apiKeyId" | "vendorId" | "model" | "upstream" | "upstreamModel" | "endpoint" | "status" | "stream" | "estimated" | "inputTokens" | "outputTokens" | "cachedInputTokens" | "cacheWriteTokens" | "reasoningTokens" | "images" | "costNano" | "startedAt" | "finishedAt" | "ttfbMs" | "createdAt", ExtArgs["result"]["usageRecord"]>
+export type UsageRecordOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"requestId" | "apiKeyId" | "vendorId" | "model" | "upstream" | "upstreamModel" | "endpoint" | "status" | "stream" | "estimated" | "inputTokens" | "outputTokens" | "cachedInputTokens" | "cacheWriteTokens" | "cacheWrite1hTokens" | "reasoningTokens" | "images" | "webSearchRequests" | "costNano" | "startedAt" | "finishedAt" | "ttfbMs" | "createdAt", ExtArgs["result"]["usageRecord"]>
 export type UsageRecordInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   apiKey?: boolean | Prisma.ApiKeyDefaultArgs<ExtArgs>
 }
@@ -1138,8 +1216,13 @@ export type $UsageRecordPayload<ExtArgs extends runtime.Types.Extensions.Interna
     outputTokens: number
     cachedInputTokens: number
     cacheWriteTokens: number
+    /**
+     * part of cache_write_tokens written for one hour
+     */
+    cacheWrite1hTokens: number
     reasoningTokens: number
     images: number
+    webSearchRequests: number
     /**
      * nano-USD
      */
@@ -1586,8 +1669,10 @@ export interface UsageRecordFieldRefs {
   readonly outputTokens: Prisma.FieldRef<"UsageRecord", 'Int'>
   readonly cachedInputTokens: Prisma.FieldRef<"UsageRecord", 'Int'>
   readonly cacheWriteTokens: Prisma.FieldRef<"UsageRecord", 'Int'>
+  readonly cacheWrite1hTokens: Prisma.FieldRef<"UsageRecord", 'Int'>
   readonly reasoningTokens: Prisma.FieldRef<"UsageRecord", 'Int'>
   readonly images: Prisma.FieldRef<"UsageRecord", 'Int'>
+  readonly webSearchRequests: Prisma.FieldRef<"UsageRecord", 'Int'>
   readonly costNano: Prisma.FieldRef<"UsageRecord", 'BigInt'>
   readonly startedAt: Prisma.FieldRef<"UsageRecord", 'DateTime'>
   readonly finishedAt: Prisma.FieldRef<"UsageRecord", 'DateTime'>

@@ -36,8 +36,10 @@ export type UsageVendorDayAvgAggregateOutputType = {
   outputTokens: number | null
   cachedInputTokens: number | null
   cacheWriteTokens: number | null
+  cacheWrite1hTokens: number | null
   reasoningTokens: number | null
   images: number | null
+  webSearchRequests: number | null
   costNano: number | null
 }
 
@@ -48,8 +50,10 @@ export type UsageVendorDaySumAggregateOutputType = {
   outputTokens: bigint | null
   cachedInputTokens: bigint | null
   cacheWriteTokens: bigint | null
+  cacheWrite1hTokens: bigint | null
   reasoningTokens: bigint | null
   images: number | null
+  webSearchRequests: bigint | null
   costNano: bigint | null
 }
 
@@ -64,8 +68,10 @@ export type UsageVendorDayMinAggregateOutputType = {
   outputTokens: bigint | null
   cachedInputTokens: bigint | null
   cacheWriteTokens: bigint | null
+  cacheWrite1hTokens: bigint | null
   reasoningTokens: bigint | null
   images: number | null
+  webSearchRequests: bigint | null
   costNano: bigint | null
   updatedAt: Date | null
 }
@@ -81,8 +87,10 @@ export type UsageVendorDayMaxAggregateOutputType = {
   outputTokens: bigint | null
   cachedInputTokens: bigint | null
   cacheWriteTokens: bigint | null
+  cacheWrite1hTokens: bigint | null
   reasoningTokens: bigint | null
   images: number | null
+  webSearchRequests: bigint | null
   costNano: bigint | null
   updatedAt: Date | null
 }
@@ -98,8 +106,10 @@ export type UsageVendorDayCountAggregateOutputType = {
   outputTokens: number
   cachedInputTokens: number
   cacheWriteTokens: number
+  cacheWrite1hTokens: number
   reasoningTokens: number
   images: number
+  webSearchRequests: number
   costNano: number
   updatedAt: number
   _all: number
@@ -113,8 +123,10 @@ export type UsageVendorDayAvgAggregateInputType = {
   outputTokens?: true
   cachedInputTokens?: true
   cacheWriteTokens?: true
+  cacheWrite1hTokens?: true
   reasoningTokens?: true
   images?: true
+  webSearchRequests?: true
   costNano?: true
 }
 
@@ -125,8 +137,10 @@ export type UsageVendorDaySumAggregateInputType = {
   outputTokens?: true
   cachedInputTokens?: true
   cacheWriteTokens?: true
+  cacheWrite1hTokens?: true
   reasoningTokens?: true
   images?: true
+  webSearchRequests?: true
   costNano?: true
 }
 
@@ -141,8 +155,10 @@ export type UsageVendorDayMinAggregateInputType = {
   outputTokens?: true
   cachedInputTokens?: true
   cacheWriteTokens?: true
+  cacheWrite1hTokens?: true
   reasoningTokens?: true
   images?: true
+  webSearchRequests?: true
   costNano?: true
   updatedAt?: true
 }
@@ -158,8 +174,10 @@ export type UsageVendorDayMaxAggregateInputType = {
   outputTokens?: true
   cachedInputTokens?: true
   cacheWriteTokens?: true
+  cacheWrite1hTokens?: true
   reasoningTokens?: true
   images?: true
+  webSearchRequests?: true
   costNano?: true
   updatedAt?: true
 }
@@ -175,8 +193,10 @@ export type UsageVendorDayCountAggregateInputType = {
   outputTokens?: true
   cachedInputTokens?: true
   cacheWriteTokens?: true
+  cacheWrite1hTokens?: true
   reasoningTokens?: true
   images?: true
+  webSearchRequests?: true
   costNano?: true
   updatedAt?: true
   _all?: true
@@ -279,8 +299,10 @@ export type UsageVendorDayGroupByOutputType = {
   outputTokens: bigint
   cachedInputTokens: bigint
   cacheWriteTokens: bigint
+  cacheWrite1hTokens: bigint
   reasoningTokens: bigint
   images: number
+  webSearchRequests: bigint
   costNano: bigint
   updatedAt: Date
   _count: UsageVendorDayCountAggregateOutputType | null
@@ -319,8 +341,10 @@ export type UsageVendorDayWhereInput = {
   outputTokens?: Prisma.BigIntFilter<"UsageVendorDay"> | bigint | number
   cachedInputTokens?: Prisma.BigIntFilter<"UsageVendorDay"> | bigint | number
   cacheWriteTokens?: Prisma.BigIntFilter<"UsageVendorDay"> | bigint | number
+  cacheWrite1hTokens?: Prisma.BigIntFilter<"UsageVendorDay"> | bigint | number
   reasoningTokens?: Prisma.BigIntFilter<"UsageVendorDay"> | bigint | number
   images?: Prisma.IntFilter<"UsageVendorDay"> | number
+  webSearchRequests?: Prisma.BigIntFilter<"UsageVendorDay"> | bigint | number
   costNano?: Prisma.BigIntFilter<"UsageVendorDay"> | bigint | number
   updatedAt?: Prisma.DateTimeFilter<"UsageVendorDay"> | Date | string
 }
@@ -336,8 +360,10 @@ export type UsageVendorDayOrderByWithRelationInput = {
   outputTokens?: Prisma.SortOrder
   cachedInputTokens?: Prisma.SortOrder
   cacheWriteTokens?: Prisma.SortOrder
+  cacheWrite1hTokens?: Prisma.SortOrder
   reasoningTokens?: Prisma.SortOrder
   images?: Prisma.SortOrder
+  webSearchRequests?: Prisma.SortOrder
   costNano?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
 }
@@ -357,8 +383,10 @@ export type UsageVendorDayWhereUniqueInput = Prisma.AtLeast<{
   outputTokens?: Prisma.BigIntFilter<"UsageVendorDay"> | bigint | number
   cachedInputTokens?: Prisma.BigIntFilter<"UsageVendorDay"> | bigint | number
   cacheWriteTokens?: Prisma.BigIntFilter<"UsageVendorDay"> | bigint | number
+  cacheWrite1hTokens?: Prisma.BigIntFilter<"UsageVendorDay"> | bigint | number
   reasoningTokens?: Prisma.BigIntFilter<"UsageVendorDay"> | bigint | number
   images?: Prisma.IntFilter<"UsageVendorDay"> | number
+  webSearchRequests?: Prisma.BigIntFilter<"UsageVendorDay"> | bigint | number
   costNano?: Prisma.BigIntFilter<"UsageVendorDay"> | bigint | number
   updatedAt?: Prisma.DateTimeFilter<"UsageVendorDay"> | Date | string
 }, "vendorId_day_model_serverOptionId_shard">
@@ -374,8 +402,10 @@ export type UsageVendorDayOrderByWithAggregationInput = {
   outputTokens?: Prisma.SortOrder
   cachedInputTokens?: Prisma.SortOrder
   cacheWriteTokens?: Prisma.SortOrder
+  cacheWrite1hTokens?: Prisma.SortOrder
   reasoningTokens?: Prisma.SortOrder
   images?: Prisma.SortOrder
+  webSearchRequests?: Prisma.SortOrder
   costNano?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
   _count?: Prisma.UsageVendorDayCountOrderByAggregateInput
@@ -399,8 +429,10 @@ export type UsageVendorDayScalarWhereWithAggregatesInput = {
   outputTokens?: Prisma.BigIntWithAggregatesFilter<"UsageVendorDay"> | bigint | number
   cachedInputTokens?: Prisma.BigIntWithAggregatesFilter<"UsageVendorDay"> | bigint | number
   cacheWriteTokens?: Prisma.BigIntWithAggregatesFilter<"UsageVendorDay"> | bigint | number
+  cacheWrite1hTokens?: Prisma.BigIntWithAggregatesFilter<"UsageVendorDay"> | bigint | number
   reasoningTokens?: Prisma.BigIntWithAggregatesFilter<"UsageVendorDay"> | bigint | number
   images?: Prisma.IntWithAggregatesFilter<"UsageVendorDay"> | number
+  webSearchRequests?: Prisma.BigIntWithAggregatesFilter<"UsageVendorDay"> | bigint | number
   costNano?: Prisma.BigIntWithAggregatesFilter<"UsageVendorDay"> | bigint | number
   updatedAt?: Prisma.DateTimeWithAggregatesFilter<"UsageVendorDay"> | Date | string
 }
@@ -416,8 +448,10 @@ export type UsageVendorDayCreateInput = {
   outputTokens?: bigint | number
   cachedInputTokens?: bigint | number
   cacheWriteTokens?: bigint | number
+  cacheWrite1hTokens?: bigint | number
   reasoningTokens?: bigint | number
   images?: number
+  webSearchRequests?: bigint | number
   costNano?: bigint | number
   updatedAt?: Date | string
 }
@@ -433,8 +467,10 @@ export type UsageVendorDayUncheckedCreateInput = {
   outputTokens?: bigint | number
   cachedInputTokens?: bigint | number
   cacheWriteTokens?: bigint | number
+  cacheWrite1hTokens?: bigint | number
   reasoningTokens?: bigint | number
   images?: number
+  webSearchRequests?: bigint | number
   costNano?: bigint | number
   updatedAt?: Date | string
 }
@@ -450,8 +486,10 @@ export type UsageVendorDayUpdateInput = {
   outputTokens?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   cachedInputTokens?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   cacheWriteTokens?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  cacheWrite1hTokens?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   reasoningTokens?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   images?: Prisma.IntFieldUpdateOperationsInput | number
+  webSearchRequests?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   costNano?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
@@ -467,8 +505,10 @@ export type UsageVendorDayUncheckedUpdateInput = {
   outputTokens?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   cachedInputTokens?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   cacheWriteTokens?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  cacheWrite1hTokens?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   reasoningTokens?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   images?: Prisma.IntFieldUpdateOperationsInput | number
+  webSearchRequests?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   costNano?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
@@ -484,8 +524,10 @@ export type UsageVendorDayCreateManyInput = {
   outputTokens?: bigint | number
   cachedInputTokens?: bigint | number
   cacheWriteTokens?: bigint | number
+  cacheWrite1hTokens?: bigint | number
   reasoningTokens?: bigint | number
   images?: number
+  webSearchRequests?: bigint | number
   costNano?: bigint | number
   updatedAt?: Date | string
 }
@@ -501,8 +543,10 @@ export type UsageVendorDayUpdateManyMutationInput = {
   outputTokens?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   cachedInputTokens?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   cacheWriteTokens?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  cacheWrite1hTokens?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   reasoningTokens?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   images?: Prisma.IntFieldUpdateOperationsInput | number
+  webSearchRequests?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   costNano?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
@@ -518,8 +562,10 @@ export type UsageVendorDayUncheckedUpdateManyInput = {
   outputTokens?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   cachedInputTokens?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   cacheWriteTokens?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  cacheWrite1hTokens?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   reasoningTokens?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   images?: Prisma.IntFieldUpdateOperationsInput | number
+  webSearchRequests?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   costNano?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
@@ -543,8 +589,10 @@ export type UsageVendorDayCountOrderByAggregateInput = {
   outputTokens?: Prisma.SortOrder
   cachedInputTokens?: Prisma.SortOrder
   cacheWriteTokens?: Prisma.SortOrder
+  cacheWrite1hTokens?: Prisma.SortOrder
   reasoningTokens?: Prisma.SortOrder
   images?: Prisma.SortOrder
+  webSearchRequests?: Prisma.SortOrder
   costNano?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
 }
@@ -556,8 +604,10 @@ export type UsageVendorDayAvgOrderByAggregateInput = {
   outputTokens?: Prisma.SortOrder
   cachedInputTokens?: Prisma.SortOrder
   cacheWriteTokens?: Prisma.SortOrder
+  cacheWrite1hTokens?: Prisma.SortOrder
   reasoningTokens?: Prisma.SortOrder
   images?: Prisma.SortOrder
+  webSearchRequests?: Prisma.SortOrder
   costNano?: Prisma.SortOrder
 }
 
@@ -572,8 +622,10 @@ export type UsageVendorDayMaxOrderByAggregateInput = {
   outputTokens?: Prisma.SortOrder
   cachedInputTokens?: Prisma.SortOrder
   cacheWriteTokens?: Prisma.SortOrder
+  cacheWrite1hTokens?: Prisma.SortOrder
   reasoningTokens?: Prisma.SortOrder
   images?: Prisma.SortOrder
+  webSearchRequests?: Prisma.SortOrder
   costNano?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
 }
@@ -589,8 +641,10 @@ export type UsageVendorDayMinOrderByAggregateInput = {
   outputTokens?: Prisma.SortOrder
   cachedInputTokens?: Prisma.SortOrder
   cacheWriteTokens?: Prisma.SortOrder
+  cacheWrite1hTokens?: Prisma.SortOrder
   reasoningTokens?: Prisma.SortOrder
   images?: Prisma.SortOrder
+  webSearchRequests?: Prisma.SortOrder
   costNano?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
 }
@@ -602,8 +656,10 @@ export type UsageVendorDaySumOrderByAggregateInput = {
   outputTokens?: Prisma.SortOrder
   cachedInputTokens?: Prisma.SortOrder
   cacheWriteTokens?: Prisma.SortOrder
+  cacheWrite1hTokens?: Prisma.SortOrder
   reasoningTokens?: Prisma.SortOrder
   images?: Prisma.SortOrder
+  webSearchRequests?: Prisma.SortOrder
   costNano?: Prisma.SortOrder
 }
 
@@ -620,8 +676,10 @@ export type UsageVendorDaySelect<ExtArgs extends runtime.Types.Extensions.Intern
   outputTokens?: boolean
   cachedInputTokens?: boolean
   cacheWriteTokens?: boolean
+  cacheWrite1hTokens?: boolean
   reasoningTokens?: boolean
   images?: boolean
+  webSearchRequests?: boolean
   costNano?: boolean
   updatedAt?: boolean
 }, ExtArgs["result"]["usageVendorDay"]>
@@ -637,8 +695,10 @@ export type UsageVendorDaySelectCreateManyAndReturn<ExtArgs extends runtime.Type
   outputTokens?: boolean
   cachedInputTokens?: boolean
   cacheWriteTokens?: boolean
+  cacheWrite1hTokens?: boolean
   reasoningTokens?: boolean
   images?: boolean
+  webSearchRequests?: boolean
   costNano?: boolean
   updatedAt?: boolean
 }, ExtArgs["result"]["usageVendorDay"]>
@@ -654,8 +714,10 @@ export type UsageVendorDaySelectUpdateManyAndReturn<ExtArgs extends runtime.Type
   outputTokens?: boolean
   cachedInputTokens?: boolean
   cacheWriteTokens?: boolean
+  cacheWrite1hTokens?: boolean
   reasoningTokens?: boolean
   images?: boolean
+  webSearchRequests?: boolean
   costNano?: boolean
   updatedAt?: boolean
 }, ExtArgs["result"]["usageVendorDay"]>
@@ -671,13 +733,15 @@ export type UsageVendorDaySelectScalar = {
   outputTokens?: boolean
   cachedInputTokens?: boolean
   cacheWriteTokens?: boolean
+  cacheWrite1hTokens?: boolean
   reasoningTokens?: boolean
   images?: boolean
+  webSearchRequests?: boolean
   costNano?: boolean
   updatedAt?: boolean
 }
 
-export type UsageVendorDayOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"vendorId" | "day" | "model" | "serverOptionId" | "shard" | "requests" | "inputTokens" | "outputTokens" | "cachedInputTokens" | "cacheWriteTokens" | "reasoningTokens" | "images" | "costNano" | "updatedAt", ExtArgs["result"]["usageVendorDay"]>
+export type UsageVendorDayOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"vendorId" | "day" | "model" | "serverOptionId" | "shard" | "requests" | "inputTokens" | "outputTokens" | "cachedInputTokens" | "cacheWriteTokens" | "cacheWrite1hTokens" | "reasoningTokens" | "images" | "webSearchRequests" | "costNano" | "updatedAt", ExtArgs["result"]["usageVendorDay"]>
 
 export type $UsageVendorDayPayload<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   name: "UsageVendorDay"
@@ -705,8 +769,10 @@ export type $UsageVendorDayPayload<ExtArgs extends runtime.Types.Extensions.Inte
     outputTokens: bigint
     cachedInputTokens: bigint
     cacheWriteTokens: bigint
+    cacheWrite1hTokens: bigint
     reasoningTokens: bigint
     images: number
+    webSearchRequests: bigint
     /**
      * nano-USD
      */
@@ -1145,8 +1211,10 @@ export interface UsageVendorDayFieldRefs {
   readonly outputTokens: Prisma.FieldRef<"UsageVendorDay", 'BigInt'>
   readonly cachedInputTokens: Prisma.FieldRef<"UsageVendorDay", 'BigInt'>
   readonly cacheWriteTokens: Prisma.FieldRef<"UsageVendorDay", 'BigInt'>
+  readonly cacheWrite1hTokens: Prisma.FieldRef<"UsageVendorDay", 'BigInt'>
   readonly reasoningTokens: Prisma.FieldRef<"UsageVendorDay", 'BigInt'>
   readonly images: Prisma.FieldRef<"UsageVendorDay", 'Int'>
+  readonly webSearchRequests: Prisma.FieldRef<"UsageVendorDay", 'BigInt'>
   readonly costNano: Prisma.FieldRef<"UsageVendorDay", 'BigInt'>
   readonly updatedAt: Prisma.FieldRef<"UsageVendorDay", 'DateTime'>
 }
