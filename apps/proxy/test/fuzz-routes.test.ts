@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { request as httpRequest } from "node:http";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import fc from "fast-check";
 import { parseGatewayFile } from "@gateway/config";
 import { createLogger } from "@gateway/logger";
@@ -18,7 +18,10 @@ import { call, type Answer } from "./raw-http.ts";
 // the x-request-id it names, and the services still answer afterwards.
 // Replay a failure with FUZZ_SEED=<seed>; FUZZ_RUNS scales the number of runs per route group.
 const SEED = process.env.FUZZ_SEED ? Number(process.env.FUZZ_SEED) : Math.floor(Math.random() * 2 ** 31);
-const RUNS = Number(process.env.FUZZ_RUNS ?? 150);
+const RUNS = Number(process.env.FUZZ_RUNS ?? 1000);
+/** Thousands of requests per group take tens of seconds on a loaded CI machine. */
+const GROUP_TIMEOUT_MS = 180_000;
+vi.setConfig({ testTimeout: GROUP_TIMEOUT_MS });
 const silent = createLogger({ name: "test", level: "silent" });
 const INTERNAL = { INTERNAL_TOKEN: `internal-${randomUUID()}` };
 let database: TestDatabase;
