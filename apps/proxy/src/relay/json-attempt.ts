@@ -10,6 +10,10 @@ import { estimateUsage } from "./usage-estimate.ts";
  */
 export async function jsonAttempt(context: AttemptContext): Promise<AttemptOutcome> {
   const { target, upstreamWire, translation } = context;
+  // Preparing the call is the gateway's own work: a failure here is never the upstream's (it is
+  // thrown as is, so it neither fails over nor counts against the target's circuit).
+  const headers = upstreamHeaders(context);
+  const requestBody = upstreamBody(context);
   const attempt = new AbortController();
   const onClientAbort = () => attempt.abort(context.clientSignal.reason);
   context.clientSignal.addEventListener("abort", onClientAbort, { once: true });
@@ -18,8 +22,8 @@ export async function jsonAttempt(context: AttemptContext): Promise<AttemptOutco
     const upstream = await context.client.send({
       upstream: target.upstream,
       path: upstreamWire.upstreamPath,
-      headers: upstreamHeaders(context),
-      body: upstreamBody(context),
+      headers,
+      body: requestBody,
       signal: attempt.signal,
       headersTimeoutMs: target.upstream.firstByteTimeoutMs,
       bodyTimeoutMs: context.streamIdleTimeoutMs,

@@ -28,6 +28,10 @@ async function drained(response: ServerResponse): Promise<void> {
  */
 export async function streamAttempt(context: AttemptContext): Promise<AttemptOutcome> {
   const { target, upstreamWire, response } = context;
+  // Preparing the call is the gateway's own work: a failure here is never the upstream's (it is
+  // thrown as is, so it neither fails over nor counts against the target's circuit).
+  const headers = upstreamHeaders(context, { accept: "text/event-stream" });
+  const requestBody = upstreamBody(context);
   const attempt = new AbortController();
   const onClientAbort = () => attempt.abort(context.clientSignal.reason);
   context.clientSignal.addEventListener("abort", onClientAbort, { once: true });
@@ -71,8 +75,8 @@ export async function streamAttempt(context: AttemptContext): Promise<AttemptOut
     const upstream = await context.client.send({
       upstream: target.upstream,
       path: upstreamWire.upstreamPath,
-      headers: upstreamHeaders(context, { accept: "text/event-stream" }),
-      body: upstreamBody(context),
+      headers,
+      body: requestBody,
       signal: attempt.signal,
       headersTimeoutMs: target.upstream.firstByteTimeoutMs,
       bodyTimeoutMs: context.streamIdleTimeoutMs,
