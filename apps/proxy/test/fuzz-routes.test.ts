@@ -18,7 +18,7 @@ import { call, type Answer } from "./raw-http.ts";
 // the x-request-id it names, and the services still answer afterwards.
 // Replay a failure with FUZZ_SEED=<seed>; FUZZ_RUNS scales the number of runs per route group.
 const SEED = process.env.FUZZ_SEED ? Number(process.env.FUZZ_SEED) : Math.floor(Math.random() * 2 ** 31);
-const RUNS = Number(process.env.FUZZ_RUNS ?? 1000);
+const RUNS = Number(process.env.FUZZ_RUNS ?? 7000);
 /** Thousands of requests per group take tens of seconds on a loaded CI machine. */
 const GROUP_TIMEOUT_MS = 180_000;
 vi.setConfig({ testTimeout: GROUP_TIMEOUT_MS });
