@@ -56,7 +56,7 @@ describe("operator CLI", () => {
     expect(JSON.stringify(keys)).not.toContain(credentials.apiKey);
     expect(cli("usage", keys[0]!.id).json()).toMatchObject({ object: "usage", quota: { limit: "10.000000", used: "0.000000" } });
     expect(cli("rebuild-redis").json()).toMatchObject({ keys: 1 });
-  });
+  }, 60_000);
 
   it("refuses a bad file with a message naming the path, and unknown commands", () => {
     const dir = mkdtempSync(join(tmpdir(), "gw-cli-"));
