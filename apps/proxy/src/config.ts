@@ -7,6 +7,11 @@ export function loadProxyConfig(env: Record<string, string | undefined> = proces
     /** Port the client-facing API listens on (0 = any free port). */
     PORT: envVars.port(8080),
     HOST: envVars.host(),
+    /**
+     * Processes serving PORT (node:cluster, one primary supervising them); unset = the cores this
+     * container may use. 1 = a single process, no primary.
+     */
+    PROXY_PROCESSES: z.coerce.number().int().min(1).max(256).optional(),
     /** When set, GET /metrics is served on this port only, not on PORT (which clients reach). */
     METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
     /** Redis holding key records, the routing snapshot and the billing queue. */

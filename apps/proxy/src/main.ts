@@ -1,10 +1,25 @@
+import cluster from "node:cluster";
 import { loadOrExit } from "@gateway/config";
 import { shutdownOnSignals } from "@gateway/http";
+import { createLogger } from "@gateway/logger";
+import { superviseProxy } from "./cluster/supervisor.ts";
+import { usableCores } from "./cluster/usable-cores.ts";
 import { loadProxyConfig } from "./config.ts";
 import { startProxy } from "./server.ts";
 
 const config = loadOrExit(() => loadProxyConfig());
-const proxy = await startProxy(config);
-proxy.services.logger.info({ url: proxy.url }, "proxy listening");
+const processes = config.PROXY_PROCESSES ?? usableCores();
 
-shutdownOnSignals(() => proxy.close(), proxy.services.logger);
+if (cluster.isPrimary && processes > 1) {
+  await superviseProxy({
+    processes,
+    metricsPort: config.METRICS_PORT,
+    host: config.HOST,
+    shutdownDeadlineMs: config.SHUTDOWN_DEADLINE_MS,
+    logger: createLogger({ name: "proxy", level: config.LOG_LEVEL }),
+  });
+} else {
+  const proxy = await startProxy(config);
+  if (cluster.isPrimary) proxy.services.logger.info({ url: proxy.url }, "proxy listening");
+  shutdownOnSignals(() => proxy.close(), proxy.services.logger);
+}

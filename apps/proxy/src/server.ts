@@ -1,5 +1,5 @@
 import { listen, listenMetrics, type Listening } from "@gateway/http";
-import { metricsHandler } from "@gateway/metrics";
+import { inClusterWorker, joinMetricsCluster, metricsHandler } from "@gateway/metrics";
 import { createProxyHandler } from "./app.ts";
 import { createProxyServices, type ProxyServices } from "./services.ts";
 import type { ProxyConfig } from "./config.ts";
@@ -18,7 +18,10 @@ export interface RunningProxy {
 export async function startProxy(config: ProxyConfig, logger?: ProxyServices["logger"]): Promise<RunningProxy> {
   const services = await createProxyServices(config, logger);
   const http = await listen(createProxyHandler(services), config.PORT, config.HOST);
-  const metricsHttp = config.METRICS_PORT === undefined ? null : await listenMetrics(metricsHandler(services.registry), config.METRICS_PORT, config.HOST);
+  // In a cluster worker the primary serves METRICS_PORT with every worker's registry summed.
+  const clustered = inClusterWorker();
+  if (clustered) joinMetricsCluster(services.registry);
+  const metricsHttp = config.METRICS_PORT === undefined || clustered ? null : await listenMetrics(metricsHandler(services.registry), config.METRICS_PORT, config.HOST);
   let closing: Promise<void> | null = null;
   return {
     url: http.url,

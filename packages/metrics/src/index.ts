@@ -1,7 +1,9 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { collectDefaultMetrics, Counter, Histogram, Registry } from "prom-client";
+import { inClusterWorker, requestClusterMetrics } from "./cluster.ts";
 
 export { Counter, Gauge, Histogram, Registry } from "prom-client";
+export { clusterMetricsText, inClusterWorker, joinMetricsCluster, serveMetricsViewToWorkers } from "./cluster.ts";
 
 /** Seconds buckets for request latency: sub-millisecond overhead up to long generations. */
 export const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120];
@@ -14,10 +16,13 @@ export function createRegistry(app: string): Registry {
   return registry;
 }
 
-/** `GET /metrics` in the Prometheus text format; works as an express or a node:http handler. */
+/**
+ * `GET /metrics` in the Prometheus text format; works as an express or a node:http handler. In a
+ * cluster worker it answers with the whole cluster's view, collected by the primary.
+ */
 export function metricsHandler(registry: Registry) {
   return (_request: IncomingMessage, response: ServerResponse): void => {
-    registry.metrics().then(
+    (inClusterWorker() ? requestClusterMetrics() : registry.metrics()).then(
       (text) => {
         response.writeHead(200, { "content-type": registry.contentType });
         response.end(text);

@@ -21,7 +21,8 @@ export async function startAppProcess(options: { name: string; script: string; e
   const { name, port } = options;
   const child = spawn(process.execPath, [options.script], {
     cwd: options.cwd,
-    env: { ...process.env, LOG_LEVEL: "warn", ...options.env, [options.portVariable ?? "PORT"]: String(port) },
+    // One proxy process unless a test asks for the supervised cluster (the default is one per core).
+    env: { ...process.env, LOG_LEVEL: "warn", PROXY_PROCESSES: "1", ...options.env, [options.portVariable ?? "PORT"]: String(port) },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let output = "";
