@@ -23,6 +23,11 @@ export function dateTime(iso: string | null, empty = "Never"): string {
   return new Date(iso).toLocaleString(undefined, { year: "numeric", month: "short", day: "numeric", hour: "2-digit", minute: "2-digit" });
 }
 
+/** Cache writes with the one-hour part shown apart: "1,200 (1h: 200)", or "1,200" when all are 5-minute. */
+export function cacheWrites(total: number, oneHour: number): string {
+  return oneHour > 0 ? `${count(total)} (1h: ${count(oneHour)})` : count(total);
+}
+
 export function milliseconds(value: number | null): string {
   return value === null ? "—" : `${integer.format(value)} ms`;
 }

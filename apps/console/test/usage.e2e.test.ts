@@ -13,6 +13,9 @@ interface UsageTotals {
   requests: number;
   input_tokens: number;
   output_tokens: number;
+  cache_write_tokens: number;
+  cache_write_1h_tokens: number;
+  web_search_requests: number;
   cost: string;
 }
 
@@ -42,8 +45,12 @@ beforeAll(async () => {
     expect(answer.status).toBe(200);
     requestIds.push(answer.requestId!);
   }
+  // A Claude request with 5-minute and 1-hour cache writes and two server-side web searches.
+  const claude = await stack.chat(first.body.key, { model: "claude-test", content: "Hello #sim:cache_write=3 #sim:cache_write_1h=2 #sim:web_search=2" });
+  expect(claude.status).toBe(200);
+  requestIds.push(claude.requestId!);
   // The billing worker writes the ledger a moment after each request ends.
-  await eventually(async () => expect((await stack.api<{ totals: UsageTotals }>("GET", "/api/usage")).body.totals.requests).toBe(4), 10_000);
+  await eventually(async () => expect((await stack.api<{ totals: UsageTotals }>("GET", "/api/usage")).body.totals.requests).toBe(5), 10_000);
   browser = await openBrowser(stack.url);
   await signIn(browser.page, stack.url, stack.tokens.full);
 });
@@ -74,14 +81,22 @@ describe("vendor console: usage, requests, server options", () => {
     const end = new Date(Date.parse(`${to}T00:00:00Z`) + 86_400_000).toISOString().slice(0, 10);
     const report = await stack.api<{ totals: UsageTotals }>("GET", `/api/usage?from=${from}&to=${end}&group_by=day`);
     const { totals } = report.body;
-    expect(totals.requests).toBe(4);
+    expect(totals.requests).toBe(5);
     expect(await page.getByTestId("total-requests").textContent()).toBe(integer(totals.requests));
     expect(await page.getByTestId("total-input-tokens").textContent()).toBe(integer(totals.input_tokens));
     expect(await page.getByTestId("total-output-tokens").textContent()).toBe(integer(totals.output_tokens));
     expect(dollars(await page.getByTestId("total-cost").textContent())).toBe(Number(totals.cost));
 
     const byModel = page.locator("[data-testid=usage-by-model] tbody tr");
-    expect(await byModel.allTextContents()).toEqual([expect.stringContaining("gpt-test")]);
+    const modelRows = await byModel.allTextContents();
+    expect(modelRows).toHaveLength(2);
+    // The Claude row shows its cache writes (the 1-hour part apart) and its web searches, as /api/usage counts them.
+    expect(totals.cache_write_tokens).toBe(5);
+    expect(totals.cache_write_1h_tokens).toBe(2);
+    expect(totals.web_search_requests).toBe(2);
+    const claudeCells = await byModel.filter({ hasText: "claude-test" }).locator("td").allTextContents();
+    expect(claudeCells).toContain("5 (1h: 2)");
+    expect(claudeCells[claudeCells.length - 2]).toBe("2");
     const byKey = await page.locator("[data-testid=usage-by-key] tbody tr").allTextContents();
     expect(byKey.join(" ")).toContain("traffic-a");
     expect(byKey.join(" ")).toContain("traffic-b-with-a-rather-long-name");
@@ -89,7 +104,7 @@ describe("vendor console: usage, requests, server options", () => {
     // Another range: the 7-day preset still holds today's traffic.
     await page.getByRole("button", { name: "7 days" }).click();
     await expect.poll(() => page.getByLabel("From (UTC)", { exact: true }).inputValue()).not.toBe(from);
-    await expect.poll(() => page.getByTestId("total-requests").textContent()).toBe("4");
+    await expect.poll(() => page.getByTestId("total-requests").textContent()).toBe("5");
   });
 
   it("finds a request in the log by its x-request-id, and filters by model and status", async () => {
@@ -97,7 +112,7 @@ describe("vendor console: usage, requests, server options", () => {
     await page.getByRole("link", { name: "Requests" }).click();
     await page.getByRole("heading", { name: "Requests" }).waitFor();
     const rows = page.locator("[data-testid=requests-table] tbody tr");
-    await expect.poll(() => rows.count()).toBe(4);
+    await expect.poll(() => rows.count()).toBe(5);
 
     await page.getByLabel("Request id", { exact: true }).fill(requestIds[1]!);
     await page.getByRole("button", { name: "Filter" }).click();
@@ -112,6 +127,10 @@ describe("vendor console: usage, requests, server options", () => {
     await page.getByLabel("Status", { exact: true }).selectOption("ok");
     await page.getByRole("button", { name: "Filter" }).click();
     await expect.poll(() => rows.count()).toBe(4);
+    await page.getByLabel("Model", { exact: true }).fill("claude-test");
+    await page.getByRole("button", { name: "Filter" }).click();
+    await expect.poll(() => rows.count()).toBe(1);
+    expect(await rows.first().textContent()).toContain("5 (1h: 2)");
   });
 
   it("lists the server options with their models and prices", async () => {
@@ -128,6 +147,11 @@ describe("vendor console: usage, requests, server options", () => {
     const gptPremium = premium.locator("tbody tr", { hasText: "gpt-test" });
     expect(await gptPremium.textContent()).toContain("$0.30");
     expect(await gptPremium.textContent()).toContain("$1.20");
+    // Cache writes default to 1.25x and 2x input; the web search fee and the long-context tier show too.
+    const claudeStandard = standard.locator("tbody tr", { hasText: "claude-test" });
+    expect(await claudeStandard.textContent()).toContain("$3.75 · $6.00");
+    expect(await claudeStandard.textContent()).toContain("$0.01");
+    expect(await standard.getByTestId("price-tiers").textContent()).toContain("claude-test above 200,000 input tokens: input $6.00, output $22.50");
   });
 });
 

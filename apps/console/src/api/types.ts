@@ -42,11 +42,25 @@ export interface ApiKeyWithSecret extends ApiKey {
   key: string;
 }
 
-export interface ModelPrice {
+/** USD per million tokens (input, output, cache reads and writes) or per unit (image, request, web search). */
+export interface UnitPrices {
   input: string;
   output: string;
   cached_input: string;
+  cache_write: string;
+  cache_write_1h: string;
   image: string;
+  request: string;
+  web_search: string;
+}
+
+export interface PriceTier extends UnitPrices {
+  above_input_tokens: number;
+}
+
+export interface ModelPrice extends UnitPrices {
+  /** Long-context tiers, ascending: a request whose input is above the threshold pays the tier's prices. */
+  tiers: PriceTier[];
 }
 
 export interface ServerOption {
@@ -64,8 +78,11 @@ export interface UsageFigures {
   output_tokens: number;
   cached_input_tokens: number;
   cache_write_tokens: number;
+  /** Part of cache_write_tokens written for one hour. */
+  cache_write_1h_tokens: number;
   reasoning_tokens: number;
   images: number;
+  web_search_requests: number;
   cost: string;
 }
 
@@ -96,8 +113,10 @@ export interface RequestRow {
   output_tokens: number;
   cached_input_tokens: number;
   cache_write_tokens: number;
+  cache_write_1h_tokens: number;
   reasoning_tokens: number;
   images: number;
+  web_search_requests: number;
   cost: string;
   estimated: boolean;
   ttfb_ms: number | null;

@@ -1,7 +1,7 @@
 import type { RequestRow } from "../api/types.ts";
 import { DataTable, type Column } from "../components/data-table.tsx";
 import { StatusBadge } from "../components/status-badge.tsx";
-import { count, dateTime, milliseconds, usd } from "../format.ts";
+import { cacheWrites, count, dateTime, milliseconds, usd } from "../format.ts";
 
 /** The request log, newest first: one row per request as the ledger recorded it. */
 export function RequestsTable(props: { rows: RequestRow[] }) {
@@ -13,6 +13,8 @@ export function RequestsTable(props: { rows: RequestRow[] }) {
     { header: "Endpoint", cell: (row) => `${row.endpoint}${row.stream ? " (stream)" : ""}` },
     { header: "Status", cell: (row) => <StatusBadge status={row.status} /> },
     { header: "Tokens in / out", cell: (row) => `${count(row.input_tokens)} / ${count(row.output_tokens)}${row.estimated ? " (est.)" : ""}`, numeric: true },
+    { header: "Cache reads / writes", cell: (row) => `${count(row.cached_input_tokens)} / ${cacheWrites(row.cache_write_tokens, row.cache_write_1h_tokens)}`, numeric: true },
+    { header: "Web searches", cell: (row) => count(row.web_search_requests), numeric: true },
     { header: "Cost", cell: (row) => usd(row.cost, "$0.00"), numeric: true },
     { header: "First byte", cell: (row) => milliseconds(row.ttfb_ms), numeric: true },
     { header: "Duration", cell: (row) => milliseconds(row.duration_ms), numeric: true },

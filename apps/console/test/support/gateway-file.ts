@@ -9,7 +9,7 @@ models:
     prices: { input: "0.15", output: "0.60", cached_input: "0.075" }
     targets: [ { upstream: sim-openai, model: gpt-upstream } ]
   - name: claude-test
-    prices: { input: "3.00", output: "15.00", cached_input: "0.30" }
+    prices: { input: "3.00", output: "15.00", cached_input: "0.30", web_search: "0.01", tiers: [ { above_input_tokens: 200000, input: "6.00", output: "22.50" } ] }
     targets: [ { upstream: sim-anthropic, model: claude-upstream } ]
   - name: image-test
     prices: { image: "0.04" }

@@ -27,7 +27,8 @@ export interface ConsoleStack {
   /** A vendor API call with the full token, as the test's own check of what the page shows. */
   api<Body = unknown>(method: string, path: string, body?: unknown): Promise<{ status: number; body: Body }>;
   /** POST /v1/chat/completions with `key`: the status and the x-request-id. */
-  chat(key: string): Promise<{ status: number; requestId: string | null; code: string | null }>;
+  /** One chat completion (gpt-test unless `model` says otherwise; `content` may carry `#sim:` directives). */
+  chat(key: string, options?: { model?: string; content?: string }): Promise<{ status: number; requestId: string | null; code: string | null }>;
   close(): Promise<void>;
 }
 
@@ -85,11 +86,11 @@ export async function startConsoleStack(): Promise<ConsoleStack> {
         });
         return { status: response.status, body: (await response.json()) as Body };
       },
-      async chat(key: string) {
+      async chat(key: string, options = {}) {
         const response = await fetch(`${proxy.url}/v1/chat/completions`, {
           method: "POST",
           headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
-          body: JSON.stringify({ model: "gpt-test", max_tokens: 16, messages: [{ role: "user", content: "Hello from the console test" }] }),
+          body: JSON.stringify({ model: options.model ?? "gpt-test", max_tokens: 16, messages: [{ role: "user", content: options.content ?? "Hello from the console test" }] }),
         });
         const body = (await response.json()) as { error?: { code?: string | null } };
         return { status: response.status, requestId: response.headers.get("x-request-id"), code: body.error?.code ?? null };
