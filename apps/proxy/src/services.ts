@@ -50,7 +50,8 @@ export async function createProxyServices(config: ProxyConfig, logger = createLo
   const routing = new RoutingTable(records, logger);
   const queue = new Queue(BILLING_QUEUE, { connection: queueConnection, prefix: records.keys.queuePrefix });
   queue.on("error", (error: Error) => logger.warn({ err: error.message }, "billing queue error"));
-  const limiter = new Limiter(new LimitStore(redis, config.REDIS_PREFIX), logger);
+  const limitStore = new LimitStore(redis, config.REDIS_PREFIX, { settleBatchMs: config.LIMIT_SETTLE_BATCH_MS });
+  const limiter = new Limiter(limitStore, logger);
   const registry = createRegistry("proxy");
   const breaker: CircuitBreaker = new CircuitBreaker({
     threshold: config.CIRCUIT_FAILURE_THRESHOLD,
@@ -121,6 +122,8 @@ export async function createProxyServices(config: ProxyConfig, logger = createLo
     async close() {
       clearInterval(refreshTimer);
       await billing.close(config.SHUTDOWN_DEADLINE_MS);
+      // The last settlements (the billing flush above booked them) reach Redis before it closes.
+      await limitStore.flush().catch((error: unknown) => logger.warn({ err: (error as Error).message }, "limit settlements not written at shutdown"));
       await exporter?.shutdown().catch(() => undefined);
       await services.upstreams.close();
       await services.controlPlane.close();

@@ -52,16 +52,45 @@ type LimitCommands = {
   gatewaySettle(...args: (string | number)[]): Promise<number>;
 };
 
+export interface SettleInput {
+  keyId: string;
+  tokens: number;
+  reservationNano: bigint;
+  costNano: bigint;
+  hasQuota: boolean;
+  budget: BudgetCounter | null;
+  now?: number;
+}
+
+/** Settlements of one key into the same counters, summed until the batch is written. */
+interface PendingSettlement {
+  tokenKey: string;
+  quotaKey: string;
+  budgetKey: string;
+  tokens: number;
+  reservationNano: bigint;
+  costNano: bigint;
+  hasQuota: boolean;
+  budgetExpiresAt: number;
+  waiters: { resolve: () => void; reject: (error: unknown) => void }[];
+}
+
 /**
- * Rate limits and quota counters in Redis, one script call per admission and one per settlement.
- * The proxy reads and writes through this class; the control plane rebuilds `spent` from the
- * Postgres ledger with `setSpent`.
+ * Rate limits and quota counters in Redis: one script call per admission (on the request path);
+ * settlements are summed per key and counters for `settleBatchMs` (0: until the event loop turns)
+ * and written with one script call per key, off the response path. Sums commute, so every replica
+ * still sees exact counters, a few milliseconds later. The proxy reads and writes through this
+ * class; the control plane rebuilds `spent` from the Postgres ledger with `setSpent`.
  */
 export class LimitStore {
   private readonly redis: RedisClient & LimitCommands;
   readonly keys: RedisKeys;
+  private readonly settleBatchMs: number;
+  private pending = new Map<string, PendingSettlement>();
+  private flushTimer: NodeJS.Timeout | NodeJS.Immediate | null = null;
 
-  constructor(redis: RedisClient, prefix: string) {
+  constructor(redis: RedisClient, prefix: string, options: { settleBatchMs?: number } = {}) {
+    this.settleBatchMs = options.settleBatchMs ?? 0;
     if (!("gatewayAdmit" in redis)) {
       redis.defineCommand("gatewayAdmit", { numberOfKeys: 6, lua: ADMIT_SCRIPT });
       redis.defineCommand("gatewaySettle", { numberOfKeys: 3, lua: SETTLE_SCRIPT });
@@ -95,19 +124,66 @@ export class LimitStore {
     return { verdict: VERDICTS[verdict] ?? "admitted", requestsUsed, tokensUsed, resetMs: RATE_WINDOW_MS - elapsed, budget };
   }
 
-  async settle(input: { keyId: string; tokens: number; reservationNano: bigint; costNano: bigint; hasQuota: boolean; budget: BudgetCounter | null; now?: number }): Promise<void> {
+  /** Books a finished request: its tokens, its cost, and the release of its reservation. Resolves once written. */
+  settle(input: SettleInput): Promise<void> {
     const window = Math.floor((input.now ?? Date.now()) / RATE_WINDOW_MS);
-    await this.redis.gatewaySettle(
-      this.keys.tokenWindow(input.keyId, window),
-      this.keys.quota(input.keyId),
-      this.keys.budget(input.keyId, input.budget?.period ?? "none", input.budget?.periodStart ?? 0),
-      input.tokens,
-      RATE_WINDOW_MS,
-      (-input.reservationNano).toString(),
-      input.costNano.toString(),
-      input.hasQuota ? "1" : "0",
-      input.budget ? "1" : "0",
-      input.budget?.expiresAt ?? 0,
+    const tokenKey = this.keys.tokenWindow(input.keyId, window);
+    const budgetKey = this.keys.budget(input.keyId, input.budget?.period ?? "none", input.budget?.periodStart ?? 0);
+    const group = `${tokenKey}\n${budgetKey}\n${input.hasQuota ? 1 : 0}`;
+    let entry = this.pending.get(group);
+    if (entry === undefined) {
+      entry = {
+        tokenKey,
+        quotaKey: this.keys.quota(input.keyId),
+        budgetKey,
+        tokens: 0,
+        reservationNano: 0n,
+        costNano: 0n,
+        hasQuota: input.hasQuota,
+        budgetExpiresAt: input.budget?.expiresAt ?? 0,
+        waiters: [],
+      };
+      this.pending.set(group, entry);
+    }
+    entry.tokens += input.tokens;
+    entry.reservationNano += input.reservationNano;
+    entry.costNano += input.costNano;
+    const written = new Promise<void>((resolve, reject) => entry.waiters.push({ resolve, reject }));
+    this.flushTimer ??= this.settleBatchMs > 0 ? setTimeout(() => void this.flush(), this.settleBatchMs) : setImmediate(() => void this.flush());
+    return written;
+  }
+
+  /** Writes every pending settlement now (also on shutdown); resolves when Redis has them all. */
+  async flush(): Promise<void> {
+    if (this.flushTimer !== null) {
+      clearTimeout(this.flushTimer as NodeJS.Timeout);
+      clearImmediate(this.flushTimer as NodeJS.Immediate);
+      this.flushTimer = null;
+    }
+    if (this.pending.size === 0) return;
+    const batch = this.pending;
+    this.pending = new Map();
+    // One call per key (never one multi-key script or pipeline: on a Redis Cluster the keys live on different nodes).
+    await Promise.all(
+      [...batch.values()].map((entry) =>
+        this.redis
+          .gatewaySettle(
+            entry.tokenKey,
+            entry.quotaKey,
+            entry.budgetKey,
+            entry.tokens,
+            RATE_WINDOW_MS,
+            (-entry.reservationNano).toString(),
+            entry.costNano.toString(),
+            entry.hasQuota ? "1" : "0",
+            entry.budgetExpiresAt > 0 ? "1" : "0",
+            entry.budgetExpiresAt,
+          )
+          .then(
+            () => entry.waiters.forEach((waiter) => waiter.resolve()),
+            (error: unknown) => entry.waiters.forEach((waiter) => waiter.reject(error)),
+          ),
+      ),
     );
   }
 

@@ -1,0 +1,82 @@
+// Settlements off the response path: summed per key and counters, written with one script call per
+// key when the batch closes, and exact whatever the interleaving.
+import { randomUUID } from "node:crypto";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Redis } from "ioredis";
+import { resolveTestServices } from "@gateway/testing";
+import { budgetCounter, LimitStore } from "./limit-store.ts";
+
+let redis: Redis;
+const prefix = `test-${randomUUID().slice(0, 8)}`;
+
+beforeAll(async () => {
+  redis = new Redis((await resolveTestServices()).redisUrl);
+});
+afterAll(async () => {
+  const keys = await redis.keys(`${prefix}:*`);
+  if (keys.length) await redis.del(...keys);
+  redis.disconnect();
+});
+
+/** Counts the settle script's calls on this connection. */
+function countSettleCalls(client: Redis): () => number {
+  let calls = 0;
+  const original = client.sendCommand.bind(client);
+  client.sendCommand = ((command: { name: string; args: unknown[] }) => {
+    if (command.name === "evalsha" || command.name === "eval") {
+      if (String(command.args[1]) === "3") calls += 1; // the settle script has 3 keys, admit has 6
+    }
+    return original(command as never);
+  }) as typeof client.sendCommand;
+  return () => calls;
+}
+
+describe("batched settlement", () => {
+  it("sums 200 settlements of two keys into one script call per key, to the nano", async () => {
+    const client = new Redis((await resolveTestServices()).redisUrl);
+    const calls = countSettleCalls(client);
+    const limits = new LimitStore(client, prefix, { settleBatchMs: 20 });
+    const [a, b] = [`key_${randomUUID()}`, `key_${randomUUID()}`];
+    const now = Date.now();
+    const budget = budgetCounter("day", now);
+    for (let i = 0; i < 100; i += 1) {
+      for (const keyId of [a, b]) {
+        const admitted = await limits.admit({ keyId, rpm: 1000, tpm: 1_000_000, quotaNano: 10n ** 12n, budget: { limitNano: 10n ** 12n, period: "day" }, reservationNano: 1_000n, now });
+        expect(admitted.verdict).toBe("admitted");
+      }
+    }
+    const before = calls();
+    const settled = [];
+    for (let i = 0; i < 100; i += 1) {
+      for (const keyId of [a, b]) settled.push(limits.settle({ keyId, tokens: 7, reservationNano: 1_000n, costNano: BigInt(300 + i), hasQuota: true, budget, now }));
+    }
+    // Nothing is written before the batch closes...
+    expect(await limits.readQuota(a)).toEqual({ spent: 0n, reserved: 100_000n });
+    await Promise.all(settled);
+    // ...then once per key: the sums are exact.
+    expect(calls() - before).toBe(2);
+    const spent = BigInt(100 * 300 + (99 * 100) / 2);
+    for (const keyId of [a, b]) {
+      expect(await limits.readQuota(keyId)).toEqual({ spent, reserved: 0n });
+      expect(await limits.readBudget(keyId, budget)).toEqual({ spent, reserved: 0n });
+    }
+    const window = Math.floor(now / 60_000);
+    expect(await client.get(limits.keys.tokenWindow(a, window))).toBe("700");
+    client.disconnect();
+  });
+
+  it("flush() writes what is pending at once (shutdown), and a failed write rejects its callers", async () => {
+    const client = new Redis((await resolveTestServices()).redisUrl);
+    const limits = new LimitStore(client, prefix, { settleBatchMs: 60_000 });
+    const keyId = `key_${randomUUID()}`;
+    const pending = limits.settle({ keyId, tokens: 1, reservationNano: 0n, costNano: 5n, hasQuota: true, budget: null });
+    await limits.flush();
+    await pending;
+    expect(await limits.readQuota(keyId)).toEqual({ spent: 5n, reserved: 0n });
+
+    const failing = limits.settle({ keyId, tokens: 1, reservationNano: 0n, costNano: 5n, hasQuota: true, budget: null });
+    client.disconnect();
+    await limits.flush().catch(() => undefined);
+    await expect(failing).rejects.toThrow();
+  });
+});
