@@ -4,7 +4,7 @@ import type { PrismaClient } from "@gateway/db";
 import type { Logger } from "@gateway/logger";
 import type { PriceLoader } from "./price-loader.ts";
 import { priceUsage } from "@gateway/contracts";
-import { recordUsage, type RecordOutcome } from "./record-usage.ts";
+import { permanentDatabaseError, recordUsage, type RecordOutcome } from "./record-usage.ts";
 
 /** What a finished job leaves as its return value (JSON, so the cost is a decimal string). */
 export interface BillingJobResult {
@@ -20,6 +20,11 @@ export interface BillingJobDependencies {
   prisma: PrismaClient;
   prices: PriceLoader;
   logger: Logger;
+  /**
+   * Writes one priced event to the ledger (default: a statement of its own). The queue worker
+   * passes its LedgerBatcher, which writes many jobs' events in one statement.
+   */
+  record?: (event: BillingEvent, costNano: bigint) => Promise<RecordOutcome>;
 }
 
 /** The part of a BullMQ job the handler reads, so tests and tools can call it directly. */
@@ -39,6 +44,7 @@ export interface BillingJobLike {
  */
 export function createBillingJobHandler(dependencies: BillingJobDependencies): (job: BillingJobLike) => Promise<BillingJobResult> {
   const { prisma, prices, logger } = dependencies;
+  const record = dependencies.record ?? ((event: BillingEvent, costNano: bigint) => recordUsage(prisma, event, costNano));
   return async (job) => {
     const event = parseEvent(job);
     const sheet = await prices.get(event.serverOption, event.model);
@@ -48,7 +54,7 @@ export function createBillingJobHandler(dependencies: BillingJobDependencies): (
     const costNano = sheet ? priceUsage(event.usage, sheet) : 0n;
     let outcome: RecordOutcome;
     try {
-      outcome = await recordUsage(prisma, event, costNano);
+      outcome = await record(event, costNano);
     } catch (error) {
       const permanent = permanentDatabaseError(error);
       if (permanent) throw new UnrecoverableError(`billing event ${event.requestId} cannot be recorded: ${permanent} (api key '${event.apiKeyId}')`);
@@ -70,22 +76,4 @@ function parseEvent(job: BillingJobLike): BillingEvent {
 
 function isDate(epochMs: number): boolean {
   return !Number.isNaN(new Date(epochMs).getTime());
-}
-
-/** Postgres errors that the same event will hit on every retry. */
-const PERMANENT_CODES: Record<string, string> = {
-  "23503": "its api key does not exist",
-  "22003": "a number is out of range",
-  "22008": "a timestamp is out of range",
-};
-
-/**
- * The reason if `error` is one of PERMANENT_CODES. Prisma wraps raw-query errors as P2010 and keeps
- * the driver's code in `meta.driverAdapterError.cause.originalCode`.
- */
-function permanentDatabaseError(error: unknown): string | undefined {
-  if (!(error instanceof Error)) return undefined;
-  const meta = (error as { meta?: { driverAdapterError?: { cause?: { originalCode?: unknown } } } }).meta;
-  const code = meta?.driverAdapterError?.cause?.originalCode;
-  return typeof code === "string" ? PERMANENT_CODES[code] : undefined;
 }

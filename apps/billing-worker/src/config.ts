@@ -7,12 +7,20 @@ export function loadBillingWorkerConfig(env: Record<string, string | undefined> 
     PORT: envVars.port(8082),
     HOST: envVars.host(),
     DATABASE_URL: envVars.databaseUrl(),
-    /** Upper bound of pooled PostgreSQL connections; each job holds one for one statement. */
+    /** Upper bound of pooled PostgreSQL connections; each batch holds one for one statement. */
     DB_POOL_SIZE: envVars.positiveInt(10),
     ...redisEnvShape(),
     LOG_LEVEL: envVars.logLevel(),
-    /** Jobs processed at once by this process. */
-    WORKER_CONCURRENCY: envVars.positiveInt(16),
+    /**
+     * Jobs this process holds at once (taken from the queue and locked, their events waiting for a
+     * batch or being written). At least WORKER_BATCH_SIZE for full batches; twice as many lets the
+     * next batch fill while one is written.
+     */
+    WORKER_CONCURRENCY: envVars.positiveInt(400),
+    /** Most events written to the ledger in one statement (fewer when WORKER_CONCURRENCY is lower). */
+    WORKER_BATCH_SIZE: envVars.positiveInt(200),
+    /** Longest time an event waits for others to fill its batch (the queue's lag grows by up to this). */
+    WORKER_BATCH_WAIT_MS: envVars.positiveInt(20),
     /**
      * How long a job's lock lives without renewal. A worker that dies mid-job leaves its jobs
      * active; they are handed to another worker once the lock expires.

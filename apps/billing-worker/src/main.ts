@@ -5,6 +5,6 @@ import { startBillingWorker } from "./server.ts";
 
 const config = loadOrExit(() => loadBillingWorkerConfig());
 const billingWorker = await startBillingWorker(config);
-billingWorker.services.logger.info({ url: billingWorker.url, concurrency: config.WORKER_CONCURRENCY }, "billing worker consuming");
+billingWorker.services.logger.info({ url: billingWorker.url, concurrency: config.WORKER_CONCURRENCY, batchSize: config.WORKER_BATCH_SIZE, batchWaitMs: config.WORKER_BATCH_WAIT_MS }, "billing worker consuming");
 
 shutdownOnSignals(() => billingWorker.close(), billingWorker.services.logger);

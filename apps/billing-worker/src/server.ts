@@ -2,7 +2,7 @@ import type { Worker } from "bullmq";
 import { listen, type Listening } from "@gateway/http";
 import type { BillingWorkerConfig } from "./config.ts";
 import { createHealthHandler } from "./health-routes.ts";
-import { createQueueWorker } from "./queue-worker.ts";
+import { createLedgerBatcher, createQueueWorker } from "./queue-worker.ts";
 import { createWorkerMetrics } from "./worker-metrics.ts";
 import { createBillingWorkerServices, type BillingWorkerServices } from "./services.ts";
 
@@ -19,12 +19,13 @@ export interface RunningBillingWorker {
 /** Boots the billing worker: consumes the billing queue and serves its health endpoints. */
 export async function startBillingWorker(config: BillingWorkerConfig, logger?: BillingWorkerServices["logger"]): Promise<RunningBillingWorker> {
   const services = createBillingWorkerServices(config, logger);
-  const worker = createQueueWorker(services);
+  const batcher = createLedgerBatcher(services);
+  const worker = createQueueWorker(services, batcher);
   const state = { shuttingDown: false };
   let http: Listening;
   try {
     await worker.waitUntilReady();
-    http = await listen(createHealthHandler(services, worker, state, createWorkerMetrics(services, worker)), config.PORT, config.HOST);
+    http = await listen(createHealthHandler(services, worker, state, createWorkerMetrics(services, worker, batcher)), config.PORT, config.HOST);
   } catch (error) {
     await worker.close(true).catch(() => {});
     await services.close();

@@ -2,13 +2,16 @@ import type { Job, Worker } from "bullmq";
 import { Counter, createRegistry, Gauge, Histogram, LATENCY_BUCKETS, type Registry } from "@gateway/metrics";
 import { billingQueueCounts } from "./queue-metrics.ts";
 import type { BillingJobResult } from "./billing-job.ts";
+import type { LedgerBatcher } from "./ledger-batcher.ts";
 import type { BillingWorkerServices } from "./services.ts";
+
+const BATCH_SIZE_BUCKETS = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000];
 
 /**
  * The worker's metrics: queue depth (what the autoscaler scales on), billing lag (request end to
- * ledger row) and throughput by outcome.
+ * ledger row), throughput by outcome, and the ledger batches' sizes and statement times.
  */
-export function createWorkerMetrics(services: BillingWorkerServices, worker: Worker<unknown, BillingJobResult>): Registry {
+export function createWorkerMetrics(services: BillingWorkerServices, worker: Worker<unknown, BillingJobResult>, batcher: LedgerBatcher): Registry {
   const registry = createRegistry("billing-worker");
   const registers = [registry];
   for (const state of ["waiting", "active", "delayed", "failed"] as const) {
@@ -30,5 +33,11 @@ export function createWorkerMetrics(services: BillingWorkerServices, worker: Wor
     if (result.outcome === "recorded" && typeof finishedAt === "number") lag.observe(Math.max(0, Date.now() - finishedAt) / 1000);
   });
   worker.on("failed", () => jobs.inc({ outcome: "failed" }));
+  const batchSize = new Histogram({ name: "billing_batch_size", help: "Events written to the ledger per statement (committed batches).", buckets: BATCH_SIZE_BUCKETS, registers });
+  const batchSeconds = new Histogram({ name: "billing_batch_seconds", help: "Time of a committed batch's ledger statement.", buckets: LATENCY_BUCKETS, registers });
+  batcher.onWritten((entries, seconds) => {
+    batchSize.observe(entries);
+    batchSeconds.observe(seconds);
+  });
   return registry;
 }
