@@ -1,25 +1,34 @@
 #!/usr/bin/env bash
-# `pnpm bench`: the proxy's added latency, throughput, CPU and memory, measured side by side
-# against the direct path to the same simulated upstream, in one run (apps/bench).
+# `pnpm bench`: the proxy's added latency, throughput, CPU and memory on the production path,
+# measured side by side against the direct path to the same simulated upstream, a bare Node
+# pass-through (the floor) and Portkey's open-source gateway, in one run (apps/bench).
 #
-# Starts its own stack on loopback, never touching the demo's: a private database (gw_bench_*,
-# dropped at the end), a private Redis prefix (bench-*, deleted at the end), its own ports. The
-# proxy runs as ONE process pinned to one core; the simulator (no latency, no chunk delay), the
-# control plane (idle once the gateway file is applied) and the load generator share the other.
-# No billing worker runs: the driver empties the run's billing queue between rows instead.
+# Starts its own stack on loopback, never touching the demo's: a private PostgreSQL cluster (or,
+# with BENCH_SHARED_POSTGRES=1, a gw_bench_* database on the shared server, dropped at the end), a
+# private Redis (or a bench-* prefix on the shared one), its own ports. The proxy runs as built for
+# production with PROXY_PROCESSES=1, pinned to one core (core 0), with a key that has rate limits, a
+# quota and a budget; the billing worker (as its image runs it) drains the billing queue into the
+# ledger during the proxied runs. The simulator (no latency, no chunk delay), the control plane
+# (idle once the gateway file is applied), the billing worker, Redis, Postgres and the load
+# generator share the other core (core 1). Floor and Portkey run on core 0 beside the proxy, each
+# measured while the others are idle. For the scaling row a second proxy runs with
+# PROXY_PROCESSES=2 on both cores.
 #
 # Environment: BENCH_DURATION_S (6) and BENCH_WARMUP_S (1) seconds per side of a row,
-# BENCH_ROWS (row id prefixes, e.g. `chat-c1,stream50,open-streams`; all by default),
+# BENCH_ROWS (row id prefixes, e.g. `chat-c1,stream50,open-streams,scaling`; all by default),
 # BENCH_OPEN_STREAMS (1000), BENCH_PROXY_CORE (0), BENCH_LOAD_CORE (1),
+# BENCH_PORTKEY=0 (no Portkey side), BENCH_FLOOR=0 (no floor side), BENCH_PROXY_ONLY=1 (skip the
+# direct, floor and Portkey sides), BENCH_SCALING_PROCESSES (2),
 # BENCH_PROFILE=1 (CPU profile of the proxy into bench-results/profile/, top functions printed),
-# BENCH_SHARED_REDIS=1 (use the shared Redis at REDIS_URL, not a private one on the load core),
-# BENCH_PROXY_ONLY=1 (skip the direct and floor sides), BENCH_PROXY_NODE_FLAGS (extra Node flags for
-# the proxy, to compare a tuning), BENCH_FLOOR=0 (no floor side). Results: bench-results/latest.json
-# and latest.md.
+# BENCH_SHARED_REDIS=1 / BENCH_SHARED_POSTGRES=1 (use the shared servers at REDIS_URL /
+# DATABASE_URL instead of private ones on the load core), BENCH_PROXY_NODE_FLAGS (extra Node flags
+# for the proxy, to compare a tuning), BENCH_SETTLE_TIMEOUT_S (60: longest wait for the ledger to
+# catch up after a run before the bench fails). Results: bench-results/latest.json and latest.md.
 #
-# The floor (apps/bench/src/floor-proxy.ts): a bare node:http + undici pass-through to the simulator,
-# pinned to the proxy's core and measured with the same load and counters, so the proxy's CPU and
-# RSS read against what any Node proxy costs on this machine (the issue's targets assume 40-50 µs).
+# The floor (apps/bench/src/floor-proxy.ts): a bare node:http + undici pass-through to the simulator.
+# Portkey: npm @portkey-ai/gateway, installed once into .tools/portkey-gateway (git-ignored, outside
+# the workspace) with @hono/node-server pinned (newer 1.x hand Portkey the upstream's immutable
+# headers and every stream fails with a 500), started by apps/bench/src/portkey-server.ts.
 source "$(dirname "${BASH_SOURCE[0]}")/lib/bootstrap.sh"
 source "$ROOT/scripts/lib/services.sh"
 cd "$ROOT"
@@ -32,11 +41,14 @@ ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
 
 RUN_ID="$(node -p 'require("node:crypto").randomBytes(4).toString("hex")')"
 export REDIS_PREFIX="bench-$RUN_ID"
-export DATABASE_URL="$(node -p 'const u = new URL(process.argv[1]); u.pathname = `/gw_bench_${process.argv[2]}`; u.toString()' "$DATABASE_URL" "$RUN_ID")"
+bench_database_url() { node -p 'const u = new URL(process.argv[1]); u.pathname = `/gw_bench_${process.argv[2]}`; u.toString()' "$1" "$RUN_ID"; }
+export DATABASE_URL="$(bench_database_url "$DATABASE_URL")"
+wants_step() { [ -z "${BENCH_ROWS:-}" ] || [[ ",${BENCH_ROWS// /}," == *",$1,"* ]]; }
 export SIMULATOR_API_KEY="sim-bench-$RUN_ID"
 export INTERNAL_TOKEN="bench-internal-token-$RUN_ID"
 free_port() { node -e 'const s = require("node:net").createServer(); s.listen(0, "127.0.0.1", () => { console.log(s.address().port); s.close(); })'; }
 SIMULATOR_PORT="$(free_port)" CONTROL_PLANE_PORT="$(free_port)" PROXY_PORT="$(free_port)" FLOOR_PORT="$(free_port)"
+WORKER_PORT="$(free_port)" PORTKEY_PORT="$(free_port)" SCALING_PROXY_PORT="$(free_port)"
 export BENCH_SIMULATOR_URL="http://127.0.0.1:$SIMULATOR_PORT"
 export CONTROL_PLANE_URL="http://127.0.0.1:$CONTROL_PLANE_PORT"
 LOGS="$ROOT/.data/logs/bench"; mkdir -p "$LOGS"
@@ -46,6 +58,9 @@ PIDS=()
 CREATED_DATABASE=0
 PRIVATE_REDIS_PID=""
 PRIVATE_REDIS_DIR=""
+PRIVATE_PG_DIR=""
+PRIVATE_PG_PID=""
+PG_RUNAS=()
 cleanup() {
   local status=$?
   trap - INT TERM EXIT
@@ -58,7 +73,10 @@ cleanup() {
   else
     node apps/bench/src/stack-setup.ts clear-redis >/dev/null 2>&1 || log "could not clear Redis prefix $REDIS_PREFIX"
   fi
-  if [ "$CREATED_DATABASE" = 1 ]; then
+  if [ -n "$PRIVATE_PG_DIR" ]; then
+    "${PG_RUNAS[@]}" "$(find_pg_bin pg_ctl)" -D "$PRIVATE_PG_DIR/data" -m immediate -w stop >/dev/null 2>&1 || true
+    rm -rf "$PRIVATE_PG_DIR"
+  elif [ "$CREATED_DATABASE" = 1 ]; then
     node apps/bench/src/stack-setup.ts drop-database || log "could not drop the bench database"
   fi
   if [ "${BENCH_PROFILE:-0}" = 1 ] && [ -d "$PROFILE_DIR" ]; then
@@ -68,12 +86,12 @@ cleanup() {
 }
 trap cleanup INT TERM EXIT
 
-start_app() { # name port command...
+start_app() { # name port command...  (READY_PATH: what answers 2xx once it is ready, /readyz by default)
   local name=$1 port=$2; shift 2
   PORT="$port" "$@" >"$LOGS/$name.log" 2>&1 &
   PIDS+=($!)
   for _ in $(seq 1 120); do
-    curl -fsS "http://127.0.0.1:$port/readyz" >/dev/null 2>&1 && { log "$name ready on :$port (pid ${PIDS[-1]})"; return; }
+    curl -fsS "http://127.0.0.1:$port${READY_PATH:-/readyz}" >/dev/null 2>&1 && { log "$name ready on :$port (pid ${PIDS[-1]})"; return; }
     kill -0 "${PIDS[-1]}" 2>/dev/null || { tail -n 20 "$LOGS/$name.log" >&2; die "$name exited; see $LOGS/$name.log"; }
     sleep 0.5
   done
@@ -86,12 +104,30 @@ start_app() { # name port command...
 # Otherwise the shared one at REDIS_URL, wherever the scheduler puts it.
 if command -v redis-server >/dev/null 2>&1 && [ "${BENCH_SHARED_REDIS:-0}" != 1 ]; then
   REDIS_PORT="$(free_port)"; PRIVATE_REDIS_DIR="$ROOT/.data/bench-redis-$RUN_ID"; mkdir -p "$PRIVATE_REDIS_DIR"
-  taskset -c "$LOAD_CORE" redis-server --bind 127.0.0.1 --port "$REDIS_PORT" --save "" --appendonly no \
+  # Persistence as docker-compose.yml runs it (a queue of billing jobs must survive a restart).
+  taskset -c "$LOAD_CORE" redis-server --bind 127.0.0.1 --port "$REDIS_PORT" --save "" --appendonly yes --appendfsync everysec \
     --dir "$PRIVATE_REDIS_DIR" >"$LOGS/redis.log" 2>&1 &
   PRIVATE_REDIS_PID=$!
   export REDIS_URL="redis://127.0.0.1:$REDIS_PORT"
   for _ in $(seq 1 50); do redis-cli -p "$REDIS_PORT" ping >/dev/null 2>&1 && break; sleep 0.1; done
   log "private Redis on core $LOAD_CORE at $REDIS_URL"
+fi
+
+# The bench's own PostgreSQL cluster on the load core, when PostgreSQL is installed: its processes
+# (the backends serving the billing worker, the WAL writer, the checkpointer) are all the bench's,
+# so their CPU is the ledger's cost. Durability settings as the server's defaults (fsync on).
+if [ "${BENCH_SHARED_POSTGRES:-0}" != 1 ] && [ -n "$(find_pg_bin initdb)" ] && [ -n "$(find_pg_bin pg_ctl)" ]; then
+  PRIVATE_PG_DIR="$ROOT/.data/bench-pg-$RUN_ID"; mkdir -p "$PRIVATE_PG_DIR"
+  # PostgreSQL refuses to run as root: as services.sh, through the postgres user.
+  if [ "$(id -u)" = 0 ]; then PG_RUNAS=(runuser -u postgres --); chown postgres "$PRIVATE_PG_DIR"; fi
+  "${PG_RUNAS[@]}" "$(find_pg_bin initdb)" -D "$PRIVATE_PG_DIR/data" -U postgres -A trust -E UTF8 --no-sync >"$LOGS/postgres-init.log" 2>&1 \
+    || die "initdb failed; see $LOGS/postgres-init.log"
+  PG_PORT="$(free_port)"
+  taskset -c "$LOAD_CORE" "${PG_RUNAS[@]}" "$(find_pg_bin pg_ctl)" -D "$PRIVATE_PG_DIR/data" -l "$PRIVATE_PG_DIR/postgres.log" -w -t 30 \
+    -o "-p $PG_PORT -c listen_addresses=127.0.0.1 -k $PRIVATE_PG_DIR" start >/dev/null || die "PostgreSQL did not start; see $PRIVATE_PG_DIR/postgres.log"
+  PRIVATE_PG_PID="$(head -n 1 "$PRIVATE_PG_DIR/data/postmaster.pid")"
+  export DATABASE_URL="$(bench_database_url "postgresql://postgres@127.0.0.1:$PG_PORT/postgres")"
+  log "private PostgreSQL on core $LOAD_CORE at 127.0.0.1:$PG_PORT (postmaster $PRIVATE_PG_PID)"
 fi
 
 log "creating database $(node -p 'new URL(process.argv[1]).pathname.slice(1)' "$DATABASE_URL"), Redis prefix $REDIS_PREFIX"
@@ -104,6 +140,9 @@ SIMULATOR_PID="${PIDS[-1]}"
 GATEWAY_CONFIG_FILE="$ROOT/infra/bench/gateway.yaml" LOG_LEVEL=warn \
   start_app control-plane "$CONTROL_PLANE_PORT" taskset -c "$LOAD_CORE" node apps/control-plane/src/main.ts
 BENCH_API_KEY="$(node apps/bench/src/stack-setup.ts mint-key)"
+# The billing worker as its image runs it (apps/billing-worker/Dockerfile), on the load core.
+LOG_LEVEL=warn start_app billing-worker "$WORKER_PORT" taskset -c "$LOAD_CORE" node apps/billing-worker/src/main.ts
+WORKER_PID="${PIDS[-1]}"
 
 # The proxy and the floor run with the Node options the proxy's image sets (ENV NODE_OPTIONS in
 # apps/proxy/Dockerfile); BENCH_PROXY_NODE_FLAGS adds flags to the proxy's command line (later
@@ -121,9 +160,17 @@ PROXY_ENTRY=apps/proxy/dist/main.mjs
 if [ "${BENCH_PROXY_SOURCE:-0}" = 1 ]; then PROXY_ENTRY=apps/proxy/src/main.ts; else
   log "building the proxy for production"; pnpm --filter @gateway/proxy run build >&2; fi
 # One pool connection per open stream: the 1,000-stream row needs more than the default 256.
-UPSTREAM_CONNECTIONS=2048 NODE_OPTIONS="$DEPLOYED_NODE_OPTIONS" \
+UPSTREAM_CONNECTIONS=2048 NODE_OPTIONS="$DEPLOYED_NODE_OPTIONS" PROXY_PROCESSES=1 \
   start_app proxy "$PROXY_PORT" taskset -c "$PROXY_CORE" node "${PROXY_NODE_FLAGS[@]}" "$PROXY_ENTRY"
 PROXY_PID="${PIDS[-1]}"
+SCALING_ENV=()
+if wants_step scaling; then
+  # The same proxy with a process per core behind one port (node:cluster), on both cores.
+  SCALING_PROCESSES="${BENCH_SCALING_PROCESSES:-2}"
+  UPSTREAM_CONNECTIONS=2048 NODE_OPTIONS="$DEPLOYED_NODE_OPTIONS" PROXY_PROCESSES="$SCALING_PROCESSES" \
+    start_app proxy-scaling "$SCALING_PROXY_PORT" taskset -c "$PROXY_CORE,$LOAD_CORE" node "$PROXY_ENTRY"
+  SCALING_ENV=(BENCH_SCALING_PROXY_URL="http://127.0.0.1:$SCALING_PROXY_PORT" BENCH_SCALING_PROXY_PID="${PIDS[-1]}" BENCH_SCALING_PROCESSES="$SCALING_PROCESSES")
+fi
 # The floor, on the same core as the proxy (idle while the proxy is measured, and the other way round).
 FLOOR_ENV=()
 if [ "${BENCH_FLOOR:-1}" != 0 ]; then
@@ -132,7 +179,34 @@ if [ "${BENCH_FLOOR:-1}" != 0 ]; then
   FLOOR_ENV=(BENCH_FLOOR_URL="http://127.0.0.1:$FLOOR_PORT" BENCH_FLOOR_PID="${PIDS[-1]}")
 fi
 
-log "measuring (proxy${FLOOR_ENV[*]:+ and floor} on core $PROXY_CORE, simulator and load on core $LOAD_CORE)"
-env "${FLOOR_ENV[@]}" BENCH_PROXY_URL="http://127.0.0.1:$PROXY_PORT" BENCH_PROXY_PID="$PROXY_PID" BENCH_SIMULATOR_PID="$SIMULATOR_PID" BENCH_API_KEY="$BENCH_API_KEY" \
+# Portkey's gateway, on the proxy's core with the same Node options (same heap settings: differences are code).
+PORTKEY_VERSION=1.15.2
+PORTKEY_HONO_NODE_SERVER=1.13.8
+PORTKEY_DIR="$ROOT/.tools/portkey-gateway"
+PORTKEY_ENV=()
+if [ "${BENCH_PORTKEY:-1}" != 0 ] && [ "${BENCH_PROXY_ONLY:-0}" != 1 ]; then
+  stamp="$PORTKEY_DIR/.installed-$PORTKEY_VERSION-hono-node-server-$PORTKEY_HONO_NODE_SERVER"
+  if [ ! -f "$stamp" ]; then
+    log "installing @portkey-ai/gateway@$PORTKEY_VERSION into .tools/portkey-gateway (once)"
+    rm -rf "$PORTKEY_DIR" && mkdir -p "$PORTKEY_DIR"
+    # An override, not a second dependency: @hono/node-ws would otherwise nest the newest 1.x for Portkey.
+    printf '{"private":true,"dependencies":{"@portkey-ai/gateway":"%s"},"overrides":{"@hono/node-server":"%s"}}\n' \
+      "$PORTKEY_VERSION" "$PORTKEY_HONO_NODE_SERVER" >"$PORTKEY_DIR/package.json"
+    npm install --prefix "$PORTKEY_DIR" --no-audit --no-fund --ignore-scripts >&2 || die "could not install Portkey's gateway (BENCH_PORTKEY=0 runs without it)"
+    touch "$stamp"
+  fi
+  READY_PATH=/ NODE_ENV=production NODE_OPTIONS="$DEPLOYED_NODE_OPTIONS" \
+    PORTKEY_ENTRY="$PORTKEY_DIR/node_modules/@portkey-ai/gateway/build/start-server.js" \
+    start_app portkey "$PORTKEY_PORT" taskset -c "$PROXY_CORE" node apps/bench/src/portkey-server.ts
+  PORTKEY_ENV=(BENCH_PORTKEY_URL="http://127.0.0.1:$PORTKEY_PORT" BENCH_PORTKEY_PID="${PIDS[-1]}"
+    BENCH_PORTKEY_DESCRIPTION="Portkey's gateway $PORTKEY_VERSION (@hono/node-server $PORTKEY_HONO_NODE_SERVER)")
+fi
+
+SYSTEM_ENV=(BENCH_WORKER_PID="$WORKER_PID")
+[ -n "$PRIVATE_REDIS_PID" ] && SYSTEM_ENV+=(BENCH_REDIS_PID="$PRIVATE_REDIS_PID")
+[ -n "$PRIVATE_PG_PID" ] && SYSTEM_ENV+=(BENCH_POSTGRES_PID="$PRIVATE_PG_PID")
+
+log "measuring (proxy${FLOOR_ENV[*]:+, floor}${PORTKEY_ENV[*]:+, Portkey} on core $PROXY_CORE; simulator, load, worker, Redis, Postgres on core $LOAD_CORE)"
+env "${FLOOR_ENV[@]}" "${PORTKEY_ENV[@]}" "${SCALING_ENV[@]}" "${SYSTEM_ENV[@]}" BENCH_PROXY_URL="http://127.0.0.1:$PROXY_PORT" BENCH_PROXY_PID="$PROXY_PID" BENCH_SIMULATOR_PID="$SIMULATOR_PID" BENCH_API_KEY="$BENCH_API_KEY" \
   BENCH_CLK_TCK="$(getconf CLK_TCK)" BENCH_PROXY_CORE="$PROXY_CORE" BENCH_LOAD_CORE="$LOAD_CORE" \
   taskset -c "$LOAD_CORE" node apps/bench/src/main.ts

@@ -12,12 +12,29 @@ export function loadBenchConfig(env: Record<string, string | undefined> = proces
     /** The floor (floor-proxy.ts, a bare pass-through on the proxy's core) and its pid; both unset = no floor side. */
     BENCH_FLOOR_URL: z.url().optional(),
     BENCH_FLOOR_PID: z.coerce.number().int().positive().optional(),
+    /** Portkey's gateway (portkey-server.ts, on the proxy's core) and its pid; both unset = no Portkey side. */
+    BENCH_PORTKEY_URL: z.url().optional(),
+    BENCH_PORTKEY_PID: z.coerce.number().int().positive().optional(),
+    /** The proxy with PROXY_PROCESSES=2 (both cores) for the scaling row, and its primary's pid; unset = no scaling row. */
+    BENCH_SCALING_PROXY_URL: z.url().optional(),
+    BENCH_SCALING_PROXY_PID: z.coerce.number().int().positive().optional(),
+    BENCH_SCALING_PROCESSES: envVars.positiveInt(2),
+    /** The billing worker, the bench's own Redis and Postgres cluster (their CPU per request is read from /proc). */
+    BENCH_WORKER_PID: z.coerce.number().int().positive(),
+    /** Unset = the shared Redis: its CPU is read through INFO cpu. */
+    BENCH_REDIS_PID: z.coerce.number().int().positive().optional(),
+    /** The postmaster of the bench's own cluster; unset = the backends of DATABASE_URL's database. */
+    BENCH_POSTGRES_PID: z.coerce.number().int().positive().optional(),
+    /** The bench database: its ledger is counted after every proxied run. */
+    DATABASE_URL: z.string().min(1),
+    /** Longest wait for the ledger to catch up with the proxy after a run, in seconds (then the bench fails). */
+    BENCH_SETTLE_TIMEOUT_S: seconds(60),
     /** The simulator's process id, for its run-queue wait (optional). */
     BENCH_SIMULATOR_PID: z.coerce.number().int().positive().optional(),
     /** The simulated upstream the proxy forwards to: the direct path. */
     BENCH_SIMULATOR_URL: z.url(),
     SIMULATOR_API_KEY: z.string().min(1),
-    /** A key with no rate limits and no quota, minted for this run. */
+    /** A key with rate limits, a quota and a budget (all too large to refuse), minted for this run. */
     BENCH_API_KEY: z.string().startsWith("sk-"),
     /** Measured seconds per side of each row, and warm-up seconds before each. */
     BENCH_DURATION_S: seconds(6),
@@ -35,11 +52,12 @@ export function loadBenchConfig(env: Record<string, string | undefined> = proces
     /** Cores the proxy and the load side were pinned to (reported only). */
     BENCH_PROXY_CORE: z.string().default("0"),
     BENCH_LOAD_CORE: z.string().default("1"),
+    /** Portkey's version and pins (reported only). */
+    BENCH_PORTKEY_DESCRIPTION: z.string().default(""),
     /** Extra Node flags the proxy was started with (reported only; empty = as deployed). */
     BENCH_PROXY_NODE_FLAGS: z.string().default(""),
-    /** The run's Redis and prefix: the billing queue is emptied between rows (no worker drains it). */
+    /** The run's Redis (its CPU is read through INFO cpu when BENCH_REDIS_PID is unset). */
     REDIS_URL: envVars.redisUrl(),
-    REDIS_PREFIX: envVars.redisPrefix(),
   }, env);
 }
 

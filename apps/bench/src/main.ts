@@ -1,27 +1,43 @@
 // The benchmark driver (started by scripts/bench.sh, pinned to the load core): measures every row
-// straight to the simulator, through the floor (a bare pass-through, when started) and through the
-// proxy, then prints the table and writes the figures.
+// straight to the simulator, through the floor (a bare pass-through), through Portkey's gateway
+// (when started) and through the proxy on the production path (the billing worker, Redis and
+// Postgres measured with it), then the scaling row and the open streams; prints the table and
+// writes the figures.
 import { loadOrExit } from "@gateway/config";
-import { billingQueueCleaner } from "./billing-queue.ts";
 import { loadBenchConfig } from "./config.ts";
 import { loadAverage, machineInfo } from "./machine-info.ts";
-import { measureRow, type RowSettings } from "./measure-row.ts";
+import { measureRow, measureServer, type RowSettings } from "./measure-row.ts";
 import { runOpenStreams } from "./open-streams.ts";
 import { formatReport, writeResults } from "./report.ts";
-import { floorTarget, requestTarget, terminalMarker, type Endpoints } from "./request-target.ts";
+import { floorTarget, requestTarget, terminalMarker, type Endpoints, type RequestTarget } from "./request-target.ts";
 import { addedMs, floorCpuRatio, type BenchResults } from "./results.ts";
-import { allScenarios, includesOpenStreams, OPEN_STREAM_DIRECTIVES, selectScenarios } from "./scenarios.ts";
-import { formatAdded, formatMs, formatRate, formatRatio } from "./table.ts";
+import { allScenarios, includesOpenStreams, includesStep, OPEN_STREAM_DIRECTIVES, SCALING_ID, SCALING_SCENARIO, selectScenarios } from "./scenarios.ts";
+import { systemMeter } from "./system-cost.ts";
+import { formatAdded, formatBilled, formatMs, formatRate, formatRatio, formatScaling } from "./table.ts";
+import { runJsonLoad } from "./json-load.ts";
 
 const config = loadOrExit(() => loadBenchConfig());
 const log = (message: string) => process.stderr.write(`[bench] ${message}\n`);
+const trim = (url: string) => url.replace(/\/+$/, "");
 
 const endpoints: Endpoints = {
-  simulatorUrl: config.BENCH_SIMULATOR_URL.replace(/\/+$/, ""),
+  simulatorUrl: trim(config.BENCH_SIMULATOR_URL),
   simulatorKey: config.SIMULATOR_API_KEY,
-  proxyUrl: config.BENCH_PROXY_URL.replace(/\/+$/, ""),
+  proxyUrl: trim(config.BENCH_PROXY_URL),
   proxyKey: config.BENCH_API_KEY,
 };
+const scaling =
+  config.BENCH_SCALING_PROXY_URL && config.BENCH_SCALING_PROXY_PID ? { url: trim(config.BENCH_SCALING_PROXY_URL), pid: config.BENCH_SCALING_PROXY_PID } : null;
+const system = systemMeter({
+  databaseUrl: config.DATABASE_URL,
+  proxyUrls: [endpoints.proxyUrl, ...(scaling ? [scaling.url] : [])],
+  ticksPerSecond: config.BENCH_CLK_TCK,
+  workerPid: config.BENCH_WORKER_PID,
+  redisPid: config.BENCH_REDIS_PID ?? null,
+  redisUrl: config.REDIS_URL,
+  postgresPid: config.BENCH_POSTGRES_PID ?? null,
+  settleTimeoutMs: config.BENCH_SETTLE_TIMEOUT_S * 1000,
+});
 const settings: RowSettings = {
   endpoints,
   durationS: config.BENCH_DURATION_S,
@@ -30,9 +46,12 @@ const settings: RowSettings = {
   simulatorPid: config.BENCH_SIMULATOR_PID ?? null,
   ticksPerSecond: config.BENCH_CLK_TCK,
   proxyOnly: config.BENCH_PROXY_ONLY,
-  floor: config.BENCH_FLOOR_URL && config.BENCH_FLOOR_PID ? { url: config.BENCH_FLOOR_URL.replace(/\/+$/, ""), pid: config.BENCH_FLOOR_PID } : null,
+  floor: config.BENCH_FLOOR_URL && config.BENCH_FLOOR_PID ? { url: trim(config.BENCH_FLOOR_URL), pid: config.BENCH_FLOOR_PID } : null,
+  portkey: config.BENCH_PORTKEY_URL && config.BENCH_PORTKEY_PID ? { url: trim(config.BENCH_PORTKEY_URL), pid: config.BENCH_PORTKEY_PID } : null,
+  system,
 };
 if (!settings.floor) log("no floor (BENCH_FLOOR_URL/BENCH_FLOOR_PID unset): proxy CPU and RSS are not compared with a bare pass-through");
+if (!settings.portkey) log("no Portkey side (BENCH_PORTKEY_URL/BENCH_PORTKEY_PID unset)");
 const results: BenchResults = {
   startedAt: new Date().toISOString(),
   machine: machineInfo(),
@@ -43,27 +62,45 @@ const results: BenchResults = {
     loadCore: config.BENCH_LOAD_CORE,
     simulator: "no latency, no chunk delay (except the open-streams row)",
     proxyNodeFlags: config.BENCH_PROXY_NODE_FLAGS,
+    portkey: settings.portkey ? config.BENCH_PORTKEY_DESCRIPTION || "Portkey's gateway" : "",
   },
   rows: [],
   openStreams: null,
   floorOpenStreams: null,
+  scaling: null,
 };
-const queue = billingQueueCleaner(config.REDIS_URL, config.REDIS_PREFIX);
 
 try {
   for (const scenario of selectScenarios(allScenarios(), config.BENCH_ROWS)) {
     const row = await measureRow(scenario, settings);
     results.rows.push(row);
     const pick = (side: "latency" | "firstByte") => addedMs(row.direct?.[side], row.proxy[side], "p50");
+    const portkeyAdded = row.portkey ? addedMs(row.direct?.[row.kind === "stream" ? "firstByte" : "latency"], row.portkey[row.kind === "stream" ? "firstByte" : "latency"], "p50") : Number.NaN;
     log(
       `${scenario.id}: ${formatRate(row.direct?.requestsPerSecond ?? Number.NaN)} -> ${formatRate(row.proxy.requestsPerSecond)} req/s, ` +
         `proxy p50 ${formatMs(row.proxy.latency.p50)} ms (added ${formatAdded(pick("latency"))}` +
-        `${row.kind === "stream" ? `, first byte ${formatAdded(pick("firstByte"))}` : ""}), ` +
+        `${row.kind === "stream" ? `, first byte ${formatAdded(pick("firstByte"))}` : ""}` +
+        `${row.portkey ? `; Portkey's ${formatAdded(portkeyAdded)}` : ""}), ` +
         `CPU ${row.proxy.cpuUsPerRequest.toFixed(0)} µs/req` +
-        `${row.floor ? ` (floor ${row.floor.cpuUsPerRequest.toFixed(0)}, x${formatRatio(floorCpuRatio(row))})` : ""}, ` +
-        `errors ${row.direct?.errors ?? "-"}/${row.floor?.errors ?? "-"}/${row.proxy.errors}`,
+        `${row.floor ? ` (floor ${row.floor.cpuUsPerRequest.toFixed(0)}, x${formatRatio(floorCpuRatio(row))})` : ""}` +
+        `${row.portkey ? ` (Portkey ${row.portkey.cpuUsPerRequest.toFixed(0)})` : ""}` +
+        `${row.system ? `, system ${row.system.wholeUsPerRequest.toFixed(0)} µs/req (worker ${row.system.workerUsPerRequest.toFixed(0)}, Redis ${row.system.redisUsPerRequest.toFixed(0)}, Postgres ${row.system.postgresUsPerRequest.toFixed(0)}), billed ${formatBilled(row.system)}` : ""}, ` +
+        `errors ${row.direct?.errors ?? "-"}/${row.floor?.errors ?? "-"}/${row.portkey?.errors ?? "-"}/${row.proxy.errors}`,
     );
-    await queue.clear();
+  }
+  if (scaling && includesStep(config.BENCH_ROWS, SCALING_ID)) {
+    const scenario = SCALING_SCENARIO;
+    const run = async (target: RequestTarget, pid: number) => {
+      if (config.BENCH_WARMUP_S > 0) await runJsonLoad(target, scenario.concurrency, config.BENCH_WARMUP_S);
+      const figures = await measureServer(scenario, target, settings, pid);
+      await system.snapshot(); // the ledger caught up before the next run
+      return figures;
+    };
+    log(`scaling: ${scenario.label} at concurrency ${scenario.concurrency}, PROXY_PROCESSES=1 then ${config.BENCH_SCALING_PROCESSES}`);
+    const one = await run(requestTarget(endpoints, scenario.shape, true), config.BENCH_PROXY_PID);
+    const many = await run(requestTarget({ ...endpoints, proxyUrl: scaling.url }, scenario.shape, true), scaling.pid);
+    results.scaling = { label: scenario.label, concurrency: scenario.concurrency, processes: config.BENCH_SCALING_PROCESSES, one, many };
+    log(formatScaling(results.scaling));
   }
   if (includesOpenStreams(config.BENCH_ROWS)) {
     const shape = { api: "chat", stream: true, directives: OPEN_STREAM_DIRECTIVES } as const;
@@ -75,10 +112,10 @@ try {
     const target = requestTarget(endpoints, shape, true);
     log(`opening ${config.BENCH_OPEN_STREAMS} slow streams through the proxy`);
     results.openStreams = await runOpenStreams(target, terminalMarker("chat"), config.BENCH_OPEN_STREAMS, config.BENCH_PROXY_PID, config.BENCH_CLK_TCK);
-    await queue.clear();
+    await system.snapshot();
   }
 } finally {
-  queue.close();
+  await system.close();
 }
 results.machine.loadAfter = loadAverage();
 

@@ -1,6 +1,7 @@
-import { cpuPercent, cpuPerRequestUs, readCpuTicks, readSchedstat, sampleRss, waitPercent } from "./process-stats.ts";
+import { cpuPercent, cpuPerRequestUs, readTreeCpuTicks, readSchedstat, sampleRss, waitPercent } from "./process-stats.ts";
 import type { ProxyCounters, RowResult, RunFigures } from "./results.ts";
-import { floorTarget, requestTarget, terminalMarker, type Endpoints, type RequestTarget } from "./request-target.ts";
+import { floorTarget, portkeyTarget, requestTarget, terminalMarker, type Endpoints, type RequestTarget } from "./request-target.ts";
+import { systemFigures, type SystemMeter } from "./system-cost.ts";
 import type { Scenario } from "./scenarios.ts";
 import { runJsonLoad } from "./json-load.ts";
 import { runStreamLoad } from "./stream-load.ts";
@@ -16,6 +17,10 @@ export interface RowSettings {
   proxyOnly: boolean;
   /** The floor (floor-proxy.ts on the proxy's core) and its pid; null = no floor side. */
   floor: { url: string; pid: number } | null;
+  /** Portkey's gateway (on the proxy's core) and its pid; null = no Portkey side. */
+  portkey: { url: string; pid: number } | null;
+  /** The billing worker, Redis and Postgres, read around the proxied run; null = not measured. */
+  system: SystemMeter | null;
 }
 
 function load(scenario: Scenario, target: RequestTarget, seconds: number): Promise<RunFigures> {
@@ -41,13 +46,13 @@ async function measured(scenario: Scenario, target: RequestTarget, settings: Row
  * A server-side run (the proxy, or the floor): the same load, with the server's CPU ticks read
  * around it and its RSS sampled through it.
  */
-async function measureServer(scenario: Scenario, target: RequestTarget, settings: RowSettings, pid: number): Promise<RunFigures & ProxyCounters> {
+export async function measureServer(scenario: Scenario, target: RequestTarget, settings: RowSettings, pid: number): Promise<RunFigures & ProxyCounters> {
   const rss = sampleRss(pid);
-  const before = await readCpuTicks(pid);
+  const before = await readTreeCpuTicks(pid);
   const schedBefore = await readSchedstat(pid);
   const startedAt = performance.now();
   const figures = await measured(scenario, target, settings);
-  const after = await readCpuTicks(pid);
+  const after = await readTreeCpuTicks(pid);
   const schedAfter = await readSchedstat(pid);
   const elapsedMs = performance.now() - startedAt;
   return {
@@ -68,6 +73,7 @@ export async function measureRow(scenario: Scenario, settings: RowSettings): Pro
   };
   let directFigures: RunFigures | null = null;
   let floorFigures: (RunFigures & ProxyCounters) | null = null;
+  let portkeyFigures: (RunFigures & ProxyCounters) | null = null;
   if (!settings.proxyOnly) {
     await warmUp(direct);
     directFigures = await measured(scenario, direct, settings);
@@ -76,9 +82,19 @@ export async function measureRow(scenario: Scenario, settings: RowSettings): Pro
       await warmUp(viaFloor);
       floorFigures = await measureServer(scenario, viaFloor, settings, settings.floor.pid);
     }
+    if (settings.portkey) {
+      const viaPortkey = portkeyTarget(settings.endpoints, scenario.shape, settings.portkey.url);
+      await warmUp(viaPortkey);
+      portkeyFigures = await measureServer(scenario, viaPortkey, settings, settings.portkey.pid);
+    }
   }
   await warmUp(viaProxy);
+  // The warm-up's billing drained first, so the worker's, Redis's and Postgres's CPU read after the
+  // run (once the ledger caught up again) is what this run's requests cost them.
+  const before = await settings.system?.snapshot();
   const proxyFigures = await measureServer(scenario, viaProxy, settings, settings.proxyPid);
+  const after = await settings.system?.snapshot();
+  const system = before && after ? systemFigures(before, after, proxyFigures.completed + proxyFigures.errors, proxyFigures.cpuUsPerRequest) : null;
   return {
     id: scenario.id,
     label: scenario.label,
@@ -86,6 +102,8 @@ export async function measureRow(scenario: Scenario, settings: RowSettings): Pro
     concurrency: scenario.concurrency,
     direct: directFigures,
     floor: floorFigures,
+    portkey: portkeyFigures,
     proxy: proxyFigures,
+    system,
   };
 }

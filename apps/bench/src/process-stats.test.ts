@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { cpuPercent, cpuPerRequestUs, parseProcStat, parseRssBytes, parseSchedstat, ticksBetween, waitPercent } from "./process-stats.ts";
+import { cpuPercent, cpuPerRequestUs, parseProcEntry, parseProcStat, parseRssBytes, parseSchedstat, ticksBetween, treeOf, treeTicks, waitPercent } from "./process-stats.ts";
 
 // A real /proc/<pid>/stat line, with a command name that has a space and a parenthesis in it.
 const STAT =
@@ -49,5 +49,25 @@ describe("run-queue wait", () => {
   it("is the wait added over the run as a share of its wall time", () => {
     // 1.5 s more waiting over a 6 s run: a quarter of the time it wanted a core and had none.
     expect(waitPercent({ runNs: 0, waitNs: 500_000_000 }, { runNs: 4e9, waitNs: 2_000_000_000 }, 6000)).toBeCloseTo(25, 10);
+  });
+});
+
+describe("process trees", () => {
+  const entry = (pid: number, ppid: number, user: number, system: number, childUser = 0, childSystem = 0) => ({ pid, ppid, user, system, childUser, childSystem });
+
+  it("reads the parent and the reaped children's CPU (fields 4, 16 and 17)", () => {
+    expect(parseProcEntry(4967, STAT)).toEqual({ pid: 4967, ppid: 4874, user: 1523, system: 311, childUser: 0, childSystem: 0 });
+  });
+
+  it("collects a root and all its descendants, nothing else", () => {
+    const entries = [entry(1, 0, 5, 5), entry(10, 1, 1, 1), entry(11, 10, 2, 2), entry(12, 10, 3, 3), entry(13, 11, 4, 4), entry(20, 1, 9, 9)];
+    expect(treeOf(10, entries).map((item) => item.pid).sort()).toEqual([10, 11, 12, 13]);
+    expect(treeOf(99, entries)).toEqual([]);
+  });
+
+  it("counts each live process and what its reaped children used (a backend that exited still counts)", () => {
+    // The postmaster reaped a backend that used 7 + 3 ticks.
+    const tree = [entry(10, 1, 100, 50, 7, 3), entry(11, 10, 20, 10)];
+    expect(treeTicks(tree)).toEqual({ user: 127, system: 63 });
   });
 });

@@ -1,4 +1,4 @@
-import { readFile } from "node:fs/promises";
+import { readdir, readFile } from "node:fs/promises";
 
 /** CPU time a process has used, in clock ticks (`getconf CLK_TCK`, 100 on Linux). */
 export interface CpuTicks {
@@ -17,6 +17,67 @@ export function parseProcStat(text: string): CpuTicks {
   const system = Number(rest[12]);
   if (!Number.isFinite(user) || !Number.isFinite(system)) throw new Error(`unreadable /proc stat line: ${text.slice(0, 80)}`);
   return { user, system };
+}
+
+/** What a process tree needs of a stat line: the parent, and the CPU time of reaped children (fields 4, 16, 17). */
+export interface ProcEntry extends CpuTicks {
+  pid: number;
+  ppid: number;
+  childUser: number;
+  childSystem: number;
+}
+
+export function parseProcEntry(pid: number, text: string): ProcEntry {
+  const rest = text.slice(text.lastIndexOf(")") + 2).split(" ");
+  const { user, system } = parseProcStat(text);
+  return { pid, ppid: Number(rest[1]), user, system, childUser: Number(rest[13]), childSystem: Number(rest[14]) };
+}
+
+/** `root` and every live descendant of it, from a list of /proc entries. */
+export function treeOf(root: number, entries: readonly ProcEntry[]): ProcEntry[] {
+  const children = new Map<number, ProcEntry[]>();
+  for (const entry of entries) children.set(entry.ppid, [...(children.get(entry.ppid) ?? []), entry]);
+  const tree = entries.filter((entry) => entry.pid === root);
+  for (let index = 0; index < tree.length; index += 1) tree.push(...(children.get(tree[index]!.pid) ?? []));
+  return tree;
+}
+
+/**
+ * CPU ticks of a whole process tree (a cluster primary and its workers, a postmaster and its
+ * backends): every live process's own time plus what its reaped children used, so a backend that
+ * exited between two readings still counts.
+ */
+export function treeTicks(tree: readonly ProcEntry[]): CpuTicks {
+  let user = 0;
+  let system = 0;
+  for (const entry of tree) {
+    user += entry.user + entry.childUser;
+    system += entry.system + entry.childSystem;
+  }
+  return { user, system };
+}
+
+async function readProcEntries(): Promise<ProcEntry[]> {
+  const entries: ProcEntry[] = [];
+  for (const name of await readdir("/proc")) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      entries.push(parseProcEntry(Number(name), await readFile(`/proc/${name}/stat`, "utf8")));
+    } catch {
+      // Exited while listing.
+    }
+  }
+  return entries;
+}
+
+export async function readTree(pid: number): Promise<ProcEntry[]> {
+  const tree = treeOf(pid, await readProcEntries());
+  if (tree.length === 0) throw new Error(`no process ${pid}`);
+  return tree;
+}
+
+export async function readTreeCpuTicks(pid: number): Promise<CpuTicks> {
+  return treeTicks(await readTree(pid));
 }
 
 /** Resident set size in bytes from `/proc/<pid>/status` (`VmRSS:  123456 kB`). */
@@ -76,12 +137,20 @@ export async function readRssBytes(pid: number): Promise<number> {
   return parseRssBytes(await readFile(`/proc/${pid}/status`, "utf8"));
 }
 
-/** Samples a process's RSS every `intervalMs` until stopped; keeps the peak. */
+/** The largest RSS of these processes (a cluster's workers each have their own heap); gone ones count 0. */
+export async function readLargestRssBytes(pids: readonly number[]): Promise<number> {
+  const sizes = await Promise.all(pids.map((pid) => readRssBytes(pid).catch(() => 0)));
+  return Math.max(0, ...sizes);
+}
+
+/** Samples the RSS of the largest process in the tree of `pid` every `intervalMs` until stopped; keeps the peak. */
 export function sampleRss(pid: number, intervalMs = 100): { stop(): Promise<number> } {
   let peak = 0;
   let reading: Promise<void> = Promise.resolve();
+  // The tree is listed once: a cluster's processes stay the same through a run.
+  const pids = readTree(pid).then((tree) => tree.map((entry) => entry.pid), () => [pid]);
   const read = () => {
-    reading = readRssBytes(pid).then(
+    reading = pids.then(readLargestRssBytes).then(
       (rss) => {
         peak = Math.max(peak, rss);
       },

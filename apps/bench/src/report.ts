@@ -1,7 +1,7 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import { dirname } from "node:path";
 import type { BenchResults } from "./results.ts";
-import { formatMachine, formatOpenStreams, formatTable } from "./table.ts";
+import { formatMachine, formatOpenStreams, formatScaling, formatTable } from "./table.ts";
 import { checkTargets, formatTargets } from "./targets.ts";
 
 /** Above this share of a run spent waiting for its core, the proxy's wall-clock figures are not its own. */
@@ -10,8 +10,18 @@ const CONTENDED_WAIT_PERCENT = 10;
 /** What the floor columns and checks compare with. */
 export const FLOOR_NOTE =
   "Floor: the same load as the direct side through a bare node:http + undici pass-through (apps/bench/src/floor-proxy.ts) " +
-  "pinned to the proxy's core: what any Node proxy costs per request on this machine. The issue's targets assume a floor " +
-  "of 40-50 µs per request; the proxy/floor checks below scale them to this machine.";
+  "pinned to the proxy's core: what any Node proxy costs per request on this machine. The latency and CPU targets below " +
+  "are stated against the floor measured on the same row, so they read the same on any machine.";
+
+/** What the portkey columns compare with (`description`: its version and pins, from scripts/bench.sh). */
+export function portkeyNote(description: string): string {
+  return (
+    `Portkey: the same load as the direct side through ${description || "Portkey's gateway"} (npm @portkey-ai/gateway, its own Node ` +
+    "server, headless, loopback) pinned to the proxy's core, forwarding to the simulator (x-portkey-provider openai or " +
+    "anthropic, x-portkey-custom-host the simulator). The proxy's side runs the production path: a key with rate limits, " +
+    "a quota and a budget, and the billing worker writing the ledger to Postgres."
+  );
+}
 
 /** A warning when other work on the machine took the proxy's core away during the run ("" when not). */
 export function contentionWarning(results: BenchResults): string {
@@ -30,7 +40,9 @@ export function formatReport(results: BenchResults): string {
   const warning = contentionWarning(results);
   if (warning) parts.push("", warning);
   if (results.rows.some((row) => row.floor) || results.floorOpenStreams) parts.push("", FLOOR_NOTE);
+  if (results.rows.some((row) => row.portkey)) parts.push("", portkeyNote(results.settings.portkey ?? ""));
   if (results.openStreams) parts.push("", formatOpenStreams(results.openStreams, results.floorOpenStreams ?? null));
+  if (results.scaling) parts.push("", formatScaling(results.scaling));
   parts.push("", "Targets:", "", formatTargets(checkTargets(results)));
   return parts.join("\n");
 }

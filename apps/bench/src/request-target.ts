@@ -56,6 +56,18 @@ export function floorTarget(endpoints: Endpoints, shape: RequestShape, floorUrl:
   return requestTarget({ ...endpoints, simulatorUrl: floorUrl }, shape, false);
 }
 
+/**
+ * Portkey's request: the direct side's exact request (the simulator's key, the same body) sent to
+ * Portkey, with the headers that make it forward to the simulator: the provider of the shape
+ * (`openai` for chat completions, `anthropic` for messages) and the simulator as its custom host.
+ */
+export function portkeyTarget(endpoints: Endpoints, shape: RequestShape, portkeyUrl: string): RequestTarget {
+  const target = requestTarget({ ...endpoints, simulatorUrl: portkeyUrl }, shape, false);
+  target.headers["x-portkey-provider"] = shape.api === "messages" ? "anthropic" : "openai";
+  target.headers["x-portkey-custom-host"] = `${endpoints.simulatorUrl}/v1`;
+  return target;
+}
+
 /** The event that closes a complete stream of each API. */
 export function terminalMarker(api: Api): string {
   return api === "chat" ? "data: [DONE]" : "event: message_stop";

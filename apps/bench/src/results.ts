@@ -45,7 +45,34 @@ export interface RowResult {
    * pass-through on the proxy's core), with the same counters as the proxy; null when not run.
    */
   floor: (RunFigures & ProxyCounters) | null;
+  /** The same load through Portkey's gateway (on the proxy's core), with the same counters; null when not run. */
+  portkey?: (RunFigures & ProxyCounters) | null;
   proxy: RunFigures & ProxyCounters;
+  /** The billing worker, Redis and Postgres during the proxied run, and the ledger's check; null when not measured. */
+  system?: SystemFigures | null;
+}
+
+/** What the rest of the production path spent per proxied request, and whether the ledger holds every request. */
+export interface SystemFigures {
+  workerUsPerRequest: number;
+  redisUsPerRequest: number;
+  postgresUsPerRequest: number;
+  /** Proxy + worker + Redis + Postgres. */
+  wholeUsPerRequest: number;
+  /** Ledger rows written for the run, and model requests the proxy counted in it: equal, or the bench fails. */
+  billed: number;
+  proxied: number;
+}
+
+/** The same row through one proxy process and through several behind one port (node:cluster). */
+export interface ScalingResult {
+  label: string;
+  concurrency: number;
+  processes: number;
+  /** PROXY_PROCESSES=1, the proxy of every other row. */
+  one: RunFigures & ProxyCounters;
+  /** PROXY_PROCESSES=`processes`, unpinned (both cores); CPU summed over primary and workers, RSS of the largest. */
+  many: RunFigures & ProxyCounters;
 }
 
 export interface OpenStreamsResult {
@@ -79,11 +106,12 @@ export interface MachineInfo {
 export interface BenchResults {
   startedAt: string;
   machine: MachineInfo;
-  settings: { durationS: number; warmupS: number; proxyCore: string; loadCore: string; simulator: string; proxyNodeFlags: string };
+  settings: { durationS: number; warmupS: number; proxyCore: string; loadCore: string; simulator: string; proxyNodeFlags: string; portkey?: string };
   rows: RowResult[];
   openStreams: OpenStreamsResult | null;
   /** The same open streams through the floor (its RSS to compare with the proxy's); absent when not run. */
   floorOpenStreams?: OpenStreamsResult | null;
+  scaling?: ScalingResult | null;
 }
 
 /** Proxy minus direct for one latency figure, in ms (NaN when a side is missing). */
@@ -102,4 +130,16 @@ export function throughputRatio(row: RowResult): number {
 export function floorCpuRatio(row: RowResult): number {
   if (!row.floor || !(row.floor.cpuUsPerRequest > 0)) return Number.NaN;
   return row.proxy.cpuUsPerRequest / row.floor.cpuUsPerRequest;
+}
+
+/** Proxy CPU per request over Portkey's on the same row (NaN without Portkey). */
+export function portkeyCpuRatio(row: RowResult): number {
+  if (!row.portkey || !(row.portkey.cpuUsPerRequest > 0)) return Number.NaN;
+  return row.proxy.cpuUsPerRequest / row.portkey.cpuUsPerRequest;
+}
+
+/** Proxy + worker + Redis + Postgres CPU per request over the floor's on the same row. */
+export function systemFloorCpuRatio(row: RowResult): number {
+  if (!row.system || !row.floor || !(row.floor.cpuUsPerRequest > 0)) return Number.NaN;
+  return row.system.wholeUsPerRequest / row.floor.cpuUsPerRequest;
 }

@@ -1,24 +1,28 @@
 import { describe, expect, it } from "vitest";
-import { allScenarios, includesOpenStreams, selectScenarios } from "./scenarios.ts";
-import { requestBody, requestTarget } from "./request-target.ts";
+import { allScenarios, includesOpenStreams, includesStep, selectScenarios } from "./scenarios.ts";
+import { portkeyTarget, requestBody, requestTarget } from "./request-target.ts";
 import { cpuModelOf } from "./machine-info.ts";
 
 describe("scenarios", () => {
-  it("covers both APIs at 1, 16, 64 and 256, the 50-chunk and 20-chunk streams", () => {
+  it("covers both APIs at 1, 16, 64 and 256, the 50-chunk streams at 1 and 16, the 20-chunk streams at 16 and 64", () => {
     const ids = allScenarios().map((scenario) => scenario.id);
     for (const api of ["chat", "messages"]) {
       for (const concurrency of [1, 16, 64, 256]) expect(ids).toContain(`${api}-c${concurrency}`);
       expect(ids).toContain(`stream50-${api}-c1`);
       expect(ids).toContain(`stream20-${api}-c16`);
+      expect(ids).toContain(`stream20-${api}-c64`);
     }
   });
 
   it("selects rows by id or its leading dash-separated parts", () => {
-    expect(selectScenarios(allScenarios(), "chat-c1,stream20").map((scenario) => scenario.id)).toEqual(["chat-c1", "stream20-chat-c16", "stream20-messages-c16"]);
+    expect(selectScenarios(allScenarios(), "chat-c1,stream20").map((scenario) => scenario.id)).toEqual(["chat-c1", "stream20-chat-c16", "stream20-messages-c16", "stream20-chat-c64", "stream20-messages-c64"]);
     expect(selectScenarios(allScenarios(), "")).toHaveLength(allScenarios().length);
     expect(includesOpenStreams("")).toBe(true);
     expect(includesOpenStreams("chat-c1")).toBe(false);
     expect(includesOpenStreams("chat-c1,open")).toBe(true);
+    expect(includesStep("", "scaling")).toBe(true);
+    expect(includesStep("chat-c64", "scaling")).toBe(false);
+    expect(includesStep("chat-c64,scaling", "scaling")).toBe(true);
     expect(selectScenarios(allScenarios(), "stream50-messages").map((scenario) => scenario.id)).toEqual(["stream50-messages-c1", "stream50-messages-c16"]);
   });
 });
@@ -36,6 +40,16 @@ describe("requests", () => {
     expect(direct.headers["x-api-key"]).toBe("sim-key");
     expect(proxied.headers["x-api-key"]).toBe("sk-test");
     expect(JSON.parse(proxied.body)).toMatchObject({ model: "claude-sonnet-4-5", stream: true });
+  });
+
+  it("sends Portkey the direct side's request, with the headers that point it at the simulator", () => {
+    const chat = portkeyTarget(endpoints, { api: "chat", stream: false }, "http://portkey");
+    expect(chat.url).toBe("http://portkey/v1/chat/completions");
+    expect(chat.body).toBe(requestTarget(endpoints, { api: "chat", stream: false }, false).body);
+    expect(chat.headers).toMatchObject({ authorization: "Bearer sim-key", "x-portkey-provider": "openai", "x-portkey-custom-host": "http://sim/v1" });
+    const messages = portkeyTarget(endpoints, { api: "messages", stream: true }, "http://portkey");
+    expect(messages.url).toBe("http://portkey/v1/messages");
+    expect(messages.headers).toMatchObject({ "x-api-key": "sim-key", "x-portkey-provider": "anthropic", "x-portkey-custom-host": "http://sim/v1" });
   });
 
   it("puts simulator directives in the user text", () => {

@@ -16,6 +16,22 @@ const APIS: readonly Api[] = ["chat", "messages"];
 /** The slow streams held open together: 40 chunks 200 ms apart, about 8 s each. */
 export const OPEN_STREAM_DIRECTIVES = "#sim:chunks=40 #sim:chunk_delay_ms=200";
 export const OPEN_STREAMS_ID = "open-streams";
+/** Chat completions at concurrency 64 through one proxy process and through PROXY_PROCESSES=2. */
+export const SCALING_ID = "scaling";
+export const SCALING_SCENARIO: Scenario = { id: SCALING_ID, label: LABEL.chat, kind: "json", concurrency: 64, shape: { api: "chat", stream: false } };
+
+/** Rows of `chunks`-chunk streams (sent with no delay by the simulator), both APIs at each concurrency. */
+function streamRows(chunks: number, concurrencies: readonly number[]): Scenario[] {
+  return concurrencies.flatMap((concurrency) =>
+    APIS.map((api): Scenario => ({
+      id: `stream${chunks}-${api}-c${concurrency}`,
+      label: `${LABEL[api]}, stream of ${chunks}`,
+      kind: "stream",
+      concurrency,
+      shape: { api, stream: true, directives: `#sim:chunks=${chunks}` },
+    })),
+  );
+}
 
 export function allScenarios(): Scenario[] {
   const rows: Scenario[] = [];
@@ -24,29 +40,9 @@ export function allScenarios(): Scenario[] {
       rows.push({ id: `${api}-c${concurrency}`, label: LABEL[api], kind: "json", concurrency, shape: { api, stream: false } });
     }
   }
-  // Time to first and last byte of a 50-chunk stream (the simulator sends it with no delay).
-  for (const concurrency of [1, 16]) {
-    for (const api of APIS) {
-      rows.push({
-        id: `stream50-${api}-c${concurrency}`,
-        label: `${LABEL[api]}, stream of 50`,
-        kind: "stream",
-        concurrency,
-        shape: { api, stream: true, directives: "#sim:chunks=50" },
-      });
-    }
-  }
-  // The proxy's CPU per streamed request, at a stream length typical of a short answer.
-  for (const api of APIS) {
-    rows.push({
-      id: `stream20-${api}-c16`,
-      label: `${LABEL[api]}, stream of 20`,
-      kind: "stream",
-      concurrency: 16,
-      shape: { api, stream: true, directives: "#sim:chunks=20" },
-    });
-  }
-  return rows;
+  // Time to first and last byte of a 50-chunk stream; then the CPU per streamed request, at a
+  // stream length typical of a short answer.
+  return [...rows, ...streamRows(50, [1, 16]), ...streamRows(20, [16, 64])];
 }
 
 /** Filter entries name whole dash-separated leading parts of ids: `chat-c1` is not `chat-c16`, `stream50` is every 50-chunk row. */
@@ -65,7 +61,12 @@ export function selectScenarios(scenarios: readonly Scenario[], filter: string):
   return scenarios.filter((scenario) => wanted.some((part) => matches(scenario.id, part)));
 }
 
-export function includesOpenStreams(filter: string): boolean {
+/** Whether the filter selects a step that is not a table row (`open-streams`, `scaling`); empty selects everything. */
+export function includesStep(filter: string, id: string): boolean {
   const wanted = parts(filter);
-  return wanted.length === 0 || wanted.some((part) => matches(OPEN_STREAMS_ID, part));
+  return wanted.length === 0 || wanted.some((part) => matches(id, part));
+}
+
+export function includesOpenStreams(filter: string): boolean {
+  return includesStep(filter, OPEN_STREAMS_ID);
 }

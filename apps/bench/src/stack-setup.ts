@@ -1,5 +1,6 @@
 // Set-up and clean-up steps of scripts/bench.sh that need the project's own code:
-//   node stack-setup.ts mint-key         print a new key (bench vendor, no limits, no quota)
+//   node stack-setup.ts mint-key         print a new key (bench vendor) with rate limits, a quota and a
+//                                        budget, all too large to refuse a request: the production path
 //   node stack-setup.ts drop-database    drop $DATABASE_URL's database (gw_bench_* only)
 //   node stack-setup.ts clear-redis      delete every key under $REDIS_PREFIX (bench-* only)
 // The database itself is created and migrated by packages/db's migrate-cli.
@@ -11,6 +12,11 @@ import { connectRedis } from "@gateway/redis-store";
 
 const BENCH_VENDOR = "bench";
 const BENCH_SERVER_OPTION = "bench";
+/**
+ * Limits the proxy checks on every request but never reaches in a run: rpm and tpm near the
+ * column's int4 maximum, a quota and a monthly budget of a million dollars (nano-USD).
+ */
+const BENCH_LIMITS = { rpm: 2_000_000_000, tpm: 2_000_000_000, quotaNano: 1_000_000n * 1_000_000_000n, budgetNano: 1_000_000n * 1_000_000_000n };
 
 async function mintBenchKey(): Promise<string> {
   const config = loadOrExit(() => loadControlPlaneConfig());
@@ -21,10 +27,11 @@ async function mintBenchKey(): Promise<string> {
       vendorId: vendor.id,
       serverOption: BENCH_SERVER_OPTION,
       name: "bench key",
-      quotaNano: null,
+      quotaNano: BENCH_LIMITS.quotaNano,
       expiresAt: null,
-      rpm: null,
-      tpm: null,
+      rpm: BENCH_LIMITS.rpm,
+      tpm: BENCH_LIMITS.tpm,
+      budget: { limitNano: BENCH_LIMITS.budgetNano, period: "month" },
       metadata: { bench: true },
     });
     return minted.plaintext;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { addedMs, floorCpuRatio, throughputRatio } from "./results.ts";
-import { formatAdded, formatMs, formatOpenStreams, formatTable } from "./table.ts";
-import { figures, jsonRow, latency } from "./test-fixtures.ts";
+import { addedMs, floorCpuRatio, portkeyCpuRatio, systemFloorCpuRatio, throughputRatio } from "./results.ts";
+import { formatAdded, formatMs, formatOpenStreams, formatScaling, formatTable } from "./table.ts";
+import { counted, figures, jsonRow, latency } from "./test-fixtures.ts";
 
 const direct = figures(10_000, latency(0.5, 1.2, 3));
 const proxy = figures(8_000, latency(0.62, 1.9, 4.5));
@@ -25,6 +25,13 @@ describe("proxy against direct", () => {
     expect(floorCpuRatio({ ...row, floor: null })).toBeNaN();
     expect(floorCpuRatio({ ...row, floor: { ...row.floor!, cpuUsPerRequest: 0 } })).toBeNaN();
   });
+
+  it("the Portkey ratio is proxy CPU over Portkey's; the system ratio is proxy + worker + Redis + Postgres over the floor's", () => {
+    expect(portkeyCpuRatio(row)).toBeNaN();
+    expect(portkeyCpuRatio({ ...row, portkey: counted(floor, { cpu: 301, rssMb: 150 }) })).toBeCloseTo(0.4, 10);
+    expect(systemFloorCpuRatio(row)).toBeNaN();
+    expect(systemFloorCpuRatio({ ...row, system: { workerUsPerRequest: 50, redisUsPerRequest: 20, postgresUsPerRequest: 30, wholeUsPerRequest: 200, billed: 5, proxied: 5 } })).toBe(5);
+  });
 });
 
 describe("number formatting", () => {
@@ -43,18 +50,22 @@ describe("formatTable", () => {
     expect(lines).toHaveLength(3);
     expect(lines[0]).toBe(
       "| row | conc | direct req/s | proxy req/s | ratio | direct p50 / p99 / p99.9 ms | proxy p50 / p99 / p99.9 ms | added p50 ms | added p99 ms | added p99.9 ms | " +
-        "floor added p50 ms | proxy CPU µs/req | floor CPU µs/req | proxy/floor CPU | proxy CPU % | proxy wait % | load wait % d/f/p | proxy RSS MB | floor RSS MB | errors d/f/p |",
+        "floor added p50 / p99 ms | portkey added p50 / p99 ms | proxy CPU µs/req | floor CPU µs/req | proxy/floor CPU | portkey CPU µs/req | proxy/portkey CPU | " +
+        "worker / Redis / Postgres CPU µs/req | system CPU µs/req | system/floor CPU | proxy CPU % | proxy wait % | load wait % d/f/k/p | proxy RSS MB | floor RSS MB | portkey RSS MB | " +
+        "billed / proxied | errors d/f/k/p |",
     );
     expect(lines[1]!.split("|")).toHaveLength(lines[0]!.split("|").length);
     expect(lines[2]).toBe(
-      "| chat completions | 16 | 10,000 | 8,000 | 0.80 | 0.50 / 1.20 / 3.00 | 0.62 / 1.90 / 4.50 | +0.12 | +0.70 | +1.50 | +0.05 | 120 | 40 | 3.01 | 90 | 4 | 5/5/5 | 95 | 60 | 0/0/0 |",
+      "| chat completions | 16 | 10,000 | 8,000 | 0.80 | 0.50 / 1.20 / 3.00 | 0.62 / 1.90 / 4.50 | +0.12 | +0.70 | +1.50 | +0.05 / +0.30 | – | 120 | 40 | 3.01 | – | – | – | – | – | 90 | 4 | 5/5/–/5 | 95 | 60 | – | – | 0/0/–/0 |",
     );
   });
 
-  it("shows dashes in the floor columns when no floor ran", () => {
-    const line = formatTable([{ ...row, floor: null }]).split("\n")[2];
+  it("fills the Portkey, system and billed columns when measured, and dashes without a floor", () => {
+    const portkey = counted(figures(6_000, latency(0.9, 3.2, 6)), { cpu: 361.2, rssMb: 180 });
+    const system = { workerUsPerRequest: 60.4, redisUsPerRequest: 30, postgresUsPerRequest: 90, wholeUsPerRequest: 300.8, billed: 48_000, proxied: 48_000 };
+    const line = formatTable([{ ...row, floor: null, portkey, system }]).split("\n")[2];
     expect(line).toBe(
-      "| chat completions | 16 | 10,000 | 8,000 | 0.80 | 0.50 / 1.20 / 3.00 | 0.62 / 1.90 / 4.50 | +0.12 | +0.70 | +1.50 | – | 120 | – | – | 90 | 4 | 5/–/5 | 95 | – | 0/–/0 |",
+      "| chat completions | 16 | 10,000 | 8,000 | 0.80 | 0.50 / 1.20 / 3.00 | 0.62 / 1.90 / 4.50 | +0.12 | +0.70 | +1.50 | – | +0.40 / +2.00 | 120 | – | – | 361 | 0.33 | 60 / 30 / 90 | 301 | – | 90 | 4 | 5/–/5/5 | 95 | – | 180 | 48,000 / 48,000 | 0/–/0/0 |",
     );
   });
 
@@ -72,11 +83,11 @@ describe("formatTable", () => {
     const lines = formatTable([stream]).split("\n").slice(2);
     expect(lines).toHaveLength(2);
     expect(lines[0]).toMatch(/^\| chat completions, stream of 50 \(first byte\) \| 1 \| 1,000 \|/);
-    // added p50 / p99 / p99.9, then the floor's added p50 (first byte: 0.4 - 0.3).
-    expect(lines[0]).toContain("| +0.40 | +0.60 | +0.70 | +0.10 | 120 | 40 | 3.01 |");
+    // added p50 / p99 / p99.9, then the floor's added p50 / p99 (first byte: 0.4 - 0.3, 1 - 0.9).
+    expect(lines[0]).toContain("| +0.40 | +0.60 | +0.70 | +0.10 / +0.10 | – | 120 | 40 | 3.01 |");
     expect(lines[1]).toMatch(/^\| chat completions, stream of 50 \(last byte\) \| 1 \|  \|  \|  \|/);
-    // Last byte: the floor's added p50 (0.6 - 0.4); CPU and RSS only on the first line.
-    expect(lines[1]).toContain("| +0.50 | +1.00 | +1.00 | +0.20 |  |  |  |");
+    // Last byte: the floor's added p50 / p99 (0.6 - 0.4, 1.5 - 1); CPU and RSS only on the first line.
+    expect(lines[1]).toContain("| +0.50 | +1.00 | +1.00 | +0.20 / +0.50 | – |  |  |  |");
   });
 });
 
@@ -88,5 +99,16 @@ describe("formatOpenStreams", () => {
     const text = formatOpenStreams(open, { ...open, peakRssBytes: 120 * 1024 * 1024, rssBeforeBytes: 50 * 1024 * 1024, cpuUsPerStream: 300 });
     expect(text).toContain("proxy RSS 90 MB before, 200 MB peak");
     expect(text).toContain("floor RSS 50 MB before, 120 MB peak; floor CPU 300 µs per stream");
+  });
+});
+
+describe("formatScaling", () => {
+  it("gives each side's throughput and the ratio", () => {
+    const one = counted(figures(2_000, latency(30, 80, 200)), { cpu: 450, rssMb: 160 });
+    const many = counted(figures(3_100, latency(20, 60, 150)), { cpu: 480, rssMb: 158 });
+    const text = formatScaling({ label: "chat completions", concurrency: 64, processes: 2, one, many });
+    expect(text).toContain("1 process: 2,000 req/s");
+    expect(text).toContain("2 processes: 3,100 req/s");
+    expect(text).toContain("throughput 1.55x");
   });
 });

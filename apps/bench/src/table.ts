@@ -1,5 +1,5 @@
 import type { LatencySummary } from "./percentiles.ts";
-import { addedMs, floorCpuRatio, throughputRatio, type BenchResults, type OpenStreamsResult, type RowResult, type RunFigures } from "./results.ts";
+import { addedMs, floorCpuRatio, portkeyCpuRatio, systemFloorCpuRatio, throughputRatio, type BenchResults, type OpenStreamsResult, type RowResult, type RunFigures, type ScalingResult, type SystemFigures } from "./results.ts";
 
 const DASH = "–";
 
@@ -56,17 +56,36 @@ const HEADER = [
   "added p50 ms",
   "added p99 ms",
   "added p99.9 ms",
-  "floor added p50 ms",
+  "floor added p50 / p99 ms",
+  "portkey added p50 / p99 ms",
   "proxy CPU µs/req",
   "floor CPU µs/req",
   "proxy/floor CPU",
+  "portkey CPU µs/req",
+  "proxy/portkey CPU",
+  "worker / Redis / Postgres CPU µs/req",
+  "system CPU µs/req",
+  "system/floor CPU",
   "proxy CPU %",
   "proxy wait %",
-  "load wait % d/f/p",
+  "load wait % d/f/k/p",
   "proxy RSS MB",
   "floor RSS MB",
-  "errors d/f/p",
+  "portkey RSS MB",
+  "billed / proxied",
+  "errors d/f/k/p",
 ];
+
+/** Ledger rows written for the proxied run over the requests the proxy counted ("–" when not measured). */
+export function formatBilled(system: SystemFigures | null | undefined): string {
+  if (!system) return DASH;
+  return `${formatRate(system.billed)} / ${formatRate(system.proxied)}`;
+}
+
+function pair(direct: LatencySummary | null | undefined, side: LatencySummary | null | undefined): string {
+  if (!side) return DASH;
+  return `${formatAdded(addedMs(direct, side, "p50"))} / ${formatAdded(addedMs(direct, side, "p99"))}`;
+}
 
 function line(cells: readonly string[]): string {
   return `| ${cells.join(" | ")} |`;
@@ -85,7 +104,9 @@ function rowLines(row: RowResult): string[] {
     const first = index === 0;
     const direct = pick(row.direct);
     const floor = pick(row.floor);
+    const portkey = pick(row.portkey ?? null);
     const proxy = pick(row.proxy);
+    const system = row.system;
     return line([
       `${row.label}${suffix}`,
       String(row.concurrency),
@@ -97,16 +118,24 @@ function rowLines(row: RowResult): string[] {
       formatAdded(addedMs(direct, proxy, "p50")),
       formatAdded(addedMs(direct, proxy, "p99")),
       formatAdded(addedMs(direct, proxy, "p999")),
-      formatAdded(addedMs(direct, floor, "p50")),
+      pair(direct, floor),
+      pair(direct, portkey),
       first ? formatUs(row.proxy.cpuUsPerRequest) : "",
       first ? formatUs(row.floor?.cpuUsPerRequest ?? Number.NaN) : "",
       first ? formatRatio(floorCpuRatio(row)) : "",
+      first ? formatUs(row.portkey?.cpuUsPerRequest ?? Number.NaN) : "",
+      first ? formatRatio(portkeyCpuRatio(row)) : "",
+      first ? (system ? `${formatUs(system.workerUsPerRequest)} / ${formatUs(system.redisUsPerRequest)} / ${formatUs(system.postgresUsPerRequest)}` : DASH) : "",
+      first ? formatUs(system?.wholeUsPerRequest ?? Number.NaN) : "",
+      first ? formatRatio(systemFloorCpuRatio(row)) : "",
       first ? formatPercent(row.proxy.cpuPercent) : "",
       first ? formatPercent(row.proxy.waitPercent) : "",
-      first ? `${formatPercent(loadWait(row.direct))}/${formatPercent(loadWait(row.floor))}/${formatPercent(loadWait(row.proxy))}` : "",
+      first ? [row.direct, row.floor, row.portkey ?? null, row.proxy].map((side) => formatPercent(loadWait(side))).join("/") : "",
       first ? formatMb(row.proxy.peakRssBytes) : "",
       first ? formatMb(row.floor?.peakRssBytes ?? Number.NaN) : "",
-      first ? `${row.direct?.errors ?? DASH}/${row.floor?.errors ?? DASH}/${row.proxy.errors}` : "",
+      first ? formatMb(row.portkey?.peakRssBytes ?? Number.NaN) : "",
+      first ? formatBilled(system) : "",
+      first ? [row.direct?.errors, row.floor?.errors, row.portkey?.errors, row.proxy.errors].map((errors) => errors ?? DASH).join("/") : "",
     ]);
   });
 }
@@ -117,7 +146,11 @@ function rowLines(row: RowResult): string[] {
  * proxy's, and the load side's (driver + simulator) during the direct, the floor and the proxied
  * run. On a machine that runs nothing else these stay low; high values mean other work shared the
  * cores. The floor columns are the same load through a bare node:http + undici pass-through on the
- * proxy's core (floor-proxy.ts): what any Node proxy costs on this machine ("–" when not run).
+ * proxy's core (floor-proxy.ts): what any Node proxy costs on this machine ("–" when not run). The
+ * portkey columns are the same load through Portkey's gateway on the same core. worker / Redis /
+ * Postgres are their CPU per proxied request (read after the ledger caught up), system is those
+ * plus the proxy's, and billed / proxied the ledger rows the run wrote over the requests the proxy
+ * counted (always equal: the bench fails otherwise).
  */
 export function formatTable(rows: readonly RowResult[]): string {
   const separator = line(HEADER.map((cell, index) => (index < 2 ? "---" : "---:")));
@@ -139,12 +172,25 @@ export function formatOpenStreams(result: OpenStreamsResult, floor: OpenStreamsR
   );
 }
 
+export function formatScaling(result: ScalingResult): string {
+  const side = (processes: number, figures: ScalingResult["one"]) =>
+    `${processes} process${processes === 1 ? "" : "es"}: ${formatRate(figures.requestsPerSecond)} req/s, p50 ${formatMs(figures.latency.p50)} ms, ` +
+    `CPU ${formatUs(figures.cpuUsPerRequest)} µs/req (all processes), largest process RSS ${formatMb(figures.peakRssBytes)} MB, ${figures.errors} errors`;
+  const ratio = result.many.requestsPerSecond / result.one.requestsPerSecond;
+  return (
+    `Scaling (${result.label}, concurrency ${result.concurrency}; PROXY_PROCESSES=1 pinned to the proxy's core, ` +
+    `PROXY_PROCESSES=${result.processes} on both cores with the load): ${side(1, result.one)}; ${side(result.processes, result.many)}; ` +
+    `throughput ${formatRatio(ratio)}x`
+  );
+}
+
 export function formatMachine(results: BenchResults): string {
   const { machine, settings } = results;
   return (
     `${machine.nproc} cores (${machine.cpuModel}), ${machine.memoryGiB} GiB, Linux ${machine.kernel}, Node ${machine.node}; ` +
     `proxy pinned to core ${settings.proxyCore}${settings.proxyNodeFlags ? ` (node ${settings.proxyNodeFlags})` : ""}, ` +
-    `simulator + load generator on core ${settings.loadCore}; ` +
+    `simulator, load generator, billing worker, Redis and Postgres on core ${settings.loadCore}; ` +
+    `${settings.portkey ? `${settings.portkey} on the proxy's core; ` : ""}` +
     `${settings.durationS} s per measured run after ${settings.warmupS} s warm-up; simulator: ${settings.simulator}; ` +
     `load average ${machine.loadBefore} before, ${machine.loadAfter} after`
   );

@@ -1,95 +1,80 @@
 import { describe, expect, it } from "vitest";
 import { checkTargets, formatTargets } from "./targets.ts";
-import { contentionWarning, FLOOR_NOTE, formatReport } from "./report.ts";
+import { contentionWarning, FLOOR_NOTE, formatReport, portkeyNote } from "./report.ts";
 import { counted, figures, jsonRow, latency, results } from "./test-fixtures.ts";
 import type { RowResult } from "./results.ts";
 
 describe("checkTargets", () => {
-  it("takes the worst row of each target and says met or missed", () => {
-    const missed = checkTargets(results([jsonRow(1, figures(5000, latency(0.2, 0.5, 1)), figures(4000, latency(0.6, 2, 3)), { cpu: 400, rssMb: 90 })]));
-    expect(missed.find((check) => check.name === "added latency p50, concurrency 1")).toMatchObject({ measured: "+0.40 ms", pass: false });
-    const rows = [
-      jsonRow(1, figures(5000, latency(0.2, 0.5, 1)), figures(4000, latency(0.3, 1.2, 2)), { cpu: 400, rssMb: 90 }),
-      jsonRow(64, figures(9000, latency(5, 9, 12)), figures(6000, latency(8, 15, 20)), { cpu: 140, rssMb: 120 }),
-    ];
-    const checks = checkTargets(results(rows));
-    const byName = Object.fromEntries(checks.map((check) => [check.name, check]));
-    expect(byName["added latency p50, concurrency 1"]).toMatchObject({ measured: "+0.10 ms", pass: true });
-    expect(byName["added latency p99, concurrency 1"]).toMatchObject({ measured: "+0.70 ms", pass: true });
-    expect(byName["proxy CPU per request, non-streaming, concurrency 64"]).toMatchObject({ measured: "140 µs", pass: true });
-    expect(byName["proxy RSS at concurrency 64"]).toMatchObject({ measured: "120 MB", pass: true });
-    // No stream rows in this run: nothing measured is neither met nor missed.
-    expect(byName["proxy CPU per request, 20-chunk stream"]).toMatchObject({ measured: "–", pass: null });
+  const floorRun = (p50: number, p99: number) => ({ run: figures(9000, latency(p50, p99, 10)), cpu: 100, rssMb: 100 });
+
+  it("compares added latency at concurrency 1 with the floor's on the same row, and names the worst row", () => {
+    // Proxy adds +0.40 / +1.50 ms, the floor +0.30 / +0.80: over the floor by +0.10 / +0.70 ms.
+    const chat = jsonRow(1, figures(5000, latency(0.2, 0.5, 1)), figures(4000, latency(0.6, 2, 3)), { cpu: 400, rssMb: 90 }, floorRun(0.5, 1.3));
+    // Messages: over the floor by +0.30 / +0.20 ms.
+    const messages = { ...jsonRow(1, figures(5000, latency(0.2, 0.5, 1)), figures(4000, latency(0.8, 1.5, 3)), { cpu: 400, rssMb: 90 }, floorRun(0.5, 1.3)), id: "messages-c1" };
+    const byName = Object.fromEntries(checkTargets(results([chat, messages])).map((check) => [check.name, check]));
+    expect(byName["added latency p50 over the floor's, non-streaming, concurrency 1"]).toMatchObject({ limit: "<= +0.15 ms", measured: "+0.30 ms (messages c=1)", pass: false });
+    expect(byName["added latency p99 over the floor's, non-streaming, concurrency 1"]).toMatchObject({ limit: "<= +1 ms", measured: "+0.70 ms (chat c=1)", pass: true });
+    // No stream rows, no floor-less c=64 rows: not measured, neither met nor missed.
+    expect(byName["added time to first byte p50 over the floor's, streams, concurrency 1"]).toMatchObject({ measured: "–", pass: null });
+    expect(byName["proxy CPU per request ÷ the floor's, concurrency 64 (JSON and streams)"]).toMatchObject({ measured: "–", pass: null });
   });
 
-  it("restates each CPU limit against the floor on the same row, and reports the proxy's RSS minus the floor's", () => {
-    const floorRun = figures(9000, latency(4, 8, 10));
-    const stream = (api: string, proxyCpu: number, floorCpu: number): RowResult => ({
-      id: `stream20-${api}-c16`,
-      label: `${api}, stream of 20`,
+  it("checks CPU at concurrency 64 against the floor, streams included, and the whole system's at 3x", () => {
+    const system = (whole: number) => ({ workerUsPerRequest: 0, redisUsPerRequest: 0, postgresUsPerRequest: 0, wholeUsPerRequest: whole, billed: 10, proxied: 10 });
+    const json = { ...jsonRow(64, figures(9000, latency(5, 9, 12)), figures(6000, latency(8, 15, 20)), { cpu: 140, rssMb: 140 }, floorRun(6, 10)), system: system(290) };
+    const stream: RowResult = {
+      id: "stream20-messages-c64",
+      label: "messages, stream of 20",
       kind: "stream",
-      concurrency: 16,
+      concurrency: 64,
       direct: figures(3000, latency(2, 4, 5), latency(1, 2, 3)),
-      floor: counted(figures(2500, latency(2.5, 5, 6), latency(1.2, 2.2, 3.2)), { cpu: floorCpu, rssMb: 70 }),
-      proxy: counted(figures(2000, latency(3, 6, 7), latency(1.5, 2.5, 3.5)), { cpu: proxyCpu, rssMb: 110 }),
-    });
-    const rows = [
-      // 300 µs against a 100 µs floor: over 150 µs, but 3.00x the floor is within 150 / 45 = 3.33x.
-      jsonRow(64, figures(9000, latency(5, 9, 12)), figures(6000, latency(8, 15, 20)), { cpu: 300, rssMb: 160 }, { run: floorRun, cpu: 100, rssMb: 130 }),
-      // The worst of the rows counts: 3.50x here.
-      { ...jsonRow(64, figures(9000, latency(5, 9, 12)), figures(6000, latency(8, 15, 20)), { cpu: 350, rssMb: 140 }, { run: floorRun, cpu: 100, rssMb: 100 }), id: "messages-c64" },
-      stream("chat", 500, 100),
-      stream("messages", 600, 100),
-    ];
-    const checks = checkTargets(results(rows));
-    const byName = Object.fromEntries(checks.map((check) => [check.name, check]));
-    expect(byName["proxy CPU per request, non-streaming, concurrency 64"]).toMatchObject({ limit: "<= 150 µs", measured: "350 µs", pass: false });
-    expect(byName["proxy CPU per request ÷ the floor's on the same row, non-streaming, concurrency 64"]).toEqual({
-      name: "proxy CPU per request ÷ the floor's on the same row, non-streaming, concurrency 64",
-      limit: "<= 3.33x (150 µs ÷ the issue's 45 µs floor)",
-      measured: "3.50x",
-      pass: false,
-    });
-    expect(byName["proxy CPU per request ÷ the floor's on the same row, 20-chunk stream"]).toEqual({
-      name: "proxy CPU per request ÷ the floor's on the same row, 20-chunk stream",
-      limit: "<= 5.56x (250 µs ÷ the issue's 45 µs floor)",
-      measured: "6.00x",
-      pass: false,
-    });
-    expect(byName["proxy RSS minus the floor's on the same row, concurrency 64"]).toEqual({
-      name: "proxy RSS minus the floor's on the same row, concurrency 64",
-      limit: "none (reported only)",
-      measured: "+40 MB",
-      pass: null,
-    });
-    // Each floor check sits right after the absolute check it restates.
-    const names = checks.map((check) => check.name);
-    expect(names.indexOf("proxy CPU per request ÷ the floor's on the same row, non-streaming, concurrency 64")).toBe(names.indexOf("proxy CPU per request, non-streaming, concurrency 64") + 1);
-    expect(names.indexOf("proxy CPU per request ÷ the floor's on the same row, 20-chunk stream")).toBe(names.indexOf("proxy CPU per request, 20-chunk stream") + 1);
-    expect(names.indexOf("proxy RSS minus the floor's on the same row, concurrency 64")).toBe(names.indexOf("proxy RSS at concurrency 64") + 1);
-
-    const within = checkTargets(results([rows[0]!, stream("chat", 500, 100)]));
-    expect(within.find((check) => check.name.startsWith("proxy CPU per request ÷ the floor's on the same row, non"))).toMatchObject({ measured: "3.00x", pass: true });
-    expect(within.find((check) => check.name.endsWith("20-chunk stream") && check.name.includes("floor"))).toMatchObject({ measured: "5.00x", pass: true });
-
-    const table = formatTargets(checks);
-    expect(table).toContain("| proxy CPU per request ÷ the floor's on the same row, non-streaming, concurrency 64 | <= 3.33x (150 µs ÷ the issue's 45 µs floor) | 3.50x | **missed** |");
-    expect(table).toContain("| proxy RSS minus the floor's on the same row, concurrency 64 | none (reported only) | +40 MB | – |");
+      floor: counted(figures(2500, latency(2.5, 5, 6), latency(1.2, 2.2, 3.2)), { cpu: 100, rssMb: 100 }),
+      proxy: counted(figures(2000, latency(3, 6, 7), latency(1.5, 2.5, 3.5)), { cpu: 160, rssMb: 155 }),
+      system: system(320),
+    };
+    const byName = Object.fromEntries(checkTargets(results([json, stream])).map((check) => [check.name, check]));
+    expect(byName["proxy CPU per request ÷ the floor's, concurrency 64 (JSON and streams)"]).toMatchObject({ limit: "<= 1.5x", measured: "1.60x (messages stream20 c=64)", pass: false });
+    expect(byName["whole system CPU per request (proxy + worker + Redis + Postgres) ÷ the floor's, concurrency 64"]).toMatchObject({ measured: "3.20x (messages stream20 c=64)", pass: false });
+    expect(byName["RSS per proxy process, concurrency 64"]).toMatchObject({ limit: "<= 150 MB", measured: "155 MB (messages stream20 c=64)", pass: false });
+    expect(byName["proxy RSS minus the floor's on the same row, concurrency 64"]).toMatchObject({ measured: "+55 MB", pass: null });
+    expect(byName["ledger rows for the proxied requests, every row"]).toMatchObject({ measured: "20 rows for 20 requests", pass: true });
+    const lost = checkTargets(results([{ ...json, system: { ...system(290), billed: 9 } }])).find((check) => check.name.startsWith("ledger rows"));
+    expect(lost).toMatchObject({ measured: "9 rows for 10 requests", pass: false });
   });
 
-  it("without a floor the floor checks are not measured", () => {
+  it("needs the proxy below Portkey's added latency on every row, and at most a third of its CPU", () => {
+    const row = (id: string, proxyP50: number, portkeyP50: number, portkeyCpu: number): RowResult => ({
+      ...jsonRow(16, figures(9000, latency(1, 2, 3)), figures(6000, latency(proxyP50, 3, 4)), { cpu: 100, rssMb: 100 }),
+      id,
+      portkey: counted(figures(5000, latency(portkeyP50, 6, 8)), { cpu: portkeyCpu, rssMb: 200 }),
+    });
+    const below = checkTargets(results([row("chat-c16", 1.5, 2.5, 400), row("messages-c16", 1.2, 1.4, 290)]));
+    const byName = Object.fromEntries(below.map((check) => [check.name, check]));
+    // Proxy - Portkey added p50: -1.00 (chat), -0.20 (messages): the worst is still below.
+    expect(byName["added latency p50 minus Portkey's, every row (first byte for streams)"]).toMatchObject({ measured: "-0.20 ms (messages c=16)", pass: true });
+    expect(byName["added latency p99 minus Portkey's, every row (first byte for streams)"]).toMatchObject({ measured: "-3.00 ms (chat c=16)", pass: true });
+    expect(byName["proxy CPU per request ÷ Portkey's, every row"]).toMatchObject({ limit: "<= 0.33x (a third)", measured: "0.34x (messages c=16)", pass: false });
+    const above = checkTargets(results([row("chat-c16", 1.5, 1.5, 400)])).find((check) => check.name.startsWith("added latency p50 minus Portkey's"));
+    expect(above).toMatchObject({ measured: "+0.00 ms (chat c=16)", pass: false });
+    expect(formatTargets(below)).toContain("| proxy CPU per request ÷ Portkey's, every row | <= 0.33x (a third) | 0.34x (messages c=16) | **missed** |");
+  });
+
+  it("without a floor or Portkey their checks are not measured", () => {
     const row = jsonRow(64, figures(9000, latency(5, 9, 12)), figures(6000, latency(8, 15, 20)), { cpu: 140, rssMb: 120 });
-    const floorChecks = checkTargets(results([row])).filter((check) => check.name.includes("floor"));
-    expect(floorChecks).toHaveLength(3);
-    for (const check of floorChecks) expect(check).toMatchObject({ measured: "–", pass: null });
-    expect(formatTargets(floorChecks)).toContain("| – | not measured |");
+    const unmeasured = checkTargets(results([row])).filter((check) => check.name.includes("floor") || check.name.includes("Portkey"));
+    expect(unmeasured.length).toBeGreaterThanOrEqual(7);
+    for (const check of unmeasured) expect(check).toMatchObject({ measured: "–", pass: null });
+    expect(formatTargets(unmeasured)).toContain("| – | not measured |");
   });
 
   it("the open-streams target needs every stream open at once, completed, and no error", () => {
     const base = results([]);
     const open = { streams: 1000, completed: 1000, errors: 0, peakOpen: 1000, seconds: 9, peakRssBytes: 200 * 1024 * 1024, rssBeforeBytes: 0, cpuPercent: 40, cpuUsPerStream: 900, firstError: null };
     const pass = checkTargets({ ...base, openStreams: open }).filter((check) => check.name.includes("1000"));
+    expect(pass).toHaveLength(2);
     expect(pass.every((check) => check.pass)).toBe(true);
+    expect(checkTargets({ ...base, openStreams: { ...open, peakRssBytes: 301 * 1024 * 1024 } }).find((check) => check.name.startsWith("RSS per proxy process with"))).toMatchObject({ measured: "301 MB", pass: false });
     const failed = checkTargets({ ...base, openStreams: { ...open, errors: 1, completed: 999 } }).find((check) => check.name.includes("none errored"));
     expect(failed?.pass).toBe(false);
     const withFloor = checkTargets({ ...base, openStreams: open, floorOpenStreams: { ...open, peakRssBytes: 150 * 1024 * 1024 } });
@@ -112,5 +97,17 @@ describe("formatReport", () => {
     const proxy = figures(4000, latency(0.3, 1.2, 2));
     expect(formatReport(results([jsonRow(1, direct, proxy, { cpu: 400, rssMb: 90 })]))).not.toContain(FLOOR_NOTE);
     expect(formatReport(results([jsonRow(1, direct, proxy, { cpu: 400, rssMb: 90 }, { run: direct, cpu: 100, rssMb: 60 })]))).toContain(FLOOR_NOTE);
+  });
+
+  it("explains the Portkey side with the version the run used, and prints the scaling line", () => {
+    const direct = figures(5000, latency(0.2, 0.5, 1));
+    const proxy = figures(4000, latency(0.3, 1.2, 2));
+    const row = { ...jsonRow(1, direct, proxy, { cpu: 400, rssMb: 90 }), portkey: counted(proxy, { cpu: 900, rssMb: 150 }) };
+    const base = results([row]);
+    const report = formatReport({ ...base, settings: { ...base.settings, portkey: "Portkey's gateway 1.15.2" }, scaling: { label: "chat completions", concurrency: 64, processes: 2, one: row.proxy, many: row.proxy } });
+    expect(report).toContain(portkeyNote("Portkey's gateway 1.15.2"));
+    expect(report).toContain("x-portkey-custom-host");
+    expect(report).toContain("throughput 1.00x");
+    expect(formatReport(results([jsonRow(1, direct, proxy, { cpu: 400, rssMb: 90 })]))).not.toContain("x-portkey");
   });
 });
