@@ -10,6 +10,8 @@ import { chatCompletionsRoute } from "./routes/v1-chat-completions.ts";
 import { messagesRoute } from "./routes/v1-messages.ts";
 import { responsesRoute } from "./routes/v1-responses.ts";
 import { imagesGenerationsRoute } from "./routes/v1-images-generations.ts";
+import { countTokensRoute } from "./routes/v1-count-tokens.ts";
+import { embeddingsRoute } from "./routes/v1-embeddings.ts";
 import { usageRoute } from "./routes/v1-usage.ts";
 import { apiRelayRoute } from "./routes/api-relay.ts";
 import { relayPattern, type RelayPattern } from "./routes/api-relay-request.ts";
@@ -71,6 +73,8 @@ export function createProxyHandler(services: ProxyServices): RequestListener {
   post("/v1/messages", messagesRoute(services));
   post("/v1/responses", responsesRoute(services));
   post("/v1/images/generations", imagesGenerationsRoute(services));
+  post("/v1/messages/count_tokens", countTokensRoute(services));
+  post("/v1/embeddings", embeddingsRoute(services));
   const modelById: Route = { pattern: `${MODEL_BY_ID}*id`, handler: getModelRoute(services), readsBody: false };
   // The vendor API and console, any method, relayed to the control plane with the body streamed.
   const apiRelay = apiRelayRoute(services);

@@ -115,6 +115,8 @@ const VALID_BODIES: Record<string, Record<string, unknown>> = {
   "/v1/messages": { model: "claude-same-name", max_tokens: 8, messages: [{ role: "user", content: "hi" }] },
   "/v1/responses": { model: "gpt-same-name", input: "hi", max_output_tokens: 16 },
   "/v1/images/generations": { model: "image-test", prompt: "a cat", n: 1 },
+  "/v1/messages/count_tokens": { model: "claude-same-name", messages: [{ role: "user", content: "hi" }] },
+  "/v1/embeddings": { model: "gpt-same-name", input: "hi" },
   "/api/keys": { server_option: "standard", name: "fuzz", quota: "1.00" },
   "/api/keys/{id}": { name: "renamed", quota: "2.00" },
   "/api/keys/{id}/rotate": { grace_seconds: 5 },
@@ -122,6 +124,7 @@ const VALID_BODIES: Record<string, Record<string, unknown>> = {
 const FIELDS = [
   "model", "messages", "max_tokens", "max_completion_tokens", "n", "temperature", "top_p", "stream", "stream_options", "tools", "tool_choice", "system",
   "input", "instructions", "max_output_tokens", "prompt", "size", "response_format", "metadata", "stop", "stop_sequences", "thinking", "reasoning",
+  "encoding_format", "dimensions",
   "server_option", "name", "quota", "top_up", "rpm", "tpm", "budget", "expires_at", "status", "grace_seconds",
 ];
 
@@ -292,7 +295,7 @@ function apiPath(): fc.Arbitrary<{ template: string; path: string }> {
 
 describe("fuzz: no route of the proxy or the control plane answers 5xx, and every error is the one envelope", () => {
   it("the model endpoints: mutated and arbitrary bodies, bad headers", async () => {
-    const paths = ["/v1/chat/completions", "/v1/messages", "/v1/responses", "/v1/images/generations"];
+    const paths = ["/v1/chat/completions", "/v1/messages", "/v1/responses", "/v1/images/generations", "/v1/messages/count_tokens", "/v1/embeddings"];
     const requests = fc
       .constantFrom(...paths)
       .chain((path) => fc.record({ path: fc.tuple(fc.constant(path), fc.oneof({ weight: 5, arbitrary: fc.constant("") }, { weight: 1, arbitrary: query })).map(([p, q]) => p + q), body: bodyFor(path), headers: headers(credential()), method: fc.oneof({ weight: 9, arbitrary: fc.constant("POST") }, { weight: 1, arbitrary: method }) }))

@@ -21,7 +21,10 @@ import { startProxy, type RunningProxy } from "../src/server.ts";
 export const SIMULATOR_SECRET = "sim-test-secret-0123456789";
 process.env.TEST_SIMULATOR_KEY = SIMULATOR_SECRET;
 
-/** The gateway file of the tests: one simulator behind several upstream names, so failover is visible. */
+/**
+ * The gateway file of the tests: one simulator behind several upstream names, so failover is visible.
+ * Second targets are `priority: 1` (failover only), so the first target serves while it is healthy.
+ */
 export function testGatewayYaml(simulatorUrl: string): string {
   return `
 upstreams:
@@ -34,10 +37,10 @@ upstreams:
 models:
   - name: gpt-test
     prices: { input: "0.15", output: "0.60", cached_input: "0.075" }
-    targets: [ { upstream: sim-openai-a, model: gpt-upstream-a }, { upstream: sim-openai-b, model: gpt-upstream-b } ]
+    targets: [ { upstream: sim-openai-a, model: gpt-upstream-a }, { upstream: sim-openai-b, model: gpt-upstream-b, priority: 1 } ]
   - name: claude-test
     prices: { input: "3.00", output: "15.00", cached_input: "0.30" }
-    targets: [ { upstream: sim-anthropic-a, model: claude-upstream-a }, { upstream: sim-anthropic-b, model: claude-upstream-b } ]
+    targets: [ { upstream: sim-anthropic-a, model: claude-upstream-a }, { upstream: sim-anthropic-b, model: claude-upstream-b, priority: 1 } ]
   - name: gpt-same-name
     prices: { input: "0.15", output: "0.60" }
     targets: [ { upstream: sim-openai-a, model: gpt-same-name } ]
@@ -55,10 +58,10 @@ models:
     targets: [ { upstream: sim-openai-a, model: hidden-upstream } ]
   - name: claude-on-openai
     prices: { input: "3.00", output: "15.00", cached_input: "0.30" }
-    targets: [ { upstream: sim-openai-a, model: claude-via-openai-a }, { upstream: sim-openai-b, model: claude-via-openai-b } ]
+    targets: [ { upstream: sim-openai-a, model: claude-via-openai-a }, { upstream: sim-openai-b, model: claude-via-openai-b, priority: 1 } ]
   - name: gpt-on-anthropic
     prices: { input: "0.15", output: "0.60", cached_input: "0.075" }
-    targets: [ { upstream: sim-anthropic-a, model: gpt-via-anthropic-a }, { upstream: sim-anthropic-b, model: gpt-via-anthropic-b } ]
+    targets: [ { upstream: sim-anthropic-a, model: gpt-via-anthropic-a }, { upstream: sim-anthropic-b, model: gpt-via-anthropic-b, priority: 1 } ]
   - name: gpt-chat-only
     prices: { input: "0.15", output: "0.60", cached_input: "0.075" }
     targets: [ { upstream: sim-openai-chat-only, model: gpt-chat-only-upstream } ]
@@ -67,7 +70,7 @@ models:
     targets: [ { upstream: sim-anthropic-a, model: image-upstream } ]
   - name: mixed-test
     prices: { input: "1", output: "1" }
-    targets: [ { upstream: sim-anthropic-a, model: mixed-anthropic }, { upstream: sim-openai-a, model: mixed-openai } ]
+    targets: [ { upstream: sim-anthropic-a, model: mixed-anthropic }, { upstream: sim-openai-a, model: mixed-openai, priority: 1 } ]
 server_options:
   - { name: standard, models: [gpt-test, claude-test, image-test, dead-test], rate_limits: { rpm: 600, tpm: 200000 } }
   - { name: premium, models: [hidden-test] }

@@ -263,8 +263,18 @@ describe("/v1/messages served by an OpenAI-shape upstream", () => {
   });
 
   it.each([
-    ["top_k", { top_k: 5 }, "top_k"],
-    ["a thinking block in the history", { messages: [{ role: "user", content: "hi" }, { role: "assistant", content: [{ type: "thinking", thinking: "hm", signature: "sig" }, { type: "text", text: "hello" }] }, { role: "user", content: "again" }] }, "messages[1].content[0]"],
+    ["top_k", { top_k: 5 }, ["top_k"]],
+    ["a thinking block in the history", { messages: [{ role: "user", content: "hi" }, { role: "assistant", content: [{ type: "thinking", thinking: "hm", signature: "sig" }, { type: "text", text: "hello" }] }, { role: "user", content: "again" }] }, ["messages[1].content[0]"]],
+  ])("drops %s (it only tunes the answer), listed in x-gateway-dropped-params", async (_name, extra, paths) => {
+    const { data: message, response } = await anthropic.messages
+      .create({ model: "claude-on-openai", max_tokens: 50, messages: [{ role: "user", content: "hi" }], ...extra } as Anthropic.MessageCreateParamsNonStreaming)
+      .withResponse();
+    expect(message.content[0]).toMatchObject({ type: "text" });
+    expect(response.headers.get("x-gateway-dropped-params")).toBe(paths.join(", "));
+    expect(JSON.stringify(upstreamBody())).not.toMatch(/top_k|thinking/);
+  });
+
+  it.each([
     ["a document block", { messages: [{ role: "user", content: [{ type: "document", source: { type: "text", media_type: "text/plain", data: "doc" } }] }] }, "messages[0].content[0]"],
     ["a server tool", { tools: [{ type: "web_search_20250305", name: "web_search" }] }, "tools[0].type"],
   ])("refuses %s with a 400 naming the field, before any upstream call", async (_name, extra, param) => {
@@ -449,7 +459,6 @@ describe("/v1/chat/completions served by an Anthropic-shape upstream", () => {
     ["n > 1", { n: 2 }, "n"],
     ["logprobs", { logprobs: true }, "logprobs"],
     ["audio", { audio: { voice: "alloy", format: "mp3" } }, "audio"],
-    ["a temperature above 1", { temperature: 1.5 }, "temperature"],
     ["json_object mode", { response_format: { type: "json_object" } }, "response_format"],
   ])("refuses %s with a 400 naming the field", async (_name, extra, param) => {
     const error = await openai.chat.completions
@@ -458,6 +467,12 @@ describe("/v1/chat/completions served by an Anthropic-shape upstream", () => {
     expect(error).toBeInstanceOf(OpenAI.BadRequestError);
     expect(error).toMatchObject({ status: 400, code: "unsupported_feature", param });
     expect(stack.simulator.stats.requests).toHaveLength(0);
+  });
+
+  it("a temperature above Anthropic's range is dropped (the model's default applies), listed", async () => {
+    const { response } = await openai.chat.completions.create({ model: "gpt-on-anthropic", messages: [{ role: "user", content: "hi" }], temperature: 1.5 }).withResponse();
+    expect(response.headers.get("x-gateway-dropped-params")).toBe("temperature");
+    expect(upstreamBody()).not.toHaveProperty("temperature");
   });
 
   it("a field one target cannot take is served by the other target's own shape", async () => {
@@ -565,10 +580,15 @@ describe.each([
   it.each([
     ["a built-in tool", { tools: [{ type: "web_search" }] }, "tools[0]"],
     ["previous_response_id", { previous_response_id: "resp_123" }, "previous_response_id"],
-    ["store: true", { store: true }, "store"],
   ])("refuses %s with a 400 naming the field", async (_name, extra, param) => {
     const error = await openai.responses.create({ model, input: "hi", ...extra } as OpenAI.Responses.ResponseCreateParamsNonStreaming).catch((e: unknown) => e);
     expect(error).toMatchObject({ status: 400, code: "unsupported_feature", param });
     expect(stack.simulator.stats.requests).toHaveLength(0);
+  });
+
+  it("store: true is dropped (nothing is stored), listed", async () => {
+    const { data, response } = await openai.responses.create({ model, input: "hi", store: true }).withResponse();
+    expect(data).toMatchObject({ status: "completed", store: false });
+    expect(response.headers.get("x-gateway-dropped-params")).toBe("store");
   });
 });

@@ -117,7 +117,7 @@ export const anthropicMessages: GenerationShape = {
     const toolCall = plan.toolCall;
     const block = toolCall
       ? { type: 'tool_use', id: newId('toolu_'), name: toolCall.name, input: JSON.parse(toolCall.arguments) as unknown, caller: { type: 'direct' } }
-      : { type: 'text', text: plan.text, citations: null };
+      : { type: 'text', text: plan.text };
     return message(newId('msg_'), input.model, [block], plan, true, plan.outputTokens);
   },
 
@@ -133,7 +133,7 @@ export const anthropicMessages: GenerationShape = {
       emit('ping', {});
       for (const piece of toolCall.pieces) emit('content_block_delta', { index: 0, delta: { type: 'input_json_delta', partial_json: piece } }, true);
     } else {
-      emit('content_block_start', { index: 0, content_block: { type: 'text', text: '', citations: null } });
+      emit('content_block_start', { index: 0, content_block: { type: 'text', text: '' } });
       emit('ping', {});
       for (const piece of plan.pieces) emit('content_block_delta', { index: 0, delta: { type: 'text_delta', text: piece } }, true);
     }

@@ -8,6 +8,8 @@ import { BodyTooLargeError, readBody, resetSocket, sendJson, sleep } from './htt
 import { newId } from './ids.ts';
 import { modelList, modelObject } from './models.ts';
 import { imageInputTokens, imagesBody, parseImageRequest } from './openai-images.ts';
+import { embeddingsBody, embeddingsInputTokens, parseEmbeddings } from './openai-embeddings.ts';
+import { parseCountTokens } from './anthropic-count-tokens.ts';
 import { openaiChat } from './openai-chat.ts';
 import { openaiResponses } from './openai-responses.ts';
 import { isErrorSpec, makePlan, type GenerationShape } from './plan.ts';
@@ -20,7 +22,9 @@ const SHAPES: Record<string, GenerationShape> = {
   '/v1/messages': anthropicMessages,
 };
 
-const POST_PATHS = new Set([...Object.keys(SHAPES), '/v1/images/generations']);
+/** POST routes answered by a handler of their own (no generated text). */
+const OTHER_POST_PATHS = new Set(['/v1/images/generations', '/v1/embeddings', '/v1/messages/count_tokens']);
+const POST_PATHS = new Set([...Object.keys(SHAPES), ...OTHER_POST_PATHS]);
 
 function providerFor(path: string, req: IncomingMessage): Provider {
   if (path === '/v1/messages' || path.startsWith('/v1/messages/')) return 'anthropic';
@@ -131,7 +135,7 @@ export async function handleProvider(ctx: SimContext, req: IncomingMessage, res:
   }
 
   const shape = SHAPES[path];
-  if (!shape && path !== '/v1/images/generations') {
+  if (!shape && !OTHER_POST_PATHS.has(path)) {
     return ex.fail({ status: 404, message: `Unknown request URL: ${req.method} ${path}.`, code: 'unknown_url' });
   }
   if (req.method !== 'POST') return ex.fail({ status: 405, message: `Method ${req.method} not allowed on ${path}.`, code: 'method_not_allowed' });
@@ -141,6 +145,8 @@ export async function handleProvider(ctx: SimContext, req: IncomingMessage, res:
       : ex.fail({ status: 400, message: 'There was an error parsing the body of your request. The body must be a valid JSON object.' });
   }
 
+  if (path === '/v1/embeddings') return embeddings(ex, req, object, path);
+  if (path === '/v1/messages/count_tokens') return countTokens(ex, req, object, path);
   if (!shape) return images(ex, req, object, path);
 
   const input = shape.parse(object);
@@ -170,16 +176,44 @@ export async function handleProvider(ctx: SimContext, req: IncomingMessage, res:
   ex.finish(result.outcome, 200, result.outcome === 'ok' ? usage : null);
 }
 
-async function images(ex: Exchange, req: IncomingMessage, object: Record<string, unknown>, path: string): Promise<void> {
-  const request = parseImageRequest(object);
-  if (isErrorSpec(request)) return ex.fail(request);
-  const resolved = resolveBehaviour(request.prompt, { path, model: request.model, stream: false }, ex.ctx.faults, ex.ctx.defaults);
+/**
+ * A one-JSON-object answer (no generated text): directives in `seedText` or a queued fault first,
+ * then the body `answer` builds and the usage it reports.
+ */
+async function answerJson(ex: Exchange, req: IncomingMessage, path: string, model: string, seedText: string, answer: () => { body: object; usage: ReportedUsage }): Promise<void> {
+  const resolved = resolveBehaviour(seedText, { path, model, stream: false }, ex.ctx.faults, ex.ctx.defaults);
   if (ex.record) ex.record.behaviourSource = resolved.source;
   if (!(await applyBehaviour(ex, req, resolved.behaviour))) return;
-  const host = req.headers.host;
-  const body = imagesBody(request, host ? `http://${host}` : ex.ctx.baseUrl());
+  const { body, usage } = answer();
   if (resolved.behaviour.cutAfter !== null) return cutJson(ex, req, body);
-  ex.json(body, { input_tokens: imageInputTokens(request), output_tokens: 0, cached_tokens: 0, images: request.n });
+  ex.json(body, usage);
+}
+
+function inputUsage(inputTokens: number, images = 0): ReportedUsage {
+  return { input_tokens: inputTokens, output_tokens: 0, cached_tokens: 0, images };
+}
+
+function images(ex: Exchange, req: IncomingMessage, object: Record<string, unknown>, path: string): Promise<void> | void {
+  const request = parseImageRequest(object);
+  if (isErrorSpec(request)) return ex.fail(request);
+  const host = req.headers.host;
+  return answerJson(ex, req, path, request.model, request.prompt, () => ({
+    body: imagesBody(request, host ? `http://${host}` : ex.ctx.baseUrl()),
+    usage: inputUsage(imageInputTokens(request), request.n),
+  }));
+}
+
+function embeddings(ex: Exchange, req: IncomingMessage, object: Record<string, unknown>, path: string): Promise<void> | void {
+  const request = parseEmbeddings(object);
+  if (isErrorSpec(request)) return ex.fail(request);
+  const text = request.inputs.map((input) => input.text).join('\n');
+  return answerJson(ex, req, path, request.model, text, () => ({ body: embeddingsBody(request), usage: inputUsage(embeddingsInputTokens(request)) }));
+}
+
+function countTokens(ex: Exchange, req: IncomingMessage, object: Record<string, unknown>, path: string): Promise<void> | void {
+  const request = parseCountTokens(object);
+  if (isErrorSpec(request)) return ex.fail(request);
+  return answerJson(ex, req, path, request.model, request.lastUserText, () => ({ body: { input_tokens: request.inputTokens }, usage: inputUsage(request.inputTokens) }));
 }
 
 /** Latency, hang, reset and failStatus. False when the request has been dealt with (or abandoned). */

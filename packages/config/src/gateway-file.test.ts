@@ -66,6 +66,40 @@ describe("parseGatewayFile", () => {
     expect(errorOf(valid.replace("secret_env: UP_A_KEY", "secret_env: UP_A_KEY, api_key: sk-123"))).toMatch(/upstreams\[0\].*api_key/s);
   });
 
+  it("takes aliases, drop_params, drop_betas, strict_params, and target weight/priority defaulting to the upstream's", () => {
+    const file = parseGatewayFile(valid);
+    expect(file.upstreams[0]).toMatchObject({ priority: 0, weight: 1, drop_betas: ["oauth-2025-04-20"] });
+    expect(file.models[0]).toMatchObject({ aliases: [], drop_params: [], targets: [{ upstream: "up-a", model: "m1-upstream" }] });
+    expect(file.models[0]!.targets[0]!.weight).toBeUndefined();
+    expect(file.server_options[0]!.strict_params).toBe(false);
+    const full = parseGatewayFile(
+      valid
+        .replace("secret_env: UP_A_KEY }", "secret_env: UP_A_KEY, priority: 2, weight: 5, drop_betas: [] }")
+        .replace("    prices: {", "    aliases: [m1-latest, \"m1-2025*\"]\n    drop_params: [temperature, top_p]\n    prices: {")
+        .replace("model: m1-upstream }", "model: m1-upstream, weight: 3, priority: 1 }")
+        .replace("rate_limits: { rpm: 10 } }", "rate_limits: { rpm: 10 }, strict_params: true }"),
+    );
+    expect(full.upstreams[0]).toMatchObject({ priority: 2, weight: 5, drop_betas: [] });
+    expect(full.models[0]).toMatchObject({ aliases: ["m1-latest", "m1-2025*"], drop_params: ["temperature", "top_p"], targets: [{ weight: 3, priority: 1 }] });
+    expect(full.server_options[0]!.strict_params).toBe(true);
+  });
+
+  it("refuses a weight of 0 and an alias another model already has, naming the path and both models", () => {
+    expect(errorOf(valid.replace("model: m1-upstream }", "model: m1-upstream, weight: 0 }"))).toMatch(/models\[0\]\.targets\[0\]\.weight: /);
+    expect(errorOf(valid.replace("secret_env: UP_A_KEY }", "secret_env: UP_A_KEY, weight: 0 }"))).toMatch(/upstreams\[0\]\.weight: /);
+    const two = (aliasesA: string, aliasesB: string) =>
+      valid.replace(
+        "    prices: { input: \"0.15\", output: \"0.6\" }\n    targets: [ { upstream: up-a, model: m1-upstream } ]",
+        `    aliases: ${aliasesA}\n    prices: { input: "0.15", output: "0.6" }\n    targets: [ { upstream: up-a, model: m1-upstream } ]\n  - name: m2\n    aliases: ${aliasesB}\n    prices: {}\n    targets: [ { upstream: up-a, model: m2-upstream } ]`,
+      );
+    expect(errorOf(two("[shared]", "[other, shared]"))).toMatch(/models\[1\]\.aliases\[1\]: alias "shared" of the model "m2" collides with an alias of the model "m1"/);
+    expect(errorOf(two("[m2]", "[]"))).toMatch(/models\[0\]\.aliases\[0\]: alias "m2" of the model "m1" collides with the model "m2"/);
+    expect(errorOf(two('["m-*"]', '["m-*"]'))).toMatch(/models\[1\]\.aliases\[0\]: alias "m-\*" of the model "m2" collides with an alias of the model "m1"/);
+    expect(errorOf(two('["has space"]', "[]"))).toMatch(/models\[0\]\.aliases\[0\]: a model name, or a pattern/);
+    // Overlapping patterns, a pattern that matches nothing, and a model repeating its own name are fine.
+    expect(parseGatewayFile(two('["m*", "nothing-matches-*", m1]', '["m-*", "m*x"]')).models.map((m) => m.aliases)).toEqual([["m*", "nothing-matches-*", "m1"], ["m-*", "m*x"]]);
+  });
+
   it("refuses duplicate names and bad YAML", () => {
     expect(errorOf(valid.replace("vendors:\n  - { name: v1, server_options: [standard] }", "vendors:\n  - { name: v1 }\n  - { name: v1 }"))).toMatch(/vendors\[1\]\.name: duplicate/);
     expect(errorOf("upstreams: [")).toMatch(/not valid YAML/);

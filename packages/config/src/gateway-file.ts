@@ -9,6 +9,8 @@ import { ConfigError } from "./env.ts";
 const name = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._:/-]*$/, "letters, digits and . _ : / - only");
 /** The database keeps these in INTEGER columns: a larger value must fail here, naming its path, not at apply. */
 const INT32_MAX = 2_147_483_647;
+/** Betas that only make sense with the client's own Anthropic credentials (Claude Code's OAuth sign-in). */
+export const DEFAULT_DROP_BETAS = ["oauth-2025-04-20"] as const;
 const positiveInt32 = () => z.number().int().positive().max(INT32_MAX);
 /**
  * Prices are decimal USD strings, bounded so the pico-USD value the database keeps (BIGINT) can
@@ -80,6 +82,8 @@ const upstream = z.strictObject({
     .strictObject({ connect_ms: positiveInt32().default(2000), first_byte_ms: positiveInt32().default(60000) })
     .default({ connect_ms: 2000, first_byte_ms: 60000 }),
   capabilities: z.strictObject({ responses: z.boolean().default(true) }).default({ responses: true }),
+  /** `anthropic-beta` values never forwarded to this upstream (contract section 11): OAuth betas by default. */
+  drop_betas: z.array(z.string().min(1)).default([...DEFAULT_DROP_BETAS]),
 });
 
 const model = z.strictObject({
@@ -87,7 +91,24 @@ const model = z.strictObject({
   display_name: z.string().optional(),
   owned_by: z.string().default("gateway"),
   prices: priceSet,
-  targets: z.array(z.strictObject({ upstream: name, model: z.string().min(1), weight: positiveInt32().default(1) })).min(1),
+  /**
+   * Other names for this model: exact, or with `*` wildcards (`claude-sonnet-4-5-2025*`). Exact
+   * names and exact aliases win over patterns; among patterns the first in file order wins.
+   */
+  aliases: z.array(z.string().max(200).regex(/^\S+$/, "a model name, or a pattern with * wildcards (no spaces)")).default([]),
+  /** Request fields removed before any upstream call (models that reject them), listed in `x-gateway-dropped-params`. */
+  drop_params: z.array(z.string().regex(/^[a-z_][a-z0-9_]*$/, "a request field name")).default([]),
+  /** Traffic is spread by weight over the healthy targets of the lowest priority; both default to the upstream's. */
+  targets: z
+    .array(
+      z.strictObject({
+        upstream: name,
+        model: z.string().min(1),
+        weight: positiveInt32().optional(),
+        priority: z.number().int().min(-INT32_MAX).max(INT32_MAX).optional(),
+      }),
+    )
+    .min(1),
 });
 
 const serverOption = z.strictObject({
@@ -99,6 +120,8 @@ const serverOption = z.strictObject({
   rate_limits: z
     .strictObject({ rpm: positiveInt32().nullable().default(null), tpm: positiveInt32().nullable().default(null) })
     .default({ rpm: null, tpm: null }),
+  /** Refuse (400) a cross-shape field the other side cannot take instead of dropping it. */
+  strict_params: z.boolean().default(false),
 });
 
 const vendor = z.strictObject({ name, server_options: z.array(name).default([]) });
@@ -123,6 +146,18 @@ export const gatewayFileSchema = z
     const models = unique(file.models, "models");
     const options = unique(file.server_options, "server_options");
     unique(file.vendors, "vendors");
+    // A name a request may use belongs to one model only: an alias may not be another model's
+    // name or alias (a pattern written twice would never match for the second model). Patterns
+    // may overlap: the first in file order wins.
+    const claimed = new Map<string, string>(file.models.map((m) => [m.name, `the model "${m.name}"`]));
+    file.models.forEach((m, i) =>
+      m.aliases.forEach((alias, j) => {
+        const owner = claimed.get(alias);
+        if (owner !== undefined && owner !== `the model "${m.name}"` && owner !== `an alias of the model "${m.name}"`) {
+          ctx.addIssue({ code: "custom", path: ["models", i, "aliases", j], message: `alias "${alias}" of the model "${m.name}" collides with ${owner}` });
+        } else if (owner === undefined) claimed.set(alias, `an alias of the model "${m.name}"`);
+      }),
+    );
     file.models.forEach((m, i) =>
       m.targets.forEach((t, j) => {
         if (!upstreams.has(t.upstream)) ctx.addIssue({ code: "custom", path: ["models", i, "targets", j, "upstream"], message: `unknown upstream "${t.upstream}"` });

@@ -46,7 +46,8 @@ export const billingEventSchema = z.object({
   vendorId: z.string(),
   serverOption: z.string(),
   model: z.string(),
-  endpoint: z.enum(["chat.completions", "messages", "responses", "images.generations"]),
+  /** Every model endpoint's name (`messages.count_tokens` is never billed; listed so the one name list holds). */
+  endpoint: z.enum(["chat.completions", "messages", "responses", "images.generations", "embeddings", "messages.count_tokens"]),
   upstream: z.string().nullable(),
   upstreamModel: z.string().nullable(),
   status: z.enum(["ok", "error", "client_aborted"]),

@@ -58,9 +58,20 @@ describe("RecordStore", () => {
 
   it("round-trips the routing snapshot", async () => {
     const prices = { inputPrice: "1", outputPrice: "2", cachedInputPrice: "1", cacheWritePrice: "2", cacheWrite1hPrice: "2", imagePrice: "0", requestPrice: "0", webSearchPrice: "5" };
-    const snapshot = { version: 7, publishedAt: 1, upstreams: {}, models: {}, serverOptions: { standard: { name: "standard", models: ["m"], prices: { m: { ...prices, tiers: [{ aboveInputTokens: 10, ...prices, inputPrice: "3" }] } }, rpm: null, tpm: null } } };
+    const snapshot = { version: 7, publishedAt: 1, upstreams: {}, models: {}, serverOptions: { standard: { name: "standard", models: ["m"], prices: { m: { ...prices, tiers: [{ aboveInputTokens: 10, ...prices, inputPrice: "3" }] } }, rpm: null, tpm: null, strictParams: false } } };
     await store.writeSnapshot(snapshot);
     expect(await store.readSnapshot()).toEqual(snapshot);
+  });
+
+  it("reads a snapshot published before aliases, dropped params and betas, target priorities and strict_params existed", async () => {
+    const upstream = { name: "u", shape: "anthropic", baseUrl: "http://x", secretEnv: null, priority: 0, weight: 1, connectTimeoutMs: 1, firstByteTimeoutMs: 1, supportsResponses: true };
+    const model = { name: "m", displayName: "m", ownedBy: "gateway", created: 1, targets: [{ upstream: "u", model: "um", weight: 2 }] };
+    const old = { version: 9, publishedAt: 1, upstreams: { u: upstream }, models: { m: model }, serverOptions: { standard: { name: "standard", models: ["m"], prices: {}, rpm: null, tpm: null } } };
+    await redis.set(`${prefix}:routing-snapshot`, JSON.stringify(old));
+    const read = (await store.readSnapshot())!;
+    expect(read.upstreams.u).toEqual({ ...upstream, dropBetas: ["oauth-2025-04-20"] });
+    expect(read.models.m).toEqual({ ...model, aliases: [], dropParams: [], position: 0, targets: [{ upstream: "u", model: "um", weight: 2, priority: 0 }] });
+    expect(read.serverOptions.standard!.strictParams).toBe(false);
   });
 
   it("reads a snapshot published before the cache-write, request and web-search prices existed (they are 0)", async () => {

@@ -42,6 +42,8 @@ export const upstreamRecordSchema = z.object({
   connectTimeoutMs: z.number().int(),
   firstByteTimeoutMs: z.number().int(),
   supportsResponses: z.boolean(),
+  /** `anthropic-beta` values this upstream never receives (contract section 11). */
+  dropBetas: z.array(z.string()).default(["oauth-2025-04-20"]),
 });
 export type UpstreamRecord = z.infer<typeof upstreamRecordSchema>;
 
@@ -51,7 +53,14 @@ export const modelRecordSchema = z.object({
   ownedBy: z.string(),
   /** Epoch seconds, as the model list shows it. */
   created: z.number().int(),
-  targets: z.array(z.object({ upstream: z.string(), model: z.string(), weight: z.number().int() })),
+  /** Other names (exact, or `*` patterns) a request may use for this model; billing uses `name`. */
+  aliases: z.array(z.string()).default([]),
+  /** Request fields removed before any upstream call, listed in `x-gateway-dropped-params`. */
+  dropParams: z.array(z.string()).default([]),
+  /** The model's place in the gateway file: alias patterns are tried in file order. */
+  position: z.number().int().default(0),
+  /** Lower priority first; spread by weight within the lowest healthy priority (contract section 11). */
+  targets: z.array(z.object({ upstream: z.string(), model: z.string(), weight: z.number().int(), priority: z.number().int().default(0) })),
 });
 export type ModelRecord = z.infer<typeof modelRecordSchema>;
 
@@ -82,6 +91,8 @@ export const serverOptionRecordSchema = z.object({
   prices: z.record(z.string(), z.object({ ...scaledPrices, tiers: z.array(z.object({ aboveInputTokens: z.number().int(), ...scaledPrices })).default([]) })),
   rpm: z.number().int().positive().nullable(),
   tpm: z.number().int().positive().nullable(),
+  /** Refuse (400) cross-shape fields the other side cannot take instead of dropping them. */
+  strictParams: z.boolean().default(false),
 });
 export type ServerOptionRecord = z.infer<typeof serverOptionRecordSchema>;
 

@@ -13,17 +13,19 @@ import { rebuildRedis } from "../rebuild-redis.ts";
 const yaml = `
 upstreams:
   - { name: up-openai, shape: openai, base_url: "http://127.0.0.1:1/v1", secret_env: UP_KEY }
-  - { name: up-anthropic, shape: anthropic, base_url: "http://127.0.0.1:2" }
+  - { name: up-anthropic, shape: anthropic, base_url: "http://127.0.0.1:2", priority: 1, weight: 4, drop_betas: [oauth-2025-04-20, other-beta] }
 models:
   - name: model-a
+    aliases: [model-a-latest, "model-a-2025*"]
+    drop_params: [temperature]
     prices: { input: "0.15", output: "0.60", cached_input: "0.075" }
-    targets: [ { upstream: up-openai, model: a-1 }, { upstream: up-anthropic, model: a-2 } ]
+    targets: [ { upstream: up-openai, model: a-1, weight: 3 }, { upstream: up-anthropic, model: a-2 }, { upstream: up-anthropic, model: a-3, priority: 0, weight: 2 } ]
   - name: model-b
     prices: { input: "3", output: "15" }
     targets: [ { upstream: up-anthropic, model: b-1 } ]
 server_options:
   - { name: standard, models: [model-a, model-b], price_multiplier: "1.5", rate_limits: { rpm: 60 } }
-  - { name: cheap, models: [model-a], prices: { model-a: { output: "0.30" } } }
+  - { name: cheap, models: [model-a], prices: { model-a: { output: "0.30" } }, strict_params: true }
 vendors:
   - { name: acme, server_options: [standard, cheap] }
 `;
@@ -51,12 +53,18 @@ describe("applying the gateway file", () => {
     const report = await applyGatewayFile(services.db.prisma, services.records, parseGatewayFile(yaml));
     expect(report.created).toBe(7);
     const snapshot = (await services.records.readSnapshot())!;
+    // A target's weight and priority default to its upstream's.
     expect(snapshot.models["model-a"]!.targets).toEqual([
-      { upstream: "up-openai", model: "a-1", weight: 1 },
-      { upstream: "up-anthropic", model: "a-2", weight: 1 },
+      { upstream: "up-openai", model: "a-1", weight: 3, priority: 0 },
+      { upstream: "up-anthropic", model: "a-2", weight: 4, priority: 1 },
+      { upstream: "up-anthropic", model: "a-3", weight: 2, priority: 0 },
     ]);
-    expect(snapshot.upstreams["up-openai"]).toMatchObject({ shape: "openai", secretEnv: "UP_KEY" });
-    expect(snapshot.serverOptions.standard).toMatchObject({ models: ["model-a", "model-b"], rpm: 60, tpm: null });
+    expect(snapshot.models["model-a"]).toMatchObject({ aliases: ["model-a-latest", "model-a-2025*"], dropParams: ["temperature"], position: 0 });
+    expect(snapshot.models["model-b"]).toMatchObject({ aliases: [], dropParams: [], position: 1, targets: [{ upstream: "up-anthropic", model: "b-1", weight: 4, priority: 1 }] });
+    expect(snapshot.upstreams["up-openai"]).toMatchObject({ shape: "openai", secretEnv: "UP_KEY", dropBetas: ["oauth-2025-04-20"] });
+    expect(snapshot.upstreams["up-anthropic"]).toMatchObject({ priority: 1, weight: 4, dropBetas: ["oauth-2025-04-20", "other-beta"] });
+    expect(snapshot.serverOptions.standard).toMatchObject({ models: ["model-a", "model-b"], rpm: 60, tpm: null, strictParams: false });
+    expect(snapshot.serverOptions.cheap).toMatchObject({ strictParams: true });
     // 0.60 USD/M = 600000 pico per token, x1.5, scaled by 10000
     expect(snapshot.serverOptions.standard!.prices["model-a"]!.outputPrice).toBe(String(600_000n * 15_000n));
     expect(snapshot.serverOptions.cheap!.prices["model-a"]!.outputPrice).toBe(String(300_000n * 10_000n));
@@ -77,6 +85,24 @@ describe("applying the gateway file", () => {
     expect(report).toMatchObject({ created: 0, updated: 0, deleted: 0, snapshotVersion: before!.version });
     expect(await rows()).toBe(rowsBefore);
     expect((await services.records.readSnapshot())!.version).toBe(before!.version);
+  });
+
+  it("a changed alias, dropped param, beta, priority or strict_params is written and published", async () => {
+    const changed = yaml
+      .replace('"model-a-2025*"', '"model-a-2026*"')
+      .replace("drop_params: [temperature]", "drop_params: [temperature, top_p]")
+      .replace("drop_betas: [oauth-2025-04-20, other-beta]", "drop_betas: []")
+      .replace("model: a-3, priority: 0, weight: 2", "model: a-3, priority: 2, weight: 2")
+      .replace("strict_params: true", "strict_params: false");
+    const report = await applyGatewayFile(services.db.prisma, services.records, parseGatewayFile(changed));
+    expect(report).toMatchObject({ created: 0, deleted: 0 });
+    const snapshot = (await services.records.readSnapshot())!;
+    expect(snapshot.models["model-a"]).toMatchObject({ aliases: ["model-a-latest", "model-a-2026*"], dropParams: ["temperature", "top_p"] });
+    expect(snapshot.models["model-a"]!.targets[2]).toEqual({ upstream: "up-anthropic", model: "a-3", weight: 2, priority: 2 });
+    expect(snapshot.upstreams["up-anthropic"]!.dropBetas).toEqual([]);
+    expect(snapshot.serverOptions.cheap!.strictParams).toBe(false);
+    // ...and is as idempotent as the rest.
+    expect(await applyGatewayFile(services.db.prisma, services.records, parseGatewayFile(changed))).toMatchObject({ created: 0, updated: 0, deleted: 0, snapshotVersion: snapshot.version });
   });
 
   it("a changed file updates only what changed and drops removed models", async () => {

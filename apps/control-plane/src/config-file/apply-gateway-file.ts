@@ -68,7 +68,7 @@ export async function applyGatewayFile(prisma: PrismaClient, records: RecordStor
         }
       }
       modelIds.set(model.row.name, modelId);
-      const routes = model.targets.map((t) => ({ upstreamId: upstreamIds.get(t.upstream)!, upstreamModel: t.upstreamModel, position: t.position, weight: t.weight }));
+      const routes = model.targets.map((t) => ({ upstreamId: upstreamIds.get(t.upstream)!, upstreamModel: t.upstreamModel, position: t.position, weight: t.weight, priority: t.priority }));
       const haveRoutes = have?.routes ?? [];
       const routesSame = haveRoutes.length === routes.length && routes.every((route, index) => sameFields(haveRoutes[index]!, route));
       if (!routesSame) {

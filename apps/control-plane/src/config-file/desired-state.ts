@@ -29,6 +29,7 @@ function tiers(list: readonly PriceTierFields[]): PriceTier[] {
 
 /** The gateway file turned into the exact column values it asks for. */
 export function desiredState(file: GatewayFile) {
+  const upstreams = new Map(file.upstreams.map((u) => [u.name, u]));
   return {
     upstreams: file.upstreams.map((u) => ({
       name: u.name,
@@ -40,8 +41,9 @@ export function desiredState(file: GatewayFile) {
       connectTimeoutMs: u.timeouts.connect_ms,
       firstByteTimeoutMs: u.timeouts.first_byte_ms,
       supportsResponses: u.capabilities.responses,
+      dropBetas: u.drop_betas,
     })),
-    models: file.models.map((m) => {
+    models: file.models.map((m, modelPosition) => {
       const p = prices(m.prices);
       const inputPrice = p.inputPrice ?? 0n;
       const cacheWriteDefaults = defaultCacheWritePrices(inputPrice);
@@ -50,6 +52,9 @@ export function desiredState(file: GatewayFile) {
           name: m.name,
           displayName: m.display_name ?? m.name,
           ownedBy: m.owned_by,
+          aliases: m.aliases,
+          dropParams: m.drop_params,
+          position: modelPosition,
           inputPrice,
           outputPrice: p.outputPrice ?? 0n,
           cachedInputPrice: p.cachedInputPrice ?? inputPrice,
@@ -60,7 +65,11 @@ export function desiredState(file: GatewayFile) {
           webSearchPrice: p.webSearchPrice ?? 0n,
           priceTiers: tiersToJson(tiers(m.prices.tiers)),
         },
-        targets: m.targets.map((t, position) => ({ upstream: t.upstream, upstreamModel: t.model, position, weight: t.weight })),
+        // A target's weight and priority default to its upstream's (the file guarantees the upstream exists).
+        targets: m.targets.map((t, position) => {
+          const upstream = upstreams.get(t.upstream)!;
+          return { upstream: t.upstream, upstreamModel: t.model, position, weight: t.weight ?? upstream.weight, priority: t.priority ?? upstream.priority };
+        }),
       };
     }),
     serverOptions: file.server_options.map((o) => ({
@@ -71,6 +80,7 @@ export function desiredState(file: GatewayFile) {
         priceMultiplierBps: Number(parseUsdToNano(o.price_multiplier) / 100_000n),
         rpm: o.rate_limits.rpm,
         tpm: o.rate_limits.tpm,
+        strictParams: o.strict_params,
       },
       models: o.models.map((model) => {
         const { tiers: ownTiers, ...set } = o.prices[model] ?? {};

@@ -53,6 +53,8 @@ describe("GET /api/openapi.json", () => {
         "POST /v1/responses",
         "POST /v1/messages",
         "POST /v1/images/generations",
+        "POST /v1/messages/count_tokens",
+        "POST /v1/embeddings",
         "POST /api/keys",
         "GET /api/keys",
         "GET /api/keys/{id}",

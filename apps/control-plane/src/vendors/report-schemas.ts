@@ -108,7 +108,7 @@ export const requestSchema = z.object({
   object: z.literal("request"),
   key_id: z.string(),
   model: z.string(),
-  endpoint: z.string().describe("chat.completions, messages, responses, images.generations, ..."),
+  endpoint: z.string().describe("chat.completions, messages, responses, images.generations, embeddings"),
   stream: z.boolean(),
   status: z.enum(USAGE_STATUSES),
   input_tokens: count,

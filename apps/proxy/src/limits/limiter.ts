@@ -1,7 +1,7 @@
 import { costOfUsage, GatewayError, type BillingEvent, type ScaledPrices } from "@gateway/contracts";
 import type { Logger } from "@gateway/logger";
 import type { BudgetCounter, KeyRecord, LimitStore, ServerOptionRecord } from "@gateway/redis-store";
-import type { ParsedRequest } from "../upstreams/index.ts";
+import type { EndpointName, ParsedRequest } from "../upstreams/index.ts";
 import { requestBoundNano, unitPrices } from "./request-bound.ts";
 
 interface Held {
@@ -20,6 +20,18 @@ export interface Admission {
 }
 
 const NO_LIMITS: Admission = Object.freeze({ headers: {}, refusal: null });
+
+/** What one admission checks: null is "no such limit". */
+interface Limits {
+  rpm: number | null;
+  tpm: number | null;
+  quotaNano: bigint | null;
+  budget: { limitNano: bigint; period: NonNullable<KeyRecord["budget"]>["period"] } | null;
+  reservationNano: bigint;
+  prices: ScaledPrices | null;
+  /** Whether the request is settled later (its tokens and cost booked); false for a request-only admission. */
+  settles: boolean;
+}
 
 function seconds(ms: number): string {
   return `${Math.max(1, Math.ceil(ms / 1000))}s`;
@@ -41,14 +53,29 @@ export class Limiter {
     this.logger = logger;
   }
 
-  async admit(requestId: string, key: KeyRecord, option: ServerOptionRecord, model: string, request: ParsedRequest, requestBytes: number, isImages: boolean): Promise<Admission> {
+  async admit(requestId: string, key: KeyRecord, option: ServerOptionRecord, model: string, request: ParsedRequest, requestBytes: number, endpoint: EndpointName): Promise<Admission> {
     const rpm = key.rpm ?? option.rpm;
     const tpm = key.tpm ?? option.tpm;
     const quotaNano = key.quotaNano === null ? null : BigInt(key.quotaNano);
     const budget = key.budget && { limitNano: BigInt(key.budget.limitNano), period: key.budget.period };
     if (rpm === null && tpm === null && quotaNano === null && budget === null) return NO_LIMITS;
     const prices = unitPrices(option, model);
-    const reservationNano = (quotaNano !== null || budget !== null) && prices ? requestBoundNano(request, requestBytes, prices, isImages) : 0n;
+    const reservationNano = (quotaNano !== null || budget !== null) && prices ? requestBoundNano(request, requestBytes, prices, endpoint) : 0n;
+    return this.check(requestId, key, { rpm, tpm, quotaNano, budget, reservationNano, prices, settles: true });
+  }
+
+  /**
+   * A request that costs nothing and uses no tokens (a token count): it takes one slot of the
+   * key's requests per minute, and nothing of its tokens, quota or budget.
+   */
+  admitRequestOnly(requestId: string, key: KeyRecord, option: ServerOptionRecord): Promise<Admission> {
+    const rpm = key.rpm ?? option.rpm;
+    if (rpm === null) return Promise.resolve(NO_LIMITS);
+    return this.check(requestId, key, { rpm, tpm: null, quotaNano: null, budget: null, reservationNano: 0n, prices: null, settles: false });
+  }
+
+  private async check(requestId: string, key: KeyRecord, limits: Limits): Promise<Admission> {
+    const { rpm, tpm, quotaNano, budget, reservationNano, prices } = limits;
     let result;
     try {
       result = await this.store.admit({ keyId: key.id, rpm, tpm, quotaNano, budget, reservationNano });
@@ -70,7 +97,7 @@ export class Limiter {
     const retryAfter = Math.max(1, Math.ceil(result.resetMs / 1000));
     switch (result.verdict) {
       case "admitted":
-        this.held.set(requestId, { keyId: key.id, reservationNano, hasQuota: quotaNano !== null, budget: result.budget, prices });
+        if (limits.settles) this.held.set(requestId, { keyId: key.id, reservationNano, hasQuota: quotaNano !== null, budget: result.budget, prices });
         return { headers, refusal: null };
       case "requests_limited":
         return { headers, refusal: new GatewayError("rate_limit_exceeded", `Rate limit reached: ${rpm} requests per minute.`, { retryAfter }) };

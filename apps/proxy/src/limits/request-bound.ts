@@ -1,6 +1,6 @@
 import { costOfUsage, EMPTY_USAGE, scaledPricesFromStrings, type ScaledPrices } from "@gateway/contracts";
 import type { ServerOptionRecord } from "@gateway/redis-store";
-import type { ParsedRequest } from "../upstreams/index.ts";
+import type { EndpointName, ParsedRequest } from "../upstreams/index.ts";
 
 /** Output tokens assumed when the request sets no bound of its own. */
 export const DEFAULT_OUTPUT_BOUND = 4096;
@@ -20,9 +20,11 @@ function positiveInteger(value: unknown): number | null {
  * (a token is never shorter than a byte), its max output tokens (or a default), its image count.
  * This is what the quota reserves before the upstream is called.
  */
-export function requestBoundNano(request: ParsedRequest, requestBytes: number, prices: ScaledPrices, isImages: boolean): bigint {
+export function requestBoundNano(request: ParsedRequest, requestBytes: number, prices: ScaledPrices, endpoint: EndpointName): bigint {
   const body = request.body;
-  const output = isImages
+  const isImages = endpoint === "images.generations";
+  // Images are priced per image; embeddings produce no tokens.
+  const output = isImages || endpoint === "embeddings"
     ? 0
     : (positiveInteger(body.max_tokens) ?? positiveInteger(body.max_completion_tokens) ?? positiveInteger(body.max_output_tokens) ?? DEFAULT_OUTPUT_BOUND);
   const bound = { ...EMPTY_USAGE, inputTokens: requestBytes, outputTokens: output, images: isImages ? (positiveInteger(body.n) ?? 1) : 0 };

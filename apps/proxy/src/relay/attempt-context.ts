@@ -4,6 +4,8 @@ import type { ParsedRequest, UpstreamShapeAdapter, WireFormat } from "../upstrea
 import type { Target } from "../routing/routing-table.ts";
 import type { Translation } from "../translation/index.ts";
 import type { UpstreamClient } from "./upstream-client.ts";
+import { DEFAULT_DROP_BETAS } from "@gateway/config";
+import { clientBetas } from "./request-drops.ts";
 
 /** Everything one upstream attempt needs. */
 export interface AttemptContext {
@@ -21,6 +23,8 @@ export interface AttemptContext {
   request: ParsedRequest;
   /** The request in the upstream's shape (= request when same shape). */
   upstreamRequest: ParsedRequest;
+  /** Request paths removed before this attempt (`x-gateway-dropped-params`); empty when none. */
+  droppedParams: readonly string[];
   requestBytes: number;
   /** The client's body as received: forwarded as is when same shape and nothing in it changes. */
   rawBody: Buffer | null;
@@ -58,11 +62,27 @@ export async function readBounded(body: AsyncIterable<Buffer> & { destroy?: () =
   return Buffer.concat(chunks).toString("utf8").slice(0, limit);
 }
 
-/** Headers of every upstream call: the shape's auth, our request id, the trace context. */
+/**
+ * Headers of every upstream call: the shape's auth, our request id, the trace context. The
+ * client's `anthropic-beta` goes only to an Anthropic-shape upstream serving the same shape, minus
+ * that upstream's `drop_betas` (OAuth betas by default); never cross-shape.
+ */
 export function upstreamHeaders(context: AttemptContext, extra: Record<string, string> = {}): Record<string, string> {
-  const headers = { ...context.adapter.headers(upstreamSecret(context.target), context.clientHeaders), ...extra, "x-request-id": context.requestId, traceparent: context.traceparent };
+  const headers: Record<string, string> = { ...context.adapter.headers(upstreamSecret(context.target), context.clientHeaders), ...extra, "x-request-id": context.requestId, traceparent: context.traceparent };
+  delete headers["anthropic-beta"];
+  if (context.adapter.shape === "anthropic" && !context.translation) {
+    const betas = forwardedBetas(context.clientHeaders["anthropic-beta"], context.target.upstream.dropBetas);
+    if (betas) headers["anthropic-beta"] = betas;
+  }
   const tracestate = context.clientHeaders.tracestate;
   return typeof tracestate === "string" ? { ...headers, tracestate } : headers;
+}
+
+/** The client's betas an Anthropic-shape upstream gets: all of them minus its `drop_betas`; null when none is left. */
+export function forwardedBetas(value: string | string[] | undefined, dropBetas: readonly string[] = DEFAULT_DROP_BETAS): string | null {
+  const dropped = new Set(dropBetas);
+  const kept = [...new Set(clientBetas(value))].filter((beta) => !dropped.has(beta));
+  return kept.length > 0 ? kept.join(",") : null;
 }
 
 /**

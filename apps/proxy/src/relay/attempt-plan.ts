@@ -1,7 +1,7 @@
 import { GatewayError } from "@gateway/contracts";
 import type { ParsedRequest, WireFormat } from "../upstreams/index.ts";
 import type { Target } from "../routing/routing-table.ts";
-import { translationFor, type Translation, type TranslationName } from "../translation/index.ts";
+import { DroppedParams, translationFor, type Translation, type TranslationName } from "../translation/index.ts";
 
 /** One target and how the client's request reaches it. */
 export interface PlannedTarget {
@@ -10,6 +10,13 @@ export interface PlannedTarget {
   translation: Translation | null;
   /** The request in the upstream's shape (the client's own when there is no translation). */
   upstreamRequest: ParsedRequest;
+  /** Request paths the translation dropped (listed in `x-gateway-dropped-params`); empty same-shape. */
+  droppedParams: readonly string[];
+}
+
+interface Translated {
+  request: ParsedRequest;
+  dropped: readonly string[];
 }
 
 /**
@@ -18,24 +25,24 @@ export interface PlannedTarget {
  * for is left out, so a same-shape target still serves it; when none is left the client gets the
  * first refusal: a 400 naming the field the other shape cannot express.
  */
-export function planTargets(targets: readonly Target[], wire: WireFormat, request: ParsedRequest): PlannedTarget[] {
-  const translated = new Map<TranslationName, ParsedRequest | GatewayError>();
+export function planTargets(targets: readonly Target[], wire: WireFormat, request: ParsedRequest, strictParams = false): PlannedTarget[] {
+  const translated = new Map<TranslationName, Translated | GatewayError>();
   const planned: PlannedTarget[] = [];
   let refusal: GatewayError | null = null;
   for (const target of targets) {
     try {
       const translation = translationFor(wire.endpoint, target.upstream);
       if (!translation) {
-        planned.push({ target, translation, upstreamRequest: request });
+        planned.push({ target, translation, upstreamRequest: request, droppedParams: [] });
         continue;
       }
-      let upstreamRequest = translated.get(translation.name);
-      if (upstreamRequest === undefined) {
-        upstreamRequest = translateOnce(translation, request);
-        translated.set(translation.name, upstreamRequest);
+      let result = translated.get(translation.name);
+      if (result === undefined) {
+        result = translateOnce(translation, request, strictParams);
+        translated.set(translation.name, result);
       }
-      if (upstreamRequest instanceof GatewayError) throw upstreamRequest;
-      planned.push({ target, translation, upstreamRequest });
+      if (result instanceof GatewayError) throw result;
+      planned.push({ target, translation, upstreamRequest: result.request, droppedParams: result.dropped });
     } catch (error) {
       if (!(error instanceof GatewayError)) throw error;
       refusal ??= error;
@@ -45,9 +52,10 @@ export function planTargets(targets: readonly Target[], wire: WireFormat, reques
   throw refusal ?? new GatewayError("unsupported_feature", `Model ${request.model} has no upstream for the ${wire.endpoint} endpoint.`, { param: "model" });
 }
 
-function translateOnce(translation: Translation, request: ParsedRequest): ParsedRequest | GatewayError {
+function translateOnce(translation: Translation, request: ParsedRequest, strictParams: boolean): Translated | GatewayError {
   try {
-    return translation.request(request);
+    const dropped = new DroppedParams(strictParams);
+    return { request: translation.request(request, dropped), dropped: dropped.paths };
   } catch (error) {
     if (error instanceof GatewayError) return error;
     throw error;

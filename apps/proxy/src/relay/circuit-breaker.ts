@@ -51,6 +51,21 @@ export class CircuitBreaker {
   }
 
   /**
+   * True when a request may try the upstream now: its circuit is closed, or its cooldown is over
+   * and nobody probes it, in which case this caller claims the probe (so call it only for a
+   * target the request will try in its turn).
+   */
+  usable(upstream: string, now = Date.now()): boolean {
+    const state = this.states.get(upstream);
+    if (state === undefined || state.failures < this.threshold) return true;
+    if (state.openUntil <= now && state.probeUntil <= now) {
+      state.probeUntil = now + this.cooldownMs;
+      return true;
+    }
+    return false;
+  }
+
+  /**
    * Closed targets first in their configured order, then open ones as a last resort. A target
    * whose cooldown is over and that nobody probes counts as closed for this caller only: the call
    * claims the probe.
@@ -59,12 +74,8 @@ export class CircuitBreaker {
     const closed: T[] = [];
     const open: T[] = [];
     for (const target of targets) {
-      const state = this.states.get(target.upstream.name);
-      if (state === undefined || state.failures < this.threshold) closed.push(target);
-      else if (state.openUntil <= now && state.probeUntil <= now) {
-        state.probeUntil = now + this.cooldownMs;
-        closed.push(target);
-      } else open.push(target);
+      if (this.usable(target.upstream.name, now)) closed.push(target);
+      else open.push(target);
     }
     return open.length === 0 ? closed : [...closed, ...open];
   }

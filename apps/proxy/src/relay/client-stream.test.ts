@@ -1,11 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { SHAPE_ADAPTERS, WIRE_FORMATS } from "../upstreams/index.ts";
-import { translationFor } from "../translation/index.ts";
+import { DroppedParams, translationFor } from "../translation/index.ts";
 import { fixtureEvents, payloads, sseEvents } from "../translation/__fixtures__/fixtures.ts";
 import type { AttemptContext } from "./attempt-context.ts";
 import { clientStream } from "./client-stream.ts";
 
-const upstream = { name: "a", shape: "anthropic", baseUrl: "http://x", secretEnv: null, priority: 0, weight: 1, connectTimeoutMs: 1, firstByteTimeoutMs: 1, supportsResponses: true } as const;
+const upstream = { name: "a", shape: "anthropic", baseUrl: "http://x", secretEnv: null, priority: 0, weight: 1, connectTimeoutMs: 1, firstByteTimeoutMs: 1, supportsResponses: true, dropBetas: [] as string[] } as const;
 
 function context(endpoint: "chat.completions" | "responses", body: Record<string, unknown>): AttemptContext {
   const wire = WIRE_FORMATS[endpoint];
@@ -16,7 +16,7 @@ function context(endpoint: "chat.completions" | "responses", body: Record<string
     upstreamWire: translation.upstreamWire,
     translation,
     request,
-    upstreamRequest: translation.request(request),
+    upstreamRequest: translation.request(request, new DroppedParams(false)),
     adapter: SHAPE_ADAPTERS.anthropic,
     target: { upstream, model: "claude" },
   } as Partial<AttemptContext> as AttemptContext;

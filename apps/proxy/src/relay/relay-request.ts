@@ -8,6 +8,8 @@ import { AttemptFailure } from "./attempt-failure.ts";
 import { planTargets } from "./attempt-plan.ts";
 import type { AttemptContext, AttemptOutcome } from "./attempt-context.ts";
 import { jsonAttempt } from "./json-attempt.ts";
+import { clientBetas, withRequestDrops } from "./request-drops.ts";
+import { DROPPED_PARAMS_HEADER, droppedParamsHeaderValue, withoutFields } from "../translation/shared/dropped-params.ts";
 import { streamAttempt } from "./stream-attempt.ts";
 
 export interface RelayInput {
@@ -30,7 +32,17 @@ export interface RelayInput {
 export async function relayRequest(input: RelayInput): Promise<void> {
   const { services, request, response, wire, parsed, key, model, traceparent } = input;
   // Per target: relayed as is, or translated to the upstream's shape (a 400 when no target can take it).
-  const targets = planTargets(services.breaker.order(services.routing.targets(model)), wire, parsed);
+  const strictParams = services.routing.serverOption(key.serverOption)?.strictParams ?? false;
+  // models[].drop_params: removed before any upstream call, same shape too (then the bytes are re-serialised).
+  const dropParams = model.dropParams ?? [];
+  const modelDrop = withoutFields(parsed.body, dropParams);
+  const upstreamParsed = modelDrop.removed.length > 0 ? { ...parsed, body: modelDrop.body } : parsed;
+  const targets = withRequestDrops(planTargets(services.routing.order(model, services.breaker), wire, upstreamParsed, strictParams), {
+    modelDropped: modelDrop.removed,
+    dropParams,
+    betas: clientBetas(request.headers["anthropic-beta"]).length > 0,
+    strict: strictParams,
+  });
   const client = new AbortController();
   response.on("close", () => {
     if (!response.writableFinished) client.abort(new Error("client disconnected"));
@@ -61,7 +73,7 @@ export async function relayRequest(input: RelayInput): Promise<void> {
   let lastFailure: AttemptFailure | null = null;
   let lastTarget = targets[0]!.target;
   for (let index = 0; index < attempts && !client.signal.aborted; index += 1) {
-    const { target, translation, upstreamRequest } = targets[index % targets.length]!;
+    const { target, translation, upstreamRequest, droppedParams } = targets[index % targets.length]!;
     lastTarget = target;
     const context: AttemptContext = {
       client: services.upstreams,
@@ -71,10 +83,11 @@ export async function relayRequest(input: RelayInput): Promise<void> {
       upstreamWire: translation?.upstreamWire ?? wire,
       translation,
       adapter: SHAPE_ADAPTERS[target.upstream.shape],
-      request: parsed,
+      request: upstreamParsed,
       upstreamRequest,
+      droppedParams,
       requestBytes: request.bodyBytes,
-      rawBody: request.rawBody,
+      rawBody: modelDrop.removed.length > 0 ? null : request.rawBody,
       clientHeaders: request.headers,
       traceparent,
       target,
@@ -82,6 +95,10 @@ export async function relayRequest(input: RelayInput): Promise<void> {
       streamIdleTimeoutMs: services.config.STREAM_IDLE_TIMEOUT_MS,
       startedAt: request.startedAt,
     };
+    // x-gateway-dropped-params: set before the answer's head is written (JSON, stream, or the upstream's 4xx).
+    const dropped = droppedParamsHeaderValue(droppedParams);
+    if (dropped) response.setHeader(DROPPED_PARAMS_HEADER, dropped);
+    else response.removeHeader(DROPPED_PARAMS_HEADER);
     try {
       const outcome = parsed.stream ? await streamAttempt(context) : await jsonAttempt(context);
       if (outcome.status === "ok") services.breaker.recordSuccess(target.upstream.name);
@@ -98,6 +115,8 @@ export async function relayRequest(input: RelayInput): Promise<void> {
       lastFailure = failure;
     }
   }
+  // Every attempt failed: nothing was answered with those drops.
+  if (!response.headersSent) response.removeHeader(DROPPED_PARAMS_HEADER);
   const status = client.signal.aborted ? "client_aborted" : "error";
   bill({ status, usage: EMPTY_USAGE, estimated: false, ttfbMs: null }, lastTarget.upstream.name, lastTarget.model);
   if (lastFailure?.timeout) throw new GatewayError("upstream_timeout", `Every upstream attempt for ${model.name} timed out.`);

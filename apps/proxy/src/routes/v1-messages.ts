@@ -7,7 +7,7 @@ import { relayRoute } from "./relay-route.ts";
 const VERSION = /^\d{4}-\d{2}-\d{2}$/;
 
 /** `anthropic-version` or `shapeb-version`: any YYYY-MM-DD, absent means 2023-06-01 (contract section 1). */
-function checkVersionHeader(request: GatewayRequest): void {
+export function checkVersionHeader(request: GatewayRequest): void {
   for (const name of ["anthropic-version", "shapeb-version"] as const) {
     const value = request.headers[name];
     if (value !== undefined && (typeof value !== "string" || !VERSION.test(value))) {

@@ -18,7 +18,7 @@ function modelObject(model: ModelRecord) {
   };
 }
 
-/** GET /v1/models: exactly the models the key's server option allows. */
+/** GET /v1/models: exactly the models the key's server option allows, by canonical name (never an alias). */
 export function listModelsRoute(services: ProxyServices) {
   return async (request: GatewayRequest, response: ServerResponse): Promise<void> => {
     const key = await authenticate(request.headers, services.keyCache);
@@ -28,13 +28,16 @@ export function listModelsRoute(services: ProxyServices) {
   };
 }
 
-/** GET /v1/models/{id}: `id` is the rest of the path, decoded (it may hold slashes). */
+/**
+ * GET /v1/models/{id}: `id` is the rest of the path, decoded (it may hold slashes). An alias
+ * answers the model it names, under its canonical name, as OpenAI answers a known alias.
+ */
 export function getModelRoute(services: ProxyServices) {
   return async (request: GatewayRequest, response: ServerResponse, id: string): Promise<void> => {
     const key = await authenticate(request.headers, services.keyCache);
     services.routing.requireLoaded();
-    const model = services.routing.allowedModels(key.serverOption).find((candidate) => candidate.name === id);
-    if (!model) throw new GatewayError("model_not_found", `The model '${id}' does not exist.`, { param: "model" });
+    const model = services.routing.model(id);
+    if (!model || !services.routing.serverOption(key.serverOption)?.models.includes(model.name)) throw new GatewayError("model_not_found", `The model '${id}' does not exist.`, { param: "model" });
     sendJson(response, 200, modelObject(model));
   };
 }

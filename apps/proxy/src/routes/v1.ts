@@ -13,6 +13,8 @@ export function discoveryRoute(services: ProxyServices) {
         responses: "POST /v1/responses",
         messages: "POST /v1/messages",
         images_generations: "POST /v1/images/generations",
+        messages_count_tokens: "POST /v1/messages/count_tokens",
+        embeddings: "POST /v1/embeddings",
         models: "GET /v1/models",
         usage: "GET /v1/usage",
       },

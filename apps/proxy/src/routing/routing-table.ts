@@ -1,11 +1,62 @@
-import type { ModelRecord, RecordStore, RoutingSnapshot, ServerOptionRecord, UpstreamRecord } from "@gateway/redis-store";
+import type { ModelRecord, RecordStore, RoutingSnapshot, ServerOptionRecord } from "@gateway/redis-store";
 import type { Logger } from "@gateway/logger";
 import { GatewayError } from "@gateway/contracts";
+import { TargetSet, type RoutedTarget, type TargetHealth } from "./target-set.ts";
 
-export interface Target {
-  upstream: UpstreamRecord;
-  /** The upstream's own name for the model. */
-  model: string;
+export type { RoutedTarget, Target, TargetHealth } from "./target-set.ts";
+
+/**
+ * An alias pattern, compiled: `*` matches any run of characters (none included), everything else
+ * is literal. Matching is linear in the name (prefix, suffix, then each middle part leftmost), so
+ * no client-chosen name can make it backtrack.
+ */
+export function aliasPattern(alias: string): (name: string) => boolean {
+  const parts = alias.split("*");
+  const head = parts[0]!;
+  const tail = parts.length > 1 ? parts.at(-1)! : "";
+  const middle = parts.slice(1, -1).filter((part) => part !== "");
+  if (parts.length === 1) return (name) => name === alias;
+  return (name) => {
+    const end = name.length - tail.length;
+    if (end < head.length || !name.startsWith(head) || !name.endsWith(tail)) return false;
+    let from = head.length;
+    for (const part of middle) {
+      const at = name.indexOf(part, from);
+      if (at < 0 || at + part.length > end) return false;
+      from = at + part.length;
+    }
+    return true;
+  };
+}
+
+/**
+ * What a snapshot's models are looked up by, built once per snapshot: every model name and exact
+ * alias in one map, the `*` patterns compiled in file order, each model's targets ranked.
+ */
+class ModelIndex {
+  readonly names = new Map<string, ModelRecord>();
+  readonly patterns: { matches: (name: string) => boolean; model: ModelRecord }[] = [];
+  readonly targetSets = new Map<string, TargetSet>();
+
+  constructor(snapshot: RoutingSnapshot) {
+    const models = Object.values(snapshot.models).sort((a, b) => a.position - b.position || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    for (const model of models) {
+      for (const alias of model.aliases) {
+        if (alias.includes("*")) this.patterns.push({ matches: aliasPattern(alias), model });
+        else if (!this.names.has(alias)) this.names.set(alias, model);
+      }
+      this.targetSets.set(model.name, new TargetSet(model, snapshot.upstreams));
+    }
+    // A model's own name wins over anything (the gateway file refuses such collisions anyway).
+    for (const model of models) this.names.set(model.name, model);
+  }
+
+  resolve(name: string): ModelRecord | undefined {
+    const model = this.names.get(name);
+    if (model !== undefined) return model;
+    for (const { matches, model } of this.patterns) if (matches(name)) return model;
+    return undefined;
+  }
 }
 
 /**
@@ -14,6 +65,7 @@ export interface Target {
  */
 export class RoutingTable {
   private snapshot: RoutingSnapshot | null = null;
+  private index: ModelIndex | null = null;
   private readonly store: RecordStore;
   private readonly logger: Logger;
 
@@ -45,7 +97,9 @@ export class RoutingTable {
     try {
       const next = await this.store.readSnapshot();
       if (next && next.version !== this.snapshot?.version) {
+        const index = new ModelIndex(next);
         this.snapshot = next;
+        this.index = index;
         this.logger.info({ version: next.version, models: Object.keys(next.models).length }, "routing snapshot loaded");
       }
     } catch (error) {
@@ -53,29 +107,43 @@ export class RoutingTable {
     }
   }
 
+  /**
+   * The model a request names: by its name or an exact alias (one map lookup), else the first
+   * alias pattern that matches, in gateway file order. Billing and limits use the record's `name`.
+   */
   model(name: string): ModelRecord | undefined {
-    return this.snapshot?.models[name];
+    return this.index?.resolve(name);
   }
 
   serverOption(name: string): ServerOptionRecord | undefined {
-    return this.snapshot?.serverOptions[name];
+    const options = this.snapshot?.serverOptions;
+    return options && Object.hasOwn(options, name) ? options[name] : undefined;
   }
 
-  /** The model's ordered targets with their upstream records (unknown upstreams are skipped). */
-  targets(model: ModelRecord): Target[] {
-    const upstreams = this.snapshot?.upstreams ?? {};
-    const targets: Target[] = [];
-    for (const target of model.targets) {
-      const upstream = upstreams[target.upstream];
-      if (upstream) targets.push({ upstream, model: target.model });
-    }
-    return targets;
+  private targetSet(model: ModelRecord): TargetSet {
+    const set = this.index?.targetSets.get(model.name);
+    // A record of an earlier snapshot (looked up before a new one landed) is ranked afresh against the current upstreams.
+    return set !== undefined && set.model === model ? set : new TargetSet(model, this.snapshot?.upstreams ?? {});
+  }
+
+  /** The model's targets with their upstream records, lowest priority first (unknown upstreams are skipped). */
+  targets(model: ModelRecord): readonly RoutedTarget[] {
+    return this.targetSet(model).targets;
+  }
+
+  /**
+   * The order one request tries the model's targets in: spread by weight over the healthy targets
+   * of the lowest priority, failover to the rest, open circuits last (`TargetSet.order`).
+   */
+  order(model: ModelRecord, health: TargetHealth, now = Date.now()): RoutedTarget[] {
+    return this.targetSet(model).order(health, now);
   }
 
   /** Models the server option allows, in the order the option lists them. */
   allowedModels(serverOption: string): ModelRecord[] {
     const option = this.serverOption(serverOption);
     if (!option) return [];
-    return option.models.map((name) => this.model(name)).filter((model): model is ModelRecord => model !== undefined);
+    const models = this.snapshot?.models ?? {};
+    return option.models.map((name) => (Object.hasOwn(models, name) ? models[name] : undefined)).filter((model): model is ModelRecord => model !== undefined);
   }
 }

@@ -13,6 +13,7 @@ const upstream = (shape: "openai" | "anthropic", supportsResponses = true): Upst
   connectTimeoutMs: 1000,
   firstByteTimeoutMs: 1000,
   supportsResponses,
+  dropBetas: [],
 });
 
 describe("translationFor", () => {
@@ -26,6 +27,8 @@ describe("translationFor", () => {
     ["responses", upstream("anthropic"), "responses-to-messages"],
     ["responses", upstream("anthropic", false), "responses-to-messages"],
     ["images.generations", upstream("openai"), null],
+    ["embeddings", upstream("openai"), null],
+    ["messages.count_tokens", upstream("anthropic"), null],
   ])("%s on %o -> %s", (endpoint, record, name) => {
     const translation = translationFor(endpoint, record);
     expect(translation?.name ?? null).toBe(name);
@@ -34,5 +37,10 @@ describe("translationFor", () => {
 
   it("images on an Anthropic-shape upstream: a 400 naming model", () => {
     expect(() => translationFor("images.generations", upstream("anthropic"))).toThrow(expect.objectContaining({ code: "unsupported_feature", param: "model" }));
+  });
+
+  it("embeddings on an Anthropic-shape upstream, a forwarded token count on an OpenAI-shape one: a 400 naming model", () => {
+    expect(() => translationFor("embeddings", upstream("anthropic"))).toThrow(expect.objectContaining({ code: "unsupported_feature", param: "model" }));
+    expect(() => translationFor("messages.count_tokens", upstream("openai"))).toThrow(expect.objectContaining({ code: "unsupported_feature", param: "model" }));
   });
 });

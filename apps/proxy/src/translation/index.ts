@@ -8,6 +8,7 @@ import { unsupported } from "./shared/fields.ts";
 import type { Translation } from "./types.ts";
 
 export type { StreamTranslator, Translation, TranslationName } from "./types.ts";
+export { DroppedParams, DROPPED_PARAMS_HEADER } from "./shared/dropped-params.ts";
 
 /**
  * How a call to `clientEndpoint` reaches this upstream: null when the upstream speaks the
@@ -27,6 +28,13 @@ export function translationFor(clientEndpoint: EndpointName, upstream: UpstreamR
     case "images.generations":
       if (upstream.shape === "openai") return null;
       throw unsupported("model", "image generation is not served by an Anthropic-shape upstream");
+    case "embeddings":
+      if (upstream.shape === "openai") return null;
+      throw unsupported("model", "embeddings are not served by an Anthropic-shape upstream");
+    case "messages.count_tokens":
+      // Counted by the proxy itself on an OpenAI-shape model (routes/v1-count-tokens.ts), never sent there.
+      if (upstream.shape === "anthropic") return null;
+      throw unsupported("model", "token counts are forwarded to Anthropic-shape upstreams only");
     default: {
       const never: never = clientEndpoint;
       return never;

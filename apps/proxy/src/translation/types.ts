@@ -1,5 +1,6 @@
 import type { EventSourceMessage } from "eventsource-parser";
 import type { ParsedRequest, WireFormat } from "../upstreams/index.ts";
+import type { DroppedParams } from "./shared/dropped-params.ts";
 
 export type TranslationName = "messages-to-chat" | "chat-to-messages" | "responses-to-chat" | "responses-to-messages";
 
@@ -25,8 +26,11 @@ export interface Translation {
   readonly name: TranslationName;
   /** The upstream's own wire format: its path, its usage capture and its stream tracker. */
   readonly upstreamWire: WireFormat;
-  /** The client's request in the upstream's shape (model still the public name). */
-  request(client: ParsedRequest): ParsedRequest;
+  /**
+   * The client's request in the upstream's shape (model still the public name). Fields that only
+   * tune the answer and have no equivalent go to `dropped` (which throws under strict_params).
+   */
+  request(client: ParsedRequest, dropped: DroppedParams): ParsedRequest;
   /** The upstream's JSON body in the client's shape. */
   response(upstreamBody: unknown, client: ParsedRequest): Record<string, unknown>;
   /** A fresh stream translator for one attempt. */

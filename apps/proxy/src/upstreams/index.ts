@@ -1,6 +1,6 @@
 import type { EndpointName, Shape, UpstreamShapeAdapter, WireFormat } from "./types.ts";
-import { chatCompletions, imagesGenerations, openaiAdapter, responses } from "./openai/index.ts";
-import { anthropicAdapter, messages } from "./anthropic/index.ts";
+import { chatCompletions, embeddings, imagesGenerations, openaiAdapter, responses } from "./openai/index.ts";
+import { anthropicAdapter, messages, messagesCountTokens } from "./anthropic/index.ts";
 
 export type * from "./types.ts";
 
@@ -9,6 +9,8 @@ export const WIRE_FORMATS: Record<EndpointName, WireFormat> = {
   messages,
   responses,
   "images.generations": imagesGenerations,
+  embeddings,
+  "messages.count_tokens": messagesCountTokens,
 };
 
 export const SHAPE_ADAPTERS: Record<Shape, UpstreamShapeAdapter> = {

@@ -2,7 +2,7 @@ import type { EventSourceMessage } from "eventsource-parser";
 import type { Usage } from "@gateway/contracts";
 
 export type Shape = "openai" | "anthropic";
-export type EndpointName = "chat.completions" | "messages" | "responses" | "images.generations";
+export type EndpointName = "chat.completions" | "messages" | "responses" | "images.generations" | "embeddings" | "messages.count_tokens";
 
 /** Watches one stream's events as they pass: captures usage, decides what the client sees. */
 export interface StreamTracker {

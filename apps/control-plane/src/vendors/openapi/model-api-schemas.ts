@@ -40,6 +40,26 @@ export const imageGenerationRequestSchema = z
   .looseObject({ model: modelName, prompt: z.string().describe("What to draw."), n: z.number().int().min(1).optional(), size: z.string().optional() })
   .describe(`An OpenAI image generation request; \`stream: true\` is refused (400). ${passThrough}`);
 
+export const countTokensRequestSchema = z
+  .looseObject({
+    model: modelName,
+    messages: z.array(z.looseObject({ role: z.enum(["user", "assistant"]), content })).describe("The conversation; `content` a string or an array of content blocks."),
+    system: content.optional(),
+    tools: z.array(z.looseObject({ name: z.string() })).optional(),
+  })
+  .describe(`An Anthropic Messages request without \`max_tokens\`; a body /v1/messages refuses (bar \`max_tokens\`) is the same 400 here. ${passThrough}`);
+
+export const embeddingRequestSchema = z
+  .looseObject({
+    model: modelName,
+    input: z
+      .union([z.string().min(1), z.array(z.string().min(1)).min(1).max(2048), z.array(z.number().int().min(0)).min(1), z.array(z.array(z.number().int().min(0)).min(1)).min(1).max(2048)])
+      .describe("A string, an array of strings, an array of token ids, or an array of token arrays."),
+    encoding_format: z.enum(["float", "base64"]).optional().describe("`base64`: each embedding as little-endian float32 bytes in base64."),
+    dimensions: z.number().int().min(1).optional(),
+  })
+  .describe(`An OpenAI embeddings request. ${passThrough}`);
+
 const chatUsage = z.looseObject({ prompt_tokens: z.number().int(), completion_tokens: z.number().int(), total_tokens: z.number().int() });
 
 export const chatCompletionSchema = z.looseObject({
@@ -74,6 +94,15 @@ export const messageSchema = z.looseObject({
 export const imagesResponseSchema = z.looseObject({
   created: z.number().int(),
   data: z.array(z.looseObject({ url: z.string().optional(), b64_json: z.string().optional(), revised_prompt: z.string().optional() })),
+});
+
+export const countTokensSchema = z.object({ input_tokens: z.number().int().min(0).describe("Tokens the request would take as input.") });
+
+export const embeddingListSchema = z.looseObject({
+  object: z.literal("list"),
+  data: z.array(z.looseObject({ object: z.literal("embedding"), index: z.number().int(), embedding: z.union([z.array(z.number()), z.string()]).describe("Floats, or base64 with `encoding_format: base64`.") })),
+  model: z.string(),
+  usage: z.looseObject({ prompt_tokens: z.number().int(), total_tokens: z.number().int() }),
 });
 
 /** GET /v1 (contract section 5). */

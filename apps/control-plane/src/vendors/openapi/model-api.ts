@@ -3,7 +3,11 @@ import { errorResponses, jsonRequestBody, jsonResponse, queryParameters, type Js
 import {
   chatCompletionRequestSchema,
   chatCompletionSchema,
+  countTokensRequestSchema,
+  countTokensSchema,
   discoverySchema,
+  embeddingListSchema,
+  embeddingRequestSchema,
   imageGenerationRequestSchema,
   imagesResponseSchema,
   messageRequestSchema,
@@ -27,6 +31,8 @@ export const modelApiSchemas: { input: NamedSchemas; output: NamedSchemas } = {
     [responseRequestSchema, "ResponseRequest"],
     [messageRequestSchema, "MessageRequest"],
     [imageGenerationRequestSchema, "ImageGenerationRequest"],
+    [countTokensRequestSchema, "CountTokensRequest"],
+    [embeddingRequestSchema, "EmbeddingRequest"],
   ],
   output: [
     [discoverySchema, "Discovery"],
@@ -36,6 +42,8 @@ export const modelApiSchemas: { input: NamedSchemas; output: NamedSchemas } = {
     [responseSchema, "Response"],
     [messageSchema, "Message"],
     [imagesResponseSchema, "ImagesResponse"],
+    [countTokensSchema, "TokenCount"],
+    [embeddingListSchema, "EmbeddingList"],
   ],
 };
 
@@ -111,6 +119,22 @@ export function modelApiPaths(): Record<string, JsonObject> {
     },
     "/v1/images/generations": {
       post: relay("createImage", "OpenAI image generation", "ImageGenerationRequest", "ImagesResponse", null),
+    },
+    "/v1/messages/count_tokens": {
+      post: operation("countMessageTokens", "Anthropic token counting", {
+        description:
+          "Forwarded to the model's Anthropic-shape upstream; for a model served by OpenAI-shape upstreams, counted by the gateway on the translated request with the model family's tokenizer. Not billed; counts toward the key's requests per minute. `?beta=true` is accepted.",
+        parameters: [...messagesHeaders, { name: "beta", in: "query", required: false, description: "Sent by the Anthropic SDK's beta client; ignored.", schema: { type: "string" } }],
+        requestBody: jsonRequestBody("CountTokensRequest", true),
+        responses: { "200": jsonResponse("TokenCount", "The upstream's count, or the gateway's.", { headers: modelAnswerHeaders }), ...errorResponses(...RELAY_ERRORS) },
+      }),
+    },
+    "/v1/embeddings": {
+      post: operation("createEmbedding", "OpenAI embeddings", {
+        description: "Relayed to the model's OpenAI-shape upstreams, billed at the model's input price; a model without one is a 400 naming `model`.",
+        requestBody: jsonRequestBody("EmbeddingRequest", true),
+        responses: { "200": jsonResponse("EmbeddingList", "The upstream's answer as it came.", { headers: modelAnswerHeaders }), ...errorResponses(...RELAY_ERRORS) },
+      }),
     },
   };
 }

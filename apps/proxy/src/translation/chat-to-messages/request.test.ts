@@ -1,5 +1,8 @@
 import { describe, expect, it } from "vitest";
+import { DroppedParams } from "../shared/dropped-params.ts";
 import { messagesRequestFromChat } from "./request.ts";
+
+const translate = (request: Record<string, unknown>, strict = false) => messagesRequestFromChat(request, new DroppedParams(strict));
 
 const weather = { type: "object", properties: { city: { type: "string" } }, required: ["city"] };
 const hi = [{ role: "user", content: "Hi" }];
@@ -40,7 +43,7 @@ describe("chat -> messages request", () => {
             role: "user",
             content: [
               { type: "text", text: "What is this?" },
-              { type: "image_url", image_url: { url: "data:image/png;base64,iVBORw0KGgo=", detail: "high" } },
+              { type: "image_url", image_url: { url: "data:image/png;base64,iVBORw0KGgo=", detail: "auto" } },
               { type: "image_url", image_url: { url: "https://example.com/a.webp" } },
             ],
           },
@@ -154,41 +157,94 @@ describe("chat -> messages request", () => {
     ],
     [
       "values that change nothing are accepted: n 1, logprobs false, zero penalties, reasoning none",
-      { model: "gpt-x", messages: hi, n: 1, logprobs: false, frequency_penalty: 0, presence_penalty: 0, store: false, reasoning_effort: "none", prompt_cache_key: "k" },
+      { model: "gpt-x", messages: hi, n: 1, logprobs: false, frequency_penalty: 0, presence_penalty: 0, store: false, reasoning_effort: "none", logit_bias: {}, metadata: {} },
       { model: "gpt-x", max_tokens: 4096, messages: [{ role: "user", content: [{ type: "text", text: "Hi" }] }], thinking: { type: "disabled" } },
     ],
   ])("%s", (_name, request, expected) => {
-    expect(messagesRequestFromChat(request)).toEqual(expected);
+    const dropped = new DroppedParams(false);
+    expect(messagesRequestFromChat(request, dropped)).toEqual(expected);
+    expect(dropped.paths).toEqual([]);
+  });
+
+  it("fields that only tune the answer are dropped, each listed by its path; strict_params refuses the first instead", () => {
+    const request = {
+      model: "gpt-x",
+      messages: [
+        { role: "system", content: "Be brief." },
+        { role: "user", name: "bob", content: [{ type: "text", text: "Hi" }, { type: "image_url", image_url: { url: "https://example.com/a.png", detail: "low" } }] },
+      ],
+      frequency_penalty: 0.5,
+      presence_penalty: -1,
+      logit_bias: { "50256": -100 },
+      seed: 7,
+      prediction: { type: "content", content: "x" },
+      verbosity: "low",
+      store: true,
+      metadata: { team: "a" },
+      service_tier: "priority",
+      prompt_cache_key: "k",
+      prompt_cache_retention: "24h",
+      temperature: 1.5,
+      parallel_tool_calls: true,
+    };
+    const dropped = new DroppedParams(false);
+    expect(messagesRequestFromChat(request, dropped)).toEqual({
+      model: "gpt-x",
+      max_tokens: 4096,
+      system: "Be brief.",
+      messages: [{ role: "user", content: [{ type: "text", text: "Hi" }, { type: "image", source: { type: "url", url: "https://example.com/a.png" } }] }],
+    });
+    expect(dropped.paths).toEqual([
+      "frequency_penalty",
+      "presence_penalty",
+      "logit_bias",
+      "seed",
+      "prediction",
+      "verbosity",
+      "store",
+      "metadata",
+      "service_tier",
+      "prompt_cache_key",
+      "prompt_cache_retention",
+      "messages[1].name",
+      "messages[1].content[1].image_url.detail",
+      "temperature",
+      "parallel_tool_calls",
+    ]);
+    expect(() => translate(request, true)).toThrow(expect.objectContaining({ code: "unsupported_feature", param: "frequency_penalty" }));
+    expect(() => translate({ model: "gpt-x", messages: hi, temperature: 2 }, true)).toThrow(expect.objectContaining({ param: "temperature" }));
   });
 
   it.each<[string, Record<string, unknown>, string]>([
     ["n > 1", { n: 3 }, "n"],
     ["logprobs", { logprobs: true }, "logprobs"],
     ["top_logprobs", { top_logprobs: 2 }, "top_logprobs"],
-    ["a frequency penalty", { frequency_penalty: 0.5 }, "frequency_penalty"],
-    ["logit_bias", { logit_bias: { "50256": -100 } }, "logit_bias"],
-    ["seed", { seed: 7 }, "seed"],
     ["audio", { audio: { voice: "alloy", format: "wav" } }, "audio"],
     ["audio output modality", { modalities: ["text", "audio"] }, "modalities"],
-    ["prediction", { prediction: { type: "content", content: "x" } }, "prediction"],
     ["web_search_options", { web_search_options: {} }, "web_search_options"],
     ["legacy functions", { functions: [{ name: "f" }] }, "functions"],
-    ["store: true", { store: true }, "store"],
-    ["a priority tier", { service_tier: "priority" }, "service_tier"],
-    ["a temperature above 1", { temperature: 1.2 }, "temperature"],
     ["json_object", { response_format: { type: "json_object" } }, "response_format"],
     ["a custom tool", { tools: [{ type: "custom", custom: { name: "c" } }] }, "tools[0].type"],
-    ["a system message mid-conversation", { messages: [...hi, { role: "system", content: "late" }] }, "messages[1]"],
-    ["a participant name", { messages: [{ role: "user", name: "bob", content: "Hi" }] }, "messages[0].name"],
     ["an audio part", { messages: [{ role: "user", content: [{ type: "input_audio", input_audio: { data: "x", format: "wav" } }] }] }, "messages[0].content[0]"],
     ["a file part", { messages: [{ role: "user", content: [{ type: "file", file: { file_id: "f" } }] }] }, "messages[0].content[0]"],
     ["an image type Anthropic does not take", { messages: [{ role: "user", content: [{ type: "image_url", image_url: { url: "data:image/bmp;base64,Qk0=" } }] }] }, "messages[0].content[0].image_url.url"],
   ])("refuses %s with a 400 naming the field", (_name, extra, param) => {
-    expect(() => messagesRequestFromChat({ model: "gpt-x", messages: hi, ...extra })).toThrow(expect.objectContaining({ code: "unsupported_feature", param }));
+    expect(() => translate({ model: "gpt-x", messages: hi, ...extra })).toThrow(expect.objectContaining({ code: "unsupported_feature", param }));
+  });
+
+  it("a system or developer message after the conversation started is said by the user (Anthropic takes system only first)", () => {
+    expect(translate({ model: "gpt-x", messages: [{ role: "system", content: "First." }, ...hi, { role: "assistant", content: "Hello" }, { role: "developer", content: "Be terse." }, { role: "user", content: "Again" }] })).toMatchObject({
+      system: "First.",
+      messages: [
+        { role: "user", content: [{ type: "text", text: "Hi" }] },
+        { role: "assistant", content: [{ type: "text", text: "Hello" }] },
+        { role: "user", content: [{ type: "text", text: "Be terse." }, { type: "text", text: "Again" }] },
+      ],
+    });
   });
 
   it("tool-call arguments that are not a JSON object are a 400 naming them", () => {
     const messages = [...hi, { role: "assistant", content: null, tool_calls: [{ id: "c", type: "function", function: { name: "f", arguments: "{oops" } }] }];
-    expect(() => messagesRequestFromChat({ model: "gpt-x", messages })).toThrow(expect.objectContaining({ code: "invalid_body", param: "messages[1].tool_calls[0].function.arguments" }));
+    expect(() => translate({ model: "gpt-x", messages })).toThrow(expect.objectContaining({ code: "invalid_body", param: "messages[1].tool_calls[0].function.arguments" }));
   });
 });

@@ -13,22 +13,22 @@ import {
 import { ANTHROPIC_MESSAGES, invalid, isSet, list, refuseUnhandledFields, unsupported } from "../shared/fields.ts";
 import { anthropicImageSource } from "../shared/images.ts";
 import { toolChoiceFromChat } from "../shared/tool-choice.ts";
-import { refuseChatOnlyFields } from "./refused-fields.ts";
+import { chatOnlyFields } from "./refused-fields.ts";
+import type { DroppedParams } from "../shared/dropped-params.ts";
 
 const HANDLED = new Set([
   "model", "messages", "stream", "stream_options", "max_tokens", "max_completion_tokens", "stop", "temperature", "top_p",
   "user", "safety_identifier", "tools", "tool_choice", "parallel_tool_calls", "reasoning_effort", "response_format",
-  // Checked in refused-fields.ts: accepted only at values that change nothing.
+  // Checked in refused-fields.ts: dropped or refused unless at values that change nothing.
   "n", "logprobs", "top_logprobs", "frequency_penalty", "presence_penalty", "logit_bias", "store", "metadata", "seed", "service_tier", "modalities",
-  // Prompt-cache routing hints: they steer OpenAI's automatic cache, never the answer.
-  "prompt_cache_key", "prompt_cache_retention",
+  "audio", "prediction", "verbosity", "web_search_options", "functions", "function_call", "prompt_cache_key", "prompt_cache_retention",
 ]);
 
 /** A Chat Completions request -> an Anthropic Messages request (model still the public name). */
-export function messagesRequestFromChat(chat: Record<string, unknown>): Record<string, unknown> {
+export function messagesRequestFromChat(chat: Record<string, unknown>, dropped: DroppedParams): Record<string, unknown> {
   refuseUnhandledFields(chat, HANDLED, ANTHROPIC_MESSAGES);
-  refuseChatOnlyFields(chat);
-  const { system, turns } = convertMessages(list(chat.messages));
+  chatOnlyFields(chat, dropped);
+  const { system, turns } = convertMessages(list(chat.messages), dropped);
   const body: Record<string, unknown> = {
     model: chat.model,
     max_tokens: chat.max_completion_tokens ?? chat.max_tokens ?? DEFAULT_MAX_TOKENS,
@@ -39,14 +39,14 @@ export function messagesRequestFromChat(chat: Record<string, unknown>): Record<s
   if (chat.stream === true) body.stream = true;
   const stop = stopSequences(chat.stop);
   if (stop.length > 0) body.stop_sequences = stop;
-  const temperature = anthropicTemperature(chat.temperature);
+  const temperature = anthropicTemperature(chat.temperature, dropped);
   if (temperature !== undefined) body.temperature = temperature;
   if (isSet(chat.top_p)) body.top_p = chat.top_p;
   const userId = chat.user ?? chat.safety_identifier;
   if (typeof userId === "string") body.metadata = { user_id: userId };
   if (chat.service_tier === "auto" || chat.service_tier === "default") body.service_tier = chat.service_tier === "auto" ? "auto" : "standard_only";
   const tools = list(chat.tools).map((tool, index) => chatTool(tool, `tools[${index}]`));
-  anthropicTools(body, tools, isSet(chat.tool_choice) ? toolChoiceFromChat(chat.tool_choice) : null, chat.parallel_tool_calls);
+  anthropicTools(body, tools, isSet(chat.tool_choice) ? toolChoiceFromChat(chat.tool_choice) : null, chat.parallel_tool_calls, dropped);
   anthropicOutputConfig(body, chat.reasoning_effort, "reasoning_effort", jsonSchema(chat.response_format));
   return body;
 }
@@ -85,22 +85,23 @@ function jsonSchema(value: unknown): Record<string, unknown> | null {
   }
 }
 
-function convertMessages(messages: unknown[]): { system: string[]; turns: TurnBuilder } {
+function convertMessages(messages: unknown[], dropped: DroppedParams): { system: string[]; turns: TurnBuilder } {
   const system: string[] = [];
   const turns = new TurnBuilder();
   messages.forEach((raw, index) => {
     const path = `messages[${index}]`;
     const message = asRecord(raw);
     if (!message) throw invalid(path, "expected an object");
-    if (isSet(message.name)) throw unsupported(`${path}.name`, "participant names have no Anthropic equivalent");
+    if (isSet(message.name)) dropped.drop(`${path}.name`, "participant names have no Anthropic equivalent");
     switch (message.role) {
       case "system":
       case "developer":
-        if (turns.messages.length > 0) throw unsupported(path, "Anthropic-shape models take system instructions only before the conversation");
-        system.push(...contentTexts(message.content, `${path}.content`));
+        // Anthropic takes system instructions only before the conversation: a later one is said by the user.
+        if (turns.messages.length > 0) turns.add("user", contentTexts(message.content, `${path}.content`).flatMap(textBlock));
+        else system.push(...contentTexts(message.content, `${path}.content`));
         return;
       case "user":
-        turns.add("user", userBlocks(message.content, `${path}.content`));
+        turns.add("user", userBlocks(message.content, `${path}.content`, dropped));
         return;
       case "assistant":
         turns.add("assistant", assistantBlocks(message, path));
@@ -128,7 +129,7 @@ function contentTexts(content: unknown, path: string): string[] {
   });
 }
 
-function userBlocks(content: unknown, path: string): AnthropicBlock[] {
+function userBlocks(content: unknown, path: string, dropped: DroppedParams): AnthropicBlock[] {
   if (typeof content === "string") return textBlock(content);
   if (!Array.isArray(content)) throw invalid(path, "expected a string or an array of content parts");
   return content.flatMap((raw, index): AnthropicBlock[] => {
@@ -138,9 +139,12 @@ function userBlocks(content: unknown, path: string): AnthropicBlock[] {
       case "text":
         if (typeof part.text !== "string") throw invalid(`${field}.text`, "expected a string");
         return textBlock(part.text);
-      case "image_url":
+      case "image_url": {
         // `detail` picks OpenAI's resize policy; Anthropic sizes images itself, the image is the same.
-        return [{ type: "image", source: anthropicImageSource(asRecord(part.image_url)?.url, `${field}.image_url.url`) }];
+        const image = asRecord(part.image_url);
+        if (isSet(image?.detail) && image?.detail !== "auto") dropped.drop(`${field}.image_url.detail`, "Anthropic-shape models size images themselves");
+        return [{ type: "image", source: anthropicImageSource(image?.url, `${field}.image_url.url`) }];
+      }
       case "input_audio":
       case "file":
         throw unsupported(field, `${part.type} parts have no Anthropic equivalent`);

@@ -11,7 +11,7 @@ describe("Anthropic message -> chat completion", () => {
       id: "chatcmpl-01XFDUDYJgAACzvnptvVoYEL",
       object: "chat.completion",
       model: "claude-sonnet-4-5-20250929",
-      choices: [{ index: 0, message: { role: "assistant", content: "The capital of France is Paris.", refusal: null }, logprobs: null, finish_reason: "stop" }],
+      choices: [{ index: 0, message: { role: "assistant", content: "The capital of France is Paris.", refusal: null, annotations: [] }, logprobs: null, finish_reason: "stop" }],
       usage: { prompt_tokens: 2034, completion_tokens: 10, total_tokens: 2044, prompt_tokens_details: { cached_tokens: 1800 }, completion_tokens_details: { reasoning_tokens: 0 } },
     });
     expect(typeof completion.created).toBe("number");
@@ -28,6 +28,7 @@ describe("Anthropic message -> chat completion", () => {
           role: "assistant",
           content: "I'll check the weather in both cities.",
           refusal: null,
+          annotations: [],
           tool_calls: [
             { id: "toolu_01T1x1fJ34qAmk2tNTrN7Up6", type: "function", function: { name: "get_weather", arguments: '{"city":"Paris"}' } },
             { id: "toolu_01Cq8y7vLwJ9Ua3Rz5Hn2Kd4", type: "function", function: { name: "get_weather", arguments: '{"city":"Tokyo"}' } },

@@ -40,6 +40,7 @@ export function chatCompletionFromMessage(upstream: unknown): Record<string, unk
     role: "assistant",
     content: text.length === 0 && toolCalls.length > 0 ? null : text,
     refusal: null,
+    annotations: [],
   };
   if (toolCalls.length > 0) chatMessage.tool_calls = toolCalls;
   if (thinking.length > 0) {

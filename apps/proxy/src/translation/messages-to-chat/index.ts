@@ -8,7 +8,7 @@ import { MessagesStreamFromChat } from "./stream.ts";
 export const messagesToChat: Translation = {
   name: "messages-to-chat",
   upstreamWire: WIRE_FORMATS["chat.completions"],
-  request: (client) => ({ ...client, body: chatRequestFromMessages(client.body) }),
-  response: (upstreamBody) => messageFromChatCompletion(upstreamBody),
-  stream: () => new MessagesStreamFromChat(),
+  request: (client, dropped) => ({ ...client, body: chatRequestFromMessages(client.body, dropped) }),
+  response: (upstreamBody, client) => messageFromChatCompletion(upstreamBody, client.body),
+  stream: (client) => new MessagesStreamFromChat(client.model),
 };

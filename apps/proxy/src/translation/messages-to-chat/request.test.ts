@@ -1,6 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { GatewayError } from "@gateway/contracts";
+import { DroppedParams } from "../shared/dropped-params.ts";
 import { chatRequestFromMessages } from "./request.ts";
+
+const translate = (request: Record<string, unknown>, strict = false) => chatRequestFromMessages(request, new DroppedParams(strict));
 
 const base = { model: "claude-x", max_tokens: 256 };
 const weather = { type: "object", properties: { city: { type: "string" } }, required: ["city"] };
@@ -160,25 +163,105 @@ describe("messages -> chat request", () => {
       { model: "claude-x", max_completion_tokens: 256, messages: [{ role: "user", content: "Hi" }], reasoning_effort: "high" },
     ],
   ])("%s", (_name, request, expected) => {
-    expect(chatRequestFromMessages(request)).toEqual(expected);
+    expect(translate(request)).toEqual(expected);
+  });
+
+  it("Claude Code's request: betas-era fields that only tune the answer are dropped, each listed by its path", () => {
+    const request = {
+      ...base,
+      system: [
+        { type: "text", text: "You are Claude Code.", cache_control: { type: "ephemeral" } },
+        { type: "text", text: "Be brief." },
+      ],
+      messages: [
+        { role: "user", content: [{ type: "text", text: "Fix the bug", cache_control: { type: "ephemeral", ttl: "1h" } }] },
+        {
+          role: "assistant",
+          content: [
+            { type: "thinking", thinking: "Look at the file.", signature: "EqQBCkYIBxgCKkB" },
+            { type: "redacted_thinking", data: "opaque" },
+            { type: "tool_use", id: "toolu_1", name: "Read", input: { path: "a.ts" }, cache_control: { type: "ephemeral" } },
+          ],
+        },
+        { role: "user", content: [{ type: "tool_result", tool_use_id: "toolu_1", content: [{ type: "text", text: "code", cache_control: { type: "ephemeral" } }] }] },
+        { role: "assistant", content: [{ type: "thinking", thinking: "Done.", signature: "sig" }] },
+        { role: "user", content: "Thanks" },
+      ],
+      tools: [{ name: "Read", description: "Read a file", input_schema: weather, cache_control: { type: "ephemeral" }, eager_input_streaming: true, input_examples: [{ city: "x" }] }],
+      thinking: { type: "adaptive" },
+      context_management: { edits: [{ type: "clear_thinking_20251015", keep: "all" }] },
+      metadata: { user_id: "user_abc", session: "s1" },
+      top_k: 40,
+      cache_control: { type: "ephemeral" },
+      output_config: { effort: "medium", task_budget: 1000 },
+    };
+    const dropped = new DroppedParams(false);
+    expect(chatRequestFromMessages(request, dropped)).toEqual({
+      model: "claude-x",
+      max_completion_tokens: 256,
+      messages: [
+        { role: "system", content: [{ type: "text", text: "You are Claude Code." }, { type: "text", text: "Be brief." }] },
+        { role: "user", content: [{ type: "text", text: "Fix the bug" }] },
+        { role: "assistant", content: null, tool_calls: [{ id: "toolu_1", type: "function", function: { name: "Read", arguments: '{"path":"a.ts"}' } }] },
+        { role: "tool", tool_call_id: "toolu_1", content: [{ type: "text", text: "code" }] },
+        { role: "user", content: "Thanks" },
+      ],
+      user: "user_abc",
+      tools: [{ type: "function", function: { name: "Read", description: "Read a file", parameters: weather } }],
+      reasoning_effort: "medium",
+    });
+    expect(dropped.paths).toEqual([
+      "top_k",
+      "cache_control",
+      "context_management",
+      "system[0].cache_control",
+      "messages[0].content[0].cache_control",
+      "messages[1].content[0]",
+      "messages[1].content[1]",
+      "messages[1].content[2].cache_control",
+      "messages[2].content[0].content[0].cache_control",
+      "messages[3].content[0]",
+      "metadata.session",
+      "tools[0].cache_control",
+      "tools[0].eager_input_streaming",
+      "tools[0].input_examples",
+      "output_config.task_budget",
+    ]);
+    expect(() => translate(request, true)).toThrow(expect.objectContaining({ code: "unsupported_feature", param: "top_k" }));
+    expect(() => translate({ ...base, messages: request.messages.slice(0, 2) }, true)).toThrow(expect.objectContaining({ param: "messages[0].content[0].cache_control" }));
+  });
+
+  it("metadata.user_id becomes user up to OpenAI's 64 characters; a longer one (Claude Code's) is dropped and listed", () => {
+    const short = new DroppedParams(false);
+    expect(chatRequestFromMessages({ ...base, messages: [{ role: "user", content: "Hi" }], metadata: { user_id: "u".repeat(64) } }, short)).toMatchObject({ user: "u".repeat(64) });
+    expect(short.paths).toEqual([]);
+    const long = new DroppedParams(false);
+    const claudeCode = `user_${"a".repeat(64)}_account_${"0".repeat(36)}_session_${"1".repeat(36)}`;
+    expect(chatRequestFromMessages({ ...base, messages: [{ role: "user", content: "Hi" }], metadata: { user_id: claudeCode } }, long)).not.toHaveProperty("user");
+    expect(long.paths).toEqual(["metadata.user_id"]);
+  });
+
+  it("an unknown thinking type is dropped, adaptive thinking leaves the model's default, budgets pick the nearest effort", () => {
+    const dropped = new DroppedParams(false);
+    expect(chatRequestFromMessages({ ...base, messages: [{ role: "user", content: "Hi" }], thinking: { type: "between_tools" } }, dropped)).not.toHaveProperty("reasoning_effort");
+    expect(dropped.paths).toEqual(["thinking"]);
+    expect(translate({ ...base, messages: [{ role: "user", content: "Hi" }], thinking: { type: "adaptive", display: "summarized" } })).not.toHaveProperty("reasoning_effort");
+    expect(translate({ ...base, messages: [{ role: "user", content: "Hi" }], thinking: { type: "enabled", budget_tokens: 1024 } })).toMatchObject({ reasoning_effort: "low" });
+    expect(translate({ ...base, messages: [{ role: "user", content: "Hi" }], thinking: { type: "enabled", budget_tokens: 31999 } })).toMatchObject({ reasoning_effort: "high" });
   });
 
   it.each<[string, Record<string, unknown>, string]>([
-    ["top_k", { top_k: 5 }, "top_k"],
     ["an unknown field", { some_future_field: true }, "some_future_field"],
     ["mcp_servers", { mcp_servers: [{ type: "url", url: "https://mcp.example.com", name: "x" }] }, "mcp_servers"],
-    ["metadata beyond user_id", { metadata: { user_id: "u", team: "x" } }, "metadata.team"],
     ["a server tool", { tools: [{ type: "web_search_20250305", name: "web_search" }] }, "tools[0].type"],
-    ["a tool field with no equivalent", { tools: [{ name: "t", input_schema: weather, input_examples: [{}] }] }, "tools[0].input_examples"],
-    ["thinking blocks in the history", { messages: [{ role: "assistant", content: [{ type: "thinking", thinking: "t", signature: "s" }] }] }, "messages[0].content[0]"],
-    ["redacted thinking in the history", { messages: [{ role: "assistant", content: [{ type: "redacted_thinking", data: "d" }] }] }, "messages[0].content[0]"],
+    ["a tool field with no equivalent", { tools: [{ name: "t", input_schema: weather, some_future_tool_field: {} }] }, "tools[0].some_future_tool_field"],
+    ["a container", { container: "container_1" }, "container"],
     ["a document block", { messages: [{ role: "user", content: [{ type: "document", source: { type: "base64", media_type: "application/pdf", data: "JVBE" } }] }] }, "messages[0].content[0]"],
     ["a search_result block", { messages: [{ role: "user", content: [{ type: "search_result", source: "s", title: "t", content: [] }] }] }, "messages[0].content[0]"],
     ["a file image source", { messages: [{ role: "user", content: [{ type: "image", source: { type: "file", file_id: "file_1" } }] }] }, "messages[0].content[0].source"],
     ["an image in a tool result", { messages: [{ role: "user", content: [{ type: "tool_result", tool_use_id: "t", content: [{ type: "image", source: { type: "url", url: "https://x" } }] }] }] }, "messages[0].content[0].content[0]"],
-    ["between_tools thinking", { thinking: { type: "between_tools" } }, "thinking.type"],
   ])("refuses %s with a 400 naming the field", (_name, extra, param) => {
-    const attempt = () => chatRequestFromMessages({ ...base, messages: [{ role: "user", content: "Hi" }], ...extra });
+    const attempt = () => translate({ ...base, messages: [{ role: "user", content: "Hi" }], ...extra });
     expect(attempt).toThrow(GatewayError);
     try {
       attempt();

@@ -4,22 +4,37 @@ import { imageUrlFromSource } from "../shared/images.ts";
 import { openaiEffortFromThinking } from "../shared/reasoning-effort.ts";
 import { chatToolChoice, toolChoiceFromAnthropic } from "../shared/tool-choice.ts";
 import { argumentsFromToolInput } from "../shared/tool-input.ts";
+import type { DroppedParams } from "../shared/dropped-params.ts";
 
 type ChatMessage = Record<string, unknown>;
+
+/** Top-level Messages fields with no Chat Completions word that only tune the answer: dropped, listed. */
+const DROPPED_TOP_LEVEL: Record<string, string> = {
+  top_k: "OpenAI-shape models have no top_k sampling",
+  // A prompt-cache breakpoint: OpenAI caches prompts by itself, the answer is the same.
+  cache_control: "OpenAI-shape models cache prompts by themselves",
+  context_management: "OpenAI-shape models manage no context for the client",
+  inference_geo: "OpenAI-shape models take no inference region",
+  speed: "OpenAI-shape models have no speed setting",
+};
 
 const HANDLED = new Set([
   "model", "max_tokens", "messages", "system", "stream", "stop_sequences", "temperature", "top_p", "metadata",
   "tools", "tool_choice", "thinking", "output_config", "service_tier",
-  // A prompt-cache breakpoint: OpenAI caches prompts by itself, the answer is the same.
-  "cache_control",
+  ...Object.keys(DROPPED_TOP_LEVEL),
 ]);
 
+/** OpenAI refuses a longer `user`. */
+const OPENAI_USER_MAX_LENGTH = 64;
+
 /** An Anthropic Messages request -> a Chat Completions request (model still the public name). */
-export function chatRequestFromMessages(request: Record<string, unknown>): Record<string, unknown> {
+export function chatRequestFromMessages(request: Record<string, unknown>, dropped: DroppedParams): Record<string, unknown> {
   refuseUnhandledFields(request, HANDLED, OPENAI_CHAT);
+  for (const [field, why] of Object.entries(DROPPED_TOP_LEVEL)) dropped.dropIfSet(request, field, "", why);
+  const context = new Context(dropped);
   const body: Record<string, unknown> = {
     model: request.model,
-    messages: [...systemMessages(request.system), ...list(request.messages).flatMap((message, index) => chatMessages(message, `messages[${index}]`))],
+    messages: [...systemMessages(request.system, context), ...list(request.messages).flatMap((message, index) => chatMessages(message, `messages[${index}]`, context))],
     // max_tokens is deprecated in Chat Completions and refused by reasoning models.
     max_completion_tokens: request.max_tokens,
   };
@@ -33,11 +48,14 @@ export function chatRequestFromMessages(request: Record<string, unknown>): Recor
   const metadata = asRecord(request.metadata);
   for (const [field, value] of Object.entries(metadata ?? {})) {
     if (field === "user_id") {
-      if (typeof value === "string") body.user = value;
-    } else if (isSet(value)) throw unsupported(`metadata.${field}`, "only metadata.user_id has an OpenAI equivalent (user)");
+      // OpenAI refuses a `user` longer than 64 characters (Claude Code's user_id is ~170).
+      if (typeof value === "string" && value.length <= OPENAI_USER_MAX_LENGTH) body.user = value;
+      else if (isSet(value)) dropped.drop("metadata.user_id", `OpenAI takes a user of at most ${OPENAI_USER_MAX_LENGTH} characters`);
+    } else if (isSet(value)) dropped.drop(`metadata.${field}`, "only metadata.user_id has an OpenAI equivalent (user)");
   }
   if (request.service_tier === "auto" || request.service_tier === "standard_only") body.service_tier = request.service_tier === "auto" ? "auto" : "default";
-  const tools = list(request.tools).map((tool, index) => chatTool(tool, `tools[${index}]`));
+  else dropped.dropIfSet(request, "service_tier", "", "OpenAI-shape models take only the auto and standard_only tiers");
+  const tools = list(request.tools).map((tool, index) => chatTool(tool, `tools[${index}]`, dropped));
   if (tools.length === 0 && isSet(request.tool_choice)) {
     const { choice } = toolChoiceFromAnthropic(request.tool_choice);
     if (choice.type === "required" || choice.type === "function") throw invalid("tool_choice", "a tool choice needs tools");
@@ -51,7 +69,10 @@ export function chatRequestFromMessages(request: Record<string, unknown>): Recor
     }
   }
   const outputConfig = asRecord(request.output_config) ?? {};
-  const effort = openaiEffortFromThinking(request.thinking, outputConfig.effort);
+  for (const field of Object.keys(outputConfig)) {
+    if (field !== "effort" && field !== "format") dropped.dropIfSet(outputConfig, field, "output_config.", "has no OpenAI Chat Completions equivalent");
+  }
+  const effort = openaiEffortFromThinking(request.thinking, outputConfig.effort, dropped);
   if (effort) body.reasoning_effort = effort;
   const format = asRecord(outputConfig.format);
   if (format) {
@@ -62,31 +83,53 @@ export function chatRequestFromMessages(request: Record<string, unknown>): Recor
   return body;
 }
 
-/** `system`: a string, or text blocks (kept as text parts, so their boundaries survive). */
-function systemMessages(system: unknown): ChatMessage[] {
-  if (!isSet(system)) return [];
-  if (typeof system === "string") return [{ role: "system", content: system }];
-  return [{ role: "system", content: textParts(system, "system") }];
+/** What the block mappers share: where dropped paths are recorded. */
+class Context {
+  readonly dropped: DroppedParams;
+
+  constructor(dropped: DroppedParams) {
+    this.dropped = dropped;
+  }
+
+  /** A block's prompt-cache breakpoint: OpenAI caches by itself, so it is dropped (listed). */
+  cacheControl(block: Record<string, unknown>, field: string): void {
+    this.dropped.dropIfSet(block, "cache_control", `${field}.`, "OpenAI-shape models cache prompts by themselves");
+  }
+
+  /** Citations carried on a text block of the history: Chat Completions text has none. */
+  citations(block: Record<string, unknown>, field: string): void {
+    if (list(block.citations).length > 0) this.dropped.drop(`${field}.citations`, "Chat Completions text carries no citations");
+  }
 }
 
-function textParts(blocks: unknown, path: string): { type: "text"; text: string }[] {
+/** `system`: a string, or text blocks (kept as text parts, so their boundaries survive). */
+function systemMessages(system: unknown, context: Context): ChatMessage[] {
+  if (!isSet(system)) return [];
+  if (typeof system === "string") return [{ role: "system", content: system }];
+  return [{ role: "system", content: textParts(system, "system", context) }];
+}
+
+function textParts(blocks: unknown, path: string, context: Context): { type: "text"; text: string }[] {
   if (!Array.isArray(blocks)) throw invalid(path, "expected a string or an array of text blocks");
   return blocks.map((raw, index) => {
     const block = asRecord(raw);
-    if (block?.type !== "text" || typeof block.text !== "string") throw unsupported(`${path}[${index}]`, `${String(block?.type)} blocks are not accepted here`);
+    const field = `${path}[${index}]`;
+    if (block?.type !== "text" || typeof block.text !== "string") throw unsupported(field, `${String(block?.type)} blocks are not accepted here`);
+    context.cacheControl(block, field);
+    context.citations(block, field);
     return { type: "text", text: block.text };
   });
 }
 
-function chatMessages(raw: unknown, path: string): ChatMessage[] {
+function chatMessages(raw: unknown, path: string, context: Context): ChatMessage[] {
   const message = asRecord(raw);
   switch (message?.role) {
     case "user":
-      return userMessages(message.content, `${path}.content`);
+      return userMessages(message.content, `${path}.content`, context);
     case "assistant":
-      return [assistantMessage(message.content, `${path}.content`)];
+      return assistantMessage(message.content, `${path}.content`, context);
     case "system":
-      return [{ role: "system", content: typeof message.content === "string" ? message.content : textParts(message.content, `${path}.content`) }];
+      return [{ role: "system", content: typeof message.content === "string" ? message.content : textParts(message.content, `${path}.content`, context) }];
     default:
       throw invalid(`${path}.role`, "expected user or assistant");
   }
@@ -96,7 +139,7 @@ function chatMessages(raw: unknown, path: string): ChatMessage[] {
  * A user turn. Its tool_result blocks become `tool` messages, in order and first, since Chat
  * Completions wants them right after the assistant's tool_calls; the rest is one user message.
  */
-function userMessages(content: unknown, path: string): ChatMessage[] {
+function userMessages(content: unknown, path: string, context: Context): ChatMessage[] {
   if (typeof content === "string") return [{ role: "user", content }];
   if (!Array.isArray(content)) throw invalid(path, "expected a string or an array of content blocks");
   const tools: ChatMessage[] = [];
@@ -106,13 +149,17 @@ function userMessages(content: unknown, path: string): ChatMessage[] {
     const field = `${path}[${index}]`;
     switch (block?.type) {
       case "text":
+        context.cacheControl(block, field);
+        context.citations(block, field);
         parts.push({ type: "text", text: block.text });
         return;
       case "image":
+        context.cacheControl(block, field);
         parts.push({ type: "image_url", image_url: { url: imageUrlFromSource(block.source, `${field}.source`) } });
         return;
       case "tool_result":
-        tools.push(toolMessage(block, field));
+        context.cacheControl(block, field);
+        tools.push(toolMessage(block, field, context));
         return;
       default:
         throw unsupported(field, `${String(block?.type)} blocks have no OpenAI Chat Completions equivalent`);
@@ -125,21 +172,22 @@ function userMessages(content: unknown, path: string): ChatMessage[] {
  * A tool result -> a `tool` message. `is_error` has no Chat Completions field; the result's own
  * text (the error message) is what the model reads in both APIs, so it is passed as is.
  */
-function toolMessage(block: Record<string, unknown>, field: string): ChatMessage {
+function toolMessage(block: Record<string, unknown>, field: string, context: Context): ChatMessage {
   if (typeof block.tool_use_id !== "string") throw invalid(`${field}.tool_use_id`, "expected a string");
   const content = block.content;
   if (!isSet(content)) return { role: "tool", tool_call_id: block.tool_use_id, content: "" };
   if (typeof content === "string") return { role: "tool", tool_call_id: block.tool_use_id, content };
-  return { role: "tool", tool_call_id: block.tool_use_id, content: textParts(content, `${field}.content`) };
+  return { role: "tool", tool_call_id: block.tool_use_id, content: textParts(content, `${field}.content`, context) };
 }
 
 /**
  * An assistant turn: text blocks join into `content` (their concatenation is exactly what the
- * model wrote), tool_use blocks become `tool_calls`. Thinking blocks are refused, never turned
- * into text (LiteLLM #26916): Chat Completions has no way to send them back.
+ * model wrote), tool_use blocks become `tool_calls`. Earlier thinking blocks are dropped (listed),
+ * never turned into text (LiteLLM #26916): their signatures mean nothing to another provider, and
+ * the model's answer does not depend on seeing them again. A turn left empty is left out.
  */
-function assistantMessage(content: unknown, path: string): ChatMessage {
-  if (typeof content === "string") return { role: "assistant", content };
+function assistantMessage(content: unknown, path: string, context: Context): ChatMessage[] {
+  if (typeof content === "string") return [{ role: "assistant", content }];
   if (!Array.isArray(content)) throw invalid(path, "expected a string or an array of content blocks");
   let text = "";
   const toolCalls: Record<string, unknown>[] = [];
@@ -148,31 +196,45 @@ function assistantMessage(content: unknown, path: string): ChatMessage {
     const field = `${path}[${index}]`;
     switch (block?.type) {
       case "text":
+        context.cacheControl(block, field);
+        context.citations(block, field);
         text += typeof block.text === "string" ? block.text : "";
         return;
       case "tool_use":
+        context.cacheControl(block, field);
         toolCalls.push({ id: block.id, type: "function", function: { name: block.name, arguments: argumentsFromToolInput(block.input) } });
         return;
       case "thinking":
       case "redacted_thinking":
-        throw unsupported(field, "thinking blocks cannot be sent to an OpenAI-shape model; remove them from the history");
+        context.dropped.drop(field, "earlier thinking blocks cannot be sent to an OpenAI-shape model (their signatures are Anthropic's)");
+        return;
       default:
         throw unsupported(field, `${String(block?.type)} blocks have no OpenAI Chat Completions equivalent`);
     }
   });
+  if (text.length === 0 && toolCalls.length === 0 && content.length > 0) return [];
   const message: ChatMessage = { role: "assistant", content: text.length === 0 && toolCalls.length > 0 ? null : text };
   if (toolCalls.length > 0) message.tool_calls = toolCalls;
-  return message;
+  return [message];
 }
 
-const TOOL_FIELDS = new Set(["name", "description", "input_schema", "type", "strict", "cache_control"]);
+/** Tool fields that only tune how the tool is offered or streamed: dropped, listed. */
+const DROPPED_TOOL_FIELDS: Record<string, string> = {
+  cache_control: "OpenAI-shape models cache prompts by themselves",
+  eager_input_streaming: "OpenAI-shape models stream tool arguments as they come",
+  input_examples: "OpenAI-shape models take no tool input examples",
+  defer_loading: "OpenAI-shape models load every tool up front",
+  allowed_callers: "OpenAI-shape models call tools only directly",
+};
 
-function chatTool(raw: unknown, field: string): Record<string, unknown> {
+function chatTool(raw: unknown, field: string, dropped: DroppedParams): Record<string, unknown> {
   const tool = asRecord(raw);
   if (!tool) throw invalid(field, "expected a tool");
   if (isSet(tool.type) && tool.type !== "custom") throw unsupported(`${field}.type`, `the server tool ${String(tool.type)} has no OpenAI Chat Completions equivalent`);
   for (const [key, value] of Object.entries(tool)) {
-    if (!TOOL_FIELDS.has(key) && isSet(value)) throw unsupported(`${field}.${key}`, "has no OpenAI Chat Completions equivalent");
+    const why = DROPPED_TOOL_FIELDS[key];
+    if (why !== undefined) dropped.dropIfSet(tool, key, `${field}.`, why);
+    else if (!TOOL_FIELDS.has(key) && isSet(value)) throw unsupported(`${field}.${key}`, "has no OpenAI Chat Completions equivalent");
   }
   if (typeof tool.name !== "string") throw invalid(`${field}.name`, "expected a tool name");
   const fn: Record<string, unknown> = { name: tool.name, parameters: tool.input_schema ?? { type: "object", properties: {} } };
@@ -180,3 +242,5 @@ function chatTool(raw: unknown, field: string): Record<string, unknown> {
   if (typeof tool.strict === "boolean") fn.strict = tool.strict;
   return { type: "function", function: fn };
 }
+
+const TOOL_FIELDS = new Set(["name", "description", "input_schema", "type", "strict"]);

@@ -11,11 +11,9 @@ describe("chat completion -> Anthropic message", () => {
       type: "message",
       role: "assistant",
       model: "gpt-4.1-2025-04-14",
-      content: [{ type: "text", text: "The capital of France is Paris.", citations: null }],
+      content: [{ type: "text", text: "The capital of France is Paris." }],
       stop_reason: "end_turn",
       stop_sequence: null,
-      stop_details: null,
-      container: null,
       usage: { input_tokens: 210, cache_creation_input_tokens: 0, cache_read_input_tokens: 1024, output_tokens: 8 },
     });
   });

@@ -26,7 +26,7 @@ describe("chat chunks -> Anthropic stream events", () => {
       usage: { input_tokens: 210, cache_creation_input_tokens: 0, cache_read_input_tokens: 1024, output_tokens: 5 },
     });
     const final = await MessageStream.fromReadableStream(sdkReadable(text)).finalMessage();
-    expect(final.content).toEqual([{ type: "text", text: "The capital is Paris.", citations: null }]);
+    expect(final.content).toEqual([{ type: "text", text: "The capital is Paris." }]);
     expect(final.usage).toMatchObject({ input_tokens: 210, cache_read_input_tokens: 1024, output_tokens: 5 });
     expect(final.id).toBe("msg_CAf7Gm5Tq1WzXc8Nv3Kp6Rb2Ys0Lh");
   });
@@ -48,7 +48,7 @@ describe("chat chunks -> Anthropic stream events", () => {
     const final = await MessageStream.fromReadableStream(sdkReadable(text)).finalMessage();
     expect(final.stop_reason).toBe("tool_use");
     expect(final.content).toEqual([
-      { type: "text", text: "Checking both cities.", citations: null },
+      { type: "text", text: "Checking both cities." },
       { type: "tool_use", id: "call_8Hq2ZfXbT3mK9pLw1cVn5RdY", name: "get_weather", input: { city: "Paris" } },
       { type: "tool_use", id: "call_Jt6Wm0sQeA4xN7uGk2BpLh9Z", name: "get_weather", input: { city: "Tokyo" } },
     ]);

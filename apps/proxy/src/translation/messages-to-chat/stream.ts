@@ -4,7 +4,7 @@ import { chatUsage } from "../../upstreams/openai/usage.ts";
 import { asRecord, tryJson } from "../../upstreams/request-fields.ts";
 import { sseFrame } from "../../upstreams/sse.ts";
 import { list } from "../shared/fields.ts";
-import { derivedId } from "../shared/ids.ts";
+import { derivedId, itemId } from "../shared/ids.ts";
 import { asChatFinishReason, type AnthropicStopReason } from "../shared/stop-reasons.ts";
 import { anthropicUsageBody } from "../shared/usage-bodies.ts";
 import type { StreamTranslator } from "../types.ts";
@@ -33,6 +33,12 @@ export class MessagesStreamFromChat implements StreamTranslator {
   private readonly toolBlocks = new Map<number, number>();
   private stopReason: AnthropicStopReason | null = null;
   private usage: Usage | null = null;
+  /** The client's model name: the message's model when the upstream names none. */
+  private readonly model: unknown;
+
+  constructor(model: unknown = null) {
+    this.model = model;
+  }
 
   push(event: EventSourceMessage): string {
     if (this.done) return "";
@@ -67,12 +73,10 @@ export class MessagesStreamFromChat implements StreamTranslator {
       id: derivedId("msg_", chunk.id),
       type: "message",
       role: "assistant",
-      model: chunk.model ?? null,
+      model: typeof chunk.model === "string" ? chunk.model : this.model,
       content: [],
       stop_reason: null,
       stop_sequence: null,
-      stop_details: null,
-      container: null,
       // OpenAI reports input tokens only at the end: they follow in message_delta.
       usage: anthropicUsageBody(EMPTY_USAGE),
     };
@@ -81,7 +85,7 @@ export class MessagesStreamFromChat implements StreamTranslator {
 
   private text(text: string): string {
     let out = "";
-    if (this.open === null || this.open.toolIndex !== null) out += this.closeBlock() + this.openBlock(null, { type: "text", text: "", citations: null });
+    if (this.open === null || this.open.toolIndex !== null) out += this.closeBlock() + this.openBlock(null, { type: "text", text: "" });
     return out + this.emit("content_block_delta", { index: this.open!.index, delta: { type: "text_delta", text } });
   }
 
@@ -92,7 +96,8 @@ export class MessagesStreamFromChat implements StreamTranslator {
     let out = "";
     let index = this.toolBlocks.get(toolIndex);
     if (index === undefined) {
-      out += this.closeBlock() + this.openBlock(toolIndex, { type: "tool_use", id: call.id ?? null, name: fn.name ?? null, input: {} });
+      const id = typeof call.id === "string" ? call.id : itemId("toolu_");
+      out += this.closeBlock() + this.openBlock(toolIndex, { type: "tool_use", id, name: typeof fn.name === "string" ? fn.name : "", input: {} });
       index = this.open!.index;
       this.toolBlocks.set(toolIndex, index);
     }

@@ -1,13 +1,20 @@
 import { asRecord } from "../../upstreams/request-fields.ts";
 import { invalid, isSet, list, unsupported } from "../shared/fields.ts";
 
-export type InputPart = { type: "text"; text: string } | { type: "refusal"; text: string } | { type: "image"; url: string; field: string };
+export type InputPart =
+  | { type: "text"; text: string }
+  | { type: "refusal"; text: string }
+  /** `detail` is OpenAI's resize policy, when the client set one. */
+  | { type: "image"; url: string; field: string; detail?: string };
 
 /** Responses input items, read once into the few kinds both other shapes can carry. */
 export type InputItem =
   | { kind: "message"; role: "user" | "assistant" | "system" | "developer"; content: string | InputPart[]; field: string }
   | { kind: "function_call"; callId: string; name: string; arguments: string; field: string }
   | { kind: "function_call_output"; callId: string; output: string | InputPart[]; field: string }
+  /** A freeform (custom) tool call: its input is one string (e.g. Codex's apply_patch). */
+  | { kind: "custom_tool_call"; callId: string; name: string; input: string; field: string }
+  | { kind: "custom_tool_call_output"; callId: string; output: string | InputPart[]; field: string }
   | { kind: "reasoning"; summary: string; encrypted: string | null; field: string };
 
 /** `input`: a string (one user message) or a list of items. */
@@ -32,8 +39,12 @@ function readItem(item: Record<string, unknown> | null, field: string): InputIte
       if (typeof item.call_id !== "string" || typeof item.name !== "string") throw invalid(field, "expected call_id and name");
       return { kind: "function_call", callId: item.call_id, name: item.name, arguments: typeof item.arguments === "string" ? item.arguments : "{}", field };
     case "function_call_output":
+    case "custom_tool_call_output":
       if (typeof item.call_id !== "string") throw invalid(`${field}.call_id`, "expected a string");
-      return { kind: "function_call_output", callId: item.call_id, output: typeof item.output === "string" ? item.output : readParts(item.output, `${field}.output`), field };
+      return { kind: type === "function_call_output" ? "function_call_output" : "custom_tool_call_output", callId: item.call_id, output: typeof item.output === "string" ? item.output : readParts(item.output, `${field}.output`), field };
+    case "custom_tool_call":
+      if (typeof item.call_id !== "string" || typeof item.name !== "string") throw invalid(field, "expected call_id and name");
+      return { kind: "custom_tool_call", callId: item.call_id, name: item.name, input: typeof item.input === "string" ? item.input : "", field };
     case "reasoning": {
       const summary = list(item.summary).map((part) => asRecord(part)?.text).filter((text): text is string => typeof text === "string");
       const content = list(item.content).map((part) => asRecord(part)?.text).filter((text): text is string => typeof text === "string");
@@ -60,7 +71,7 @@ function readParts(value: unknown, field: string): InputPart[] {
         return { type: "refusal", text: typeof part.refusal === "string" ? part.refusal : "" };
       case "input_image":
         if (typeof part.image_url !== "string") throw unsupported(path, "only images given by image_url (a URL or a data URL) can be translated; file_id needs the Responses API itself");
-        return { type: "image", url: part.image_url, field: `${path}.image_url` };
+        return { type: "image", url: part.image_url, field: `${path}.image_url`, ...(typeof part.detail === "string" ? { detail: part.detail } : {}) };
       case "input_file":
         throw unsupported(path, "input_file parts are only available on the Responses API itself");
       default:

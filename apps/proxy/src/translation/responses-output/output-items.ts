@@ -22,6 +22,11 @@ export function functionCallItem(id: string, callId: string, name: string, args:
   return { id, type: "function_call", status, arguments: args, call_id: callId, name };
 }
 
+/** A freeform (custom) tool call: `input` is the one string the tool takes. */
+export function customToolCallItem(id: string, callId: string, name: string, input: string, status: ItemStatus): Record<string, unknown> {
+  return { id, type: "custom_tool_call", status, call_id: callId, name, input };
+}
+
 /**
  * Anthropic thinking as a reasoning item: the (summarised) thinking text is the summary and the
  * signature travels in encrypted_content, so the item sent back as input becomes the same signed

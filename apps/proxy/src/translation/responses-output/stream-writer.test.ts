@@ -38,6 +38,40 @@ describe("ResponsesStreamWriter", () => {
     ]);
   });
 
+  it("a custom tool call: its string input decoded from the JSON arguments as they stream, escapes split across pieces; the SDK agrees", async () => {
+    const writer = new ResponsesStreamWriter({ model: "m" });
+    const text = [
+      writer.start("m"),
+      writer.customToolCall("call_1", "apply_patch"),
+      writer.functionArguments('{"in'),
+      writer.functionArguments('put": "*** Begin'),
+      writer.functionArguments(" Patch\\"),
+      writer.functionArguments("n\\u00"),
+      writer.functionArguments('e9 \\"x\\""}'),
+      writer.functionCall("call_2", "shell"),
+      writer.functionArguments('{"command":["ls"]}'),
+      writer.finish({ status: "completed" }, usage),
+    ].join("");
+    const events = payloads(text).filter((event) => String(event.type).startsWith("response.custom_tool_call_input"));
+    expect(events.map((event) => event.delta ?? event.input)).toEqual(["*** Begin", " Patch", "\n", "é \"x\"", '*** Begin Patch\né "x"']);
+    expect(events.at(-1)).toMatchObject({ type: "response.custom_tool_call_input.done", item_id: "ctc_call_1", output_index: 0 });
+    const final = await ResponseStream.fromReadableStream(sdkReadable(text)).finalResponse();
+    expect(final.output).toEqual([
+      { id: "ctc_call_1", type: "custom_tool_call", status: "completed", call_id: "call_1", name: "apply_patch", input: '*** Begin Patch\né "x"' },
+      expect.objectContaining({ id: "fc_call_2", type: "function_call", status: "completed", call_id: "call_2", name: "shell", arguments: '{"command":["ls"]}' }),
+    ]);
+  });
+
+  it("custom tool arguments of another form are handed on whole at the end", () => {
+    const writer = new ResponsesStreamWriter({ model: "m" });
+    const text = [writer.start("m"), writer.customToolCall("c", "t"), writer.functionArguments('{"patch": "x"'), writer.functionArguments("}"), writer.finish({ status: "completed" }, usage)].join("");
+    const events = payloads(text).filter((event) => String(event.type).startsWith("response.custom_tool_call_input"));
+    expect(events.map((event) => [event.type, event.delta ?? event.input])).toEqual([
+      ["response.custom_tool_call_input.delta", '{"patch": "x"}'],
+      ["response.custom_tool_call_input.done", '{"patch": "x"}'],
+    ]);
+  });
+
   it("an upstream that ends with no content still gives a whole response", async () => {
     const writer = new ResponsesStreamWriter({ model: "m" });
     const text = writer.finish({ status: "incomplete", reason: "content_filter" }, null);

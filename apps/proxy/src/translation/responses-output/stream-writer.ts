@@ -2,8 +2,10 @@ import type { Usage } from "@gateway/contracts";
 import { sseFrame } from "../../upstreams/sse.ts";
 import { itemId, nowSeconds } from "../shared/ids.ts";
 import type { ResponsesOutcome } from "../shared/stop-reasons.ts";
+import { CustomInputStream } from "../shared/custom-tools.ts";
 import {
   REDACTED_THINKING_PREFIX,
+  customToolCallItem,
   functionCallItem,
   messageItem,
   outputTextPart,
@@ -17,6 +19,8 @@ import { responseObject } from "./response-object.ts";
 type OpenItem =
   | { kind: "message"; id: string; outputIndex: number; parts: MessagePart[]; partOpen: boolean }
   | { kind: "function_call"; id: string; outputIndex: number; callId: string; name: string; args: string }
+  /** A custom tool call: the other side's JSON arguments, read as they come into the one input string. */
+  | { kind: "custom_tool_call"; id: string; outputIndex: number; callId: string; name: string; input: CustomInputStream }
   | { kind: "reasoning"; id: string; outputIndex: number; summary: string | null; encrypted: string | null };
 
 /**
@@ -100,9 +104,26 @@ export class ResponsesStreamWriter {
 
   functionArguments(delta: string): string {
     const item = this.current;
-    if (item?.kind !== "function_call" || delta.length === 0) return "";
+    if (delta.length === 0) return "";
+    if (item?.kind === "custom_tool_call") {
+      // The input is a string inside the JSON arguments: its text is handed on as it is decoded.
+      const text = item.input.push(delta);
+      return text.length > 0 ? this.emit("response.custom_tool_call_input.delta", { ...this.at(item), delta: text }) : "";
+    }
+    if (item?.kind !== "function_call") return "";
     item.args += delta;
     return this.emit("response.function_call_arguments.delta", { ...this.at(item), delta });
+  }
+
+  /**
+   * A call to one of the request's custom (freeform) tools, which the other side called as a JSON
+   * tool with one string argument; its argument pieces go to `functionArguments` too.
+   */
+  customToolCall(callId: string, name: string): string {
+    const out = this.closeItem("completed");
+    const item: OpenItem = { kind: "custom_tool_call", id: `ctc_${callId}`, outputIndex: this.output.length, callId, name, input: new CustomInputStream() };
+    this.current = item;
+    return out + this.emit("response.output_item.added", { output_index: item.outputIndex, item: customToolCallItem(item.id, callId, name, "", "in_progress") });
   }
 
   /** The terminal event: the last item closed with the outcome, then completed or incomplete. */
@@ -169,6 +190,13 @@ export class ResponsesStreamWriter {
         out += this.emit("response.function_call_arguments.done", { ...this.at(item), name: item.name, arguments: item.args });
         final = functionCallItem(item.id, item.callId, item.name, item.args, status);
         break;
+      case "custom_tool_call": {
+        const { rest, input } = item.input.finish();
+        if (rest.length > 0) out += this.emit("response.custom_tool_call_input.delta", { ...this.at(item), delta: rest });
+        out += this.emit("response.custom_tool_call_input.done", { ...this.at(item), input });
+        final = customToolCallItem(item.id, item.callId, item.name, input, status);
+        break;
+      }
       case "reasoning":
         if (item.summary !== null) {
           out += this.emit("response.reasoning_summary_text.done", { ...this.at(item), summary_index: 0, text: item.summary });

@@ -1,5 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { chatRequestFromResponses } from "./request.ts";
+import { fixtureJson } from "../__fixtures__/fixtures.ts";
+import { CUSTOM_TOOL_SCHEMA } from "../shared/custom-tools.ts";
+import { DroppedParams } from "../shared/dropped-params.ts";
+import { chatRequestFromResponses as translateWith } from "./request.ts";
+
+const chatRequestFromResponses = (request: Record<string, unknown>, strict = false) => translateWith(request, new DroppedParams(strict));
 
 const weather = { type: "object", properties: { city: { type: "string" } }, required: ["city"] };
 
@@ -57,7 +62,7 @@ describe("responses -> chat request", () => {
         model: "gpt-x",
         messages: [
           { role: "developer", content: "English only." },
-          { role: "user", content: [{ type: "text", text: "Weather here?" }, { type: "image_url", image_url: { url: "data:image/png;base64,iVBO" } }] },
+          { role: "user", content: [{ type: "text", text: "Weather here?" }, { type: "image_url", image_url: { url: "data:image/png;base64,iVBO", detail: "auto" } }] },
           {
             role: "assistant",
             content: "Checking.",
@@ -89,17 +94,67 @@ describe("responses -> chat request", () => {
     expect(chatRequestFromResponses(request)).toEqual(expected);
   });
 
+  it("Codex's request: custom tools become functions with one string argument, custom calls and outputs tool calls and tool messages", () => {
+    const dropped = new DroppedParams(false);
+    const body = translateWith(fixtureJson("codex/request.json"), dropped);
+    expect(body).toEqual({
+      model: "gpt-x",
+      stream: true,
+      messages: [
+        { role: "system", content: "You are Codex, a coding agent." },
+        { role: "user", content: [{ type: "text", text: "<environment_context>cwd: /repo</environment_context>" }] },
+        { role: "user", content: [{ type: "text", text: "Add a README." }] },
+        { role: "assistant", content: null, tool_calls: [{ id: "call_shell_1", type: "function", function: { name: "shell", arguments: '{"command":["ls"]}' } }] },
+        { role: "tool", tool_call_id: "call_shell_1", content: "src\n" },
+        {
+          role: "assistant",
+          content: null,
+          tool_calls: [{ id: "call_patch_1", type: "function", function: { name: "apply_patch", arguments: JSON.stringify({ input: "*** Begin Patch\n*** Add File: README.md\n+hello\n*** End Patch\n" }) } }],
+        },
+        { role: "tool", tool_call_id: "call_patch_1", content: "Success. Updated the following files:\nA README.md\n" },
+        { role: "user", content: [{ type: "text", text: "Thanks, now commit." }] },
+      ],
+      prompt_cache_key: "0199c4d2-codex-session",
+      tools: [
+        {
+          type: "function",
+          function: {
+            name: "shell",
+            description: "Runs a shell command and returns its output.",
+            strict: false,
+            parameters: { type: "object", properties: { command: { type: "array", items: { type: "string" } }, workdir: { type: "string" } }, required: ["command"], additionalProperties: false },
+          },
+        },
+        { type: "function", function: { name: "apply_patch", description: expect.stringContaining("lark grammar"), parameters: CUSTOM_TOOL_SCHEMA } },
+      ],
+      tool_choice: "auto",
+      parallel_tool_calls: false,
+      verbosity: "medium",
+      reasoning_effort: "medium",
+    });
+    expect(dropped.paths).toEqual(["include[0]", "input[2]", "tools[1].format", "reasoning.summary"]);
+  });
+
+  it.each<[string, Record<string, unknown>, string[]]>([
+    ["store: true", { store: true }, ["store"]],
+    ["truncation auto", { truncation: "auto" }, ["truncation"]],
+    ["reasoning summaries", { reasoning: { effort: "low", summary: "auto" } }, ["reasoning.summary"]],
+    ["a reasoning item", { input: [{ type: "reasoning", id: "rs_1", summary: [], encrypted_content: "x" }, { role: "user", content: "Hi" }] }, ["input[0]"]],
+    ["encrypted reasoning, which Chat Completions never returns", { include: ["reasoning.encrypted_content"] }, ["include[0]"]],
+  ])("drops %s, listing it", (_name, extra, paths) => {
+    const dropped = new DroppedParams(false);
+    translateWith({ model: "gpt-x", input: "Hi", ...extra }, dropped);
+    expect(dropped.paths).toEqual(paths);
+    expect(() => chatRequestFromResponses({ model: "gpt-x", input: "Hi", ...extra }, true)).toThrow(expect.objectContaining({ code: "unsupported_feature", param: paths[0] }));
+  });
+
   it.each<[string, Record<string, unknown>, string]>([
     ["a built-in tool", { tools: [{ type: "web_search" }] }, "tools[0]"],
     ["a hosted tool choice", { tool_choice: { type: "file_search" } }, "tool_choice"],
     ["previous_response_id", { previous_response_id: "resp_1" }, "previous_response_id"],
     ["conversation", { conversation: "conv_1" }, "conversation"],
-    ["store: true", { store: true }, "store"],
     ["background", { background: true }, "background"],
-    ["truncation auto", { truncation: "auto" }, "truncation"],
-    ["another include", { include: ["message.output_text.logprobs"] }, "include[0]"],
-    ["reasoning summaries", { reasoning: { effort: "low", summary: "auto" } }, "reasoning.summary"],
-    ["a reasoning item", { input: [{ type: "reasoning", id: "rs_1", summary: [], encrypted_content: "x" }] }, "input[0]"],
+    ["logprobs by include", { include: ["message.output_text.logprobs"] }, "include[0]"],
     ["an item reference", { input: [{ type: "item_reference", id: "msg_1" }] }, "input[0]"],
     ["an input_file part", { input: [{ role: "user", content: [{ type: "input_file", file_id: "file_1" }] }] }, "input[0].content[0]"],
     ["an image by file_id", { input: [{ role: "user", content: [{ type: "input_image", file_id: "file_1", detail: "auto" }] }] }, "input[0].content[0]"],

@@ -1,8 +1,10 @@
 import { asRecord } from "../../upstreams/request-fields.ts";
 import { readInput, type InputItem, type InputPart } from "../responses-input/read-input.ts";
-import { refuseStatefulFields } from "../responses-input/refused-fields.ts";
+import { statefulFields } from "../responses-input/refused-fields.ts";
+import { CUSTOM_TOOL_SCHEMA, customToolArguments, customToolDefinition } from "../shared/custom-tools.ts";
 import { OPENAI_CHAT, invalid, isSet, list, refuseUnhandledFields, unsupported } from "../shared/fields.ts";
 import { chatToolChoice, toolChoiceFromResponses } from "../shared/tool-choice.ts";
+import type { DroppedParams } from "../shared/dropped-params.ts";
 
 type ChatMessage = Record<string, unknown>;
 
@@ -13,7 +15,7 @@ const HANDLED = new Set([
   "metadata",
   // Stream options only tune obfuscation padding, which is not sent.
   "stream_options",
-  // Checked by refuseStatefulFields.
+  // Checked by statefulFields.
   "previous_response_id", "conversation", "prompt", "context_management", "max_tool_calls", "store", "background", "truncation", "top_logprobs", "include",
 ]);
 
@@ -21,20 +23,21 @@ const HANDLED = new Set([
 const SAME_NAME = ["temperature", "top_p", "user", "safety_identifier", "prompt_cache_key", "prompt_cache_retention", "service_tier"] as const;
 
 /** A Responses request -> a Chat Completions request, for an OpenAI upstream without /responses. */
-export function chatRequestFromResponses(request: Record<string, unknown>): Record<string, unknown> {
+export function chatRequestFromResponses(request: Record<string, unknown>, dropped: DroppedParams): Record<string, unknown> {
   refuseUnhandledFields(request, HANDLED, OPENAI_CHAT);
-  refuseStatefulFields(request);
+  // Chat Completions returns no reasoning at all: encrypted reasoning cannot be included.
+  statefulFields(request, dropped, false);
   const messages: ChatMessage[] = [];
   if (isSet(request.instructions)) {
     if (typeof request.instructions !== "string") throw invalid("instructions", "expected a string");
     messages.push({ role: "system", content: request.instructions });
   }
-  for (const item of readInput(request.input)) addItem(messages, item);
+  for (const item of readInput(request.input)) addItem(messages, item, dropped);
   const body: Record<string, unknown> = { model: request.model, messages };
   if (request.stream === true) body.stream = true;
   if (isSet(request.max_output_tokens)) body.max_completion_tokens = request.max_output_tokens;
   for (const field of SAME_NAME) if (isSet(request[field])) body[field] = request[field];
-  const tools = list(request.tools).map((tool, index) => chatTool(asRecord(tool), `tools[${index}]`));
+  const tools = list(request.tools).map((tool, index) => chatTool(asRecord(tool), `tools[${index}]`, dropped));
   const choice = isSet(request.tool_choice) ? toolChoiceFromResponses(request.tool_choice) : null;
   if (tools.length > 0) {
     body.tools = tools;
@@ -42,23 +45,27 @@ export function chatRequestFromResponses(request: Record<string, unknown>): Reco
     if (typeof request.parallel_tool_calls === "boolean") body.parallel_tool_calls = request.parallel_tool_calls;
   } else if (choice?.type === "required" || choice?.type === "function") {
     throw invalid("tool_choice", "a tool choice needs tools");
+  } else if (typeof request.parallel_tool_calls === "boolean") {
+    dropped.drop("parallel_tool_calls", "there are no tools to call in parallel");
   }
   textConfig(body, asRecord(request.text));
   const reasoning = asRecord(request.reasoning);
-  if (isSet(reasoning?.summary) || isSet(reasoning?.generate_summary)) {
-    throw unsupported("reasoning.summary", "Chat Completions returns no reasoning summaries");
-  }
+  // Summaries are best effort on the Responses API too (a model may give none).
+  dropped.dropIfSet(reasoning, "summary", "reasoning.", "Chat Completions returns no reasoning summaries");
+  dropped.dropIfSet(reasoning, "generate_summary", "reasoning.", "Chat Completions returns no reasoning summaries");
   if (isSet(reasoning?.effort)) body.reasoning_effort = reasoning?.effort;
   return body;
 }
 
-function addItem(messages: ChatMessage[], item: InputItem): void {
+function addItem(messages: ChatMessage[], item: InputItem, dropped: DroppedParams): void {
   switch (item.kind) {
     case "message":
       messages.push(message(item));
       return;
-    case "function_call": {
-      const call = { id: item.callId, type: "function", function: { name: item.name, arguments: item.arguments } };
+    case "function_call":
+    case "custom_tool_call": {
+      const args = item.kind === "function_call" ? item.arguments : JSON.stringify(customToolArguments(item.input));
+      const call = { id: item.callId, type: "function", function: { name: item.name, arguments: args } };
       const last = messages.at(-1);
       // Calls after an assistant message (or after each other) belong to that one assistant turn.
       if (last?.role === "assistant") last.tool_calls = [...list(last.tool_calls), call];
@@ -66,10 +73,13 @@ function addItem(messages: ChatMessage[], item: InputItem): void {
       return;
     }
     case "function_call_output":
+    case "custom_tool_call_output":
       messages.push({ role: "tool", tool_call_id: item.callId, content: typeof item.output === "string" ? item.output : textParts(item.output, `${item.field}.output`) });
       return;
     case "reasoning":
-      throw unsupported(item.field, "reasoning items cannot be sent through Chat Completions; leave them out of the input");
+      // Earlier reasoning only informs the model; Chat Completions has no way to send it back.
+      dropped.drop(item.field, "reasoning items cannot be sent through Chat Completions");
+      return;
     default: {
       const never: never = item;
       return never;
@@ -104,7 +114,7 @@ function userPart(part: InputPart, field: string): Record<string, unknown> {
     case "text":
       return { type: "text", text: part.text };
     case "image":
-      return { type: "image_url", image_url: { url: part.url } };
+      return { type: "image_url", image_url: part.detail === undefined ? { url: part.url } : { url: part.url, detail: part.detail } };
     case "refusal":
       throw invalid(field, "refusal parts belong to assistant messages");
     default: {
@@ -121,7 +131,11 @@ function textParts(parts: InputPart[], field: string): { type: "text"; text: str
   });
 }
 
-function chatTool(tool: Record<string, unknown> | null, field: string): Record<string, unknown> {
+/** A function tool as is; a custom (freeform) tool as a function with one string argument; built-in tools refused. */
+function chatTool(tool: Record<string, unknown> | null, field: string, dropped: DroppedParams): Record<string, unknown> {
+  if (tool?.type === "custom") {
+    return { type: "function", function: { ...customToolDefinition(tool, field, dropped), parameters: CUSTOM_TOOL_SCHEMA } };
+  }
   if (tool?.type !== "function") throw unsupported(field, `${String(tool?.type)} is a built-in Responses tool with no Chat Completions equivalent`);
   if (typeof tool.name !== "string") throw invalid(`${field}.name`, "expected a tool name");
   const fn: Record<string, unknown> = { name: tool.name, parameters: tool.parameters ?? { type: "object", properties: {} } };

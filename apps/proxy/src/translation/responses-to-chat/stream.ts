@@ -3,6 +3,7 @@ import type { Usage } from "@gateway/contracts";
 import { chatUsage } from "../../upstreams/openai/usage.ts";
 import { asRecord, tryJson } from "../../upstreams/request-fields.ts";
 import { ResponsesStreamWriter } from "../responses-output/stream-writer.ts";
+import { customToolNames } from "../shared/custom-tools.ts";
 import { list } from "../shared/fields.ts";
 import { itemId } from "../shared/ids.ts";
 import { asChatFinishReason, type ChatFinishReason } from "../shared/stop-reasons.ts";
@@ -16,12 +17,14 @@ import { responsesOutcomeFromChat } from "./outcome.ts";
  */
 export class ResponsesStreamFromChat implements StreamTranslator {
   private readonly writer: ResponsesStreamWriter;
+  private readonly customTools: ReadonlySet<string>;
   private readonly calls = new Set<number>();
   private finishReason: ChatFinishReason | null = null;
   private usage: Usage | null = null;
 
   constructor(request: Record<string, unknown>) {
     this.writer = new ResponsesStreamWriter(request);
+    this.customTools = customToolNames(request);
   }
 
   get emitted(): number {
@@ -44,7 +47,9 @@ export class ResponsesStreamFromChat implements StreamTranslator {
       const fn = asRecord(call.function) ?? {};
       if (!this.calls.has(index)) {
         this.calls.add(index);
-        out += this.writer.functionCall(typeof call.id === "string" ? call.id : itemId("call_"), typeof fn.name === "string" ? fn.name : "");
+        const callId = typeof call.id === "string" ? call.id : itemId("call_");
+        const name = typeof fn.name === "string" ? fn.name : "";
+        out += this.customTools.has(name) ? this.writer.customToolCall(callId, name) : this.writer.functionCall(callId, name);
       }
       if (typeof fn.arguments === "string") out += this.writer.functionArguments(fn.arguments);
     }

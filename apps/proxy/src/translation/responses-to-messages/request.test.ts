@@ -1,6 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { fixtureJson } from "../__fixtures__/fixtures.ts";
-import { messagesRequestFromResponses } from "./request.ts";
+import { DroppedParams } from "../shared/dropped-params.ts";
+import { CUSTOM_TOOL_SCHEMA } from "../shared/custom-tools.ts";
+import { messagesRequestFromResponses as translateWith } from "./request.ts";
+
+const messagesRequestFromResponses = (request: Record<string, unknown>, strict = false) => translateWith(request, new DroppedParams(strict));
 import { responseFromMessage } from "./response.ts";
 
 const weather = { type: "object", properties: { city: { type: "string" } }, required: ["city"] };
@@ -81,16 +85,114 @@ describe("responses -> messages request", () => {
     expect((request.messages as { content: unknown }[])[1]!.content).toEqual((fixtureJson("anthropic-messages/thinking-tool-use.json").content as unknown[]));
   });
 
+  it("reasoning encrypted by OpenAI (a session begun on an OpenAI model) is dropped and listed, never sent as a signature", () => {
+    const dropped = new DroppedParams(false);
+    const request = translateWith(
+      {
+        model: "claude-x",
+        input: [
+          { role: "user", content: "Hi" },
+          { type: "reasoning", id: "rs_1", summary: [{ type: "summary_text", text: "Thinking." }], encrypted_content: "gAAAAABpZ3JhbmRvbS1mZXJuZXQtdG9rZW4" },
+          { role: "assistant", content: [{ type: "output_text", text: "Hello." }] },
+          { role: "user", content: "Again" },
+        ],
+      },
+      dropped,
+    );
+    expect(JSON.stringify(request.messages)).not.toContain("gAAAA");
+    expect(JSON.stringify(request.messages)).not.toContain("thinking");
+    expect(dropped.paths).toEqual(["input[1]"]);
+  });
+
+  it("Codex's request: custom tools take one string input, custom calls and outputs are tool_use / tool_result, tuning fields dropped and listed", () => {
+    const dropped = new DroppedParams(false);
+    const body = translateWith(fixtureJson("codex/request.json"), dropped);
+    expect(body).toEqual({
+      model: "gpt-x",
+      max_tokens: 4096,
+      system: "You are Codex, a coding agent.",
+      stream: true,
+      messages: [
+        {
+          role: "user",
+          content: [
+            { type: "text", text: "<environment_context>cwd: /repo</environment_context>" },
+            { type: "text", text: "Add a README." },
+          ],
+        },
+        {
+          role: "assistant",
+          content: [
+            { type: "thinking", thinking: "Plan the change.", signature: "EqQBCkYIBxgCKkBsigned" },
+            { type: "tool_use", id: "call_shell_1", name: "shell", input: { command: ["ls"] } },
+          ],
+        },
+        { role: "user", content: [{ type: "tool_result", tool_use_id: "call_shell_1", content: "src\n" }] },
+        { role: "assistant", content: [{ type: "tool_use", id: "call_patch_1", name: "apply_patch", input: { input: "*** Begin Patch\n*** Add File: README.md\n+hello\n*** End Patch\n" } }] },
+        {
+          role: "user",
+          content: [
+            { type: "tool_result", tool_use_id: "call_patch_1", content: "Success. Updated the following files:\nA README.md\n" },
+            { type: "text", text: "Thanks, now commit." },
+          ],
+        },
+      ],
+      tools: [
+        {
+          name: "shell",
+          description: "Runs a shell command and returns its output.",
+          strict: false,
+          input_schema: { type: "object", properties: { command: { type: "array", items: { type: "string" } }, workdir: { type: "string" } }, required: ["command"], additionalProperties: false },
+        },
+        {
+          name: "apply_patch",
+          description: expect.stringMatching(/^Use the `apply_patch` tool to edit files\.\n\nThe input must follow this lark grammar:\nstart: begin_patch hunk\+ end_patch/),
+          input_schema: CUSTOM_TOOL_SCHEMA,
+        },
+      ],
+      tool_choice: { type: "auto", disable_parallel_tool_use: true },
+      thinking: { type: "adaptive" },
+      output_config: { effort: "medium" },
+    });
+    // include: ["reasoning.encrypted_content"] is met (the signature is the encrypted content), so it is not listed.
+    expect(dropped.paths).toEqual(["prompt_cache_key", "tools[1].format", "text.verbosity"]);
+    expect(() => messagesRequestFromResponses(fixtureJson("codex/request.json"), true)).toThrow(expect.objectContaining({ code: "unsupported_feature", param: "prompt_cache_key" }));
+  });
+
+  it("a developer item after the conversation started is said by the user", () => {
+    const body = messagesRequestFromResponses({ model: "gpt-x", input: [{ role: "developer", content: "First." }, { role: "user", content: "Hi" }, { role: "developer", content: [{ type: "input_text", text: "Later." }] }] });
+    expect(body).toMatchObject({ system: "First.", messages: [{ role: "user", content: [{ type: "text", text: "Hi" }, { type: "text", text: "Later." }] }] });
+  });
+
+  it("tool_choice naming a custom tool forces that tool", () => {
+    const body = messagesRequestFromResponses({ model: "gpt-x", input: "Hi", tools: [{ type: "custom", name: "apply_patch" }], tool_choice: { type: "custom", name: "apply_patch" } });
+    expect(body).toMatchObject({ tools: [{ name: "apply_patch", input_schema: CUSTOM_TOOL_SCHEMA }], tool_choice: { type: "tool", name: "apply_patch" } });
+  });
+
+  it.each<[string, Record<string, unknown>, string[]]>([
+    ["store: true", { store: true }, ["store"]],
+    ["verbosity", { text: { verbosity: "high" } }, ["text.verbosity"]],
+    ["a temperature above 1", { temperature: 1.5 }, ["temperature"]],
+    ["a reasoning item without encrypted_content", { input: [{ type: "reasoning", id: "rs_1", summary: [{ type: "summary_text", text: "t" }] }, { role: "user", content: "Hi" }] }, ["input[0]"]],
+    ["a flex tier", { service_tier: "flex" }, ["service_tier"]],
+    ["truncation auto, context management, max_tool_calls", { truncation: "auto", context_management: [{ type: "compaction" }], max_tool_calls: 3 }, ["context_management", "max_tool_calls", "truncation"]],
+    ["include values for tools it does not run", { include: ["reasoning.encrypted_content", "web_search_call.action.sources"] }, ["include[1]"]],
+    ["an image detail", { input: [{ role: "user", content: [{ type: "input_image", image_url: "https://example.com/a.png", detail: "high" }] }] }, ["input[0].content[0].detail"]],
+    ["parallel calls without tools", { parallel_tool_calls: true }, ["parallel_tool_calls"]],
+  ])("drops %s, listing it", (_name, extra, paths) => {
+    const dropped = new DroppedParams(false);
+    translateWith({ model: "gpt-x", input: "Hi", ...extra }, dropped);
+    expect(dropped.paths).toEqual(paths);
+    expect(() => messagesRequestFromResponses({ model: "gpt-x", input: "Hi", ...extra }, true)).toThrow(expect.objectContaining({ code: "unsupported_feature", param: paths[0] }));
+  });
+
   it.each<[string, Record<string, unknown>, string]>([
     ["a built-in tool", { tools: [{ type: "file_search", vector_store_ids: ["vs_1"] }] }, "tools[0]"],
     ["previous_response_id", { previous_response_id: "resp_1" }, "previous_response_id"],
-    ["store: true", { store: true }, "store"],
     ["json_object", { text: { format: { type: "json_object" } } }, "text.format"],
-    ["verbosity", { text: { verbosity: "high" } }, "text.verbosity"],
-    ["a temperature above 1", { temperature: 1.5 }, "temperature"],
-    ["a reasoning item without encrypted_content", { input: [{ type: "reasoning", id: "rs_1", summary: [{ type: "summary_text", text: "t" }] }] }, "input[0].encrypted_content"],
-    ["a system item mid-conversation", { input: [{ role: "user", content: "Hi" }, { role: "system", content: "late" }] }, "input[1]"],
-    ["a flex tier", { service_tier: "flex" }, "service_tier"],
+    ["logprobs by include", { include: ["message.output_text.logprobs"] }, "include[0]"],
+    ["top_logprobs", { top_logprobs: 3 }, "top_logprobs"],
+    ["background", { background: true }, "background"],
   ])("refuses %s with a 400 naming the field", (_name, extra, param) => {
     expect(() => messagesRequestFromResponses({ model: "gpt-x", input: "Hi", ...extra })).toThrow(expect.objectContaining({ code: "unsupported_feature", param }));
   });

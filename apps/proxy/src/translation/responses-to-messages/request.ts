@@ -1,7 +1,8 @@
 import { asRecord, tryJson } from "../../upstreams/request-fields.ts";
 import { REDACTED_THINKING_PREFIX } from "../responses-output/output-items.ts";
 import { readInput, type InputItem, type InputPart } from "../responses-input/read-input.ts";
-import { refuseStatefulFields } from "../responses-input/refused-fields.ts";
+import { statefulFields } from "../responses-input/refused-fields.ts";
+import { CUSTOM_TOOL_SCHEMA, customToolArguments, customToolDefinition } from "../shared/custom-tools.ts";
 import {
   DEFAULT_MAX_TOKENS,
   TurnBuilder,
@@ -16,6 +17,7 @@ import {
 import { ANTHROPIC_MESSAGES, invalid, isSet, list, refuseUnhandledFields, unsupported } from "../shared/fields.ts";
 import { anthropicImageSource } from "../shared/images.ts";
 import { toolChoiceFromResponses } from "../shared/tool-choice.ts";
+import type { DroppedParams } from "../shared/dropped-params.ts";
 
 const HANDLED = new Set([
   "model", "input", "instructions", "stream", "max_output_tokens", "temperature", "top_p", "user", "safety_identifier",
@@ -24,42 +26,40 @@ const HANDLED = new Set([
   "metadata",
   // Obfuscation padding and prompt-cache routing hints: none changes the answer.
   "stream_options", "prompt_cache_key", "prompt_cache_retention",
-  // Checked by refuseStatefulFields.
+  // Checked by statefulFields.
   "previous_response_id", "conversation", "prompt", "context_management", "max_tool_calls", "store", "background", "truncation", "top_logprobs", "include",
 ]);
 
 /** A Responses request -> an Anthropic Messages request (model still the public name). */
-export function messagesRequestFromResponses(request: Record<string, unknown>): Record<string, unknown> {
+export function messagesRequestFromResponses(request: Record<string, unknown>, dropped: DroppedParams): Record<string, unknown> {
   refuseUnhandledFields(request, HANDLED, ANTHROPIC_MESSAGES);
-  refuseStatefulFields(request);
+  // Anthropic's thinking comes back signed, as encrypted_content: that include is honoured.
+  statefulFields(request, dropped, true);
   const system: string[] = [];
   if (isSet(request.instructions)) {
     if (typeof request.instructions !== "string") throw invalid("instructions", "expected a string");
     system.push(request.instructions);
   }
   const turns = new TurnBuilder();
-  for (const item of readInput(request.input)) addItem(system, turns, item);
+  for (const item of readInput(request.input)) addItem(system, turns, item, dropped);
   const body: Record<string, unknown> = { model: request.model, max_tokens: request.max_output_tokens ?? DEFAULT_MAX_TOKENS, messages: turns.messages };
   const systemPrompt = anthropicSystem(system);
   if (systemPrompt !== undefined) body.system = systemPrompt;
   if (request.stream === true) body.stream = true;
-  const temperature = anthropicTemperature(request.temperature);
+  const temperature = anthropicTemperature(request.temperature, dropped);
   if (temperature !== undefined) body.temperature = temperature;
   if (isSet(request.top_p)) body.top_p = request.top_p;
   const userId = request.user ?? request.safety_identifier;
   if (typeof userId === "string") body.metadata = { user_id: userId };
-  if (isSet(request.service_tier)) {
-    if (request.service_tier !== "auto" && request.service_tier !== "default") throw unsupported("service_tier", "Anthropic-shape models offer only the auto and default tiers");
-    body.service_tier = request.service_tier === "auto" ? "auto" : "standard_only";
-  }
-  const tools = list(request.tools).map((raw, index) => {
-    const tool = asRecord(raw);
-    if (tool?.type !== "function") throw unsupported(`tools[${index}]`, `${String(tool?.type)} is a built-in Responses tool with no Anthropic equivalent`);
-    return anthropicTool(tool, `tools[${index}]`);
-  });
-  anthropicTools(body, tools, isSet(request.tool_choice) ? toolChoiceFromResponses(request.tool_choice) : null, request.parallel_tool_calls);
+  if (request.service_tier === "auto" || request.service_tier === "default") body.service_tier = request.service_tier === "auto" ? "auto" : "standard_only";
+  else dropped.dropIfSet(request, "service_tier", "", "Anthropic-shape models offer only the auto and default tiers");
+  // Prompt-cache routing hints steer OpenAI's automatic cache, never the answer.
+  dropped.dropIfSet(request, "prompt_cache_key", "", "Anthropic-shape models cache prompts by cache_control breakpoints");
+  dropped.dropIfSet(request, "prompt_cache_retention", "", "Anthropic-shape models cache prompts by cache_control breakpoints");
+  const tools = list(request.tools).map((raw, index) => anthropicToolFromResponses(asRecord(raw), `tools[${index}]`, dropped));
+  anthropicTools(body, tools, isSet(request.tool_choice) ? toolChoiceFromResponses(request.tool_choice) : null, request.parallel_tool_calls, dropped);
   const text = asRecord(request.text);
-  if (isSet(text?.verbosity)) throw unsupported("text.verbosity", "Anthropic-shape models have no verbosity setting");
+  dropped.dropIfSet(text, "verbosity", "text.", "Anthropic-shape models have no verbosity setting");
   // reasoning.summary needs nothing: Anthropic's thinking is itself a summary, returned as one.
   anthropicOutputConfig(body, asRecord(request.reasoning)?.effort, "reasoning.effort", jsonSchema(asRecord(text?.format)));
   return body;
@@ -82,15 +82,32 @@ function jsonSchema(format: Record<string, unknown> | null): Record<string, unkn
   }
 }
 
-function addItem(system: string[], turns: TurnBuilder, item: InputItem): void {
+/** A function tool as is; a custom (freeform) tool as a tool with one string input; built-in tools refused. */
+function anthropicToolFromResponses(tool: Record<string, unknown> | null, field: string, dropped: DroppedParams): Record<string, unknown> {
+  switch (tool?.type) {
+    case "function":
+      dropped.dropIfSet(tool, "defer_loading", `${field}.`, "Anthropic-shape models load every tool up front here");
+      return anthropicTool(tool, field);
+    case "custom":
+      dropped.dropIfSet(tool, "defer_loading", `${field}.`, "Anthropic-shape models load every tool up front here");
+      return { ...customToolDefinition(tool, field, dropped), input_schema: CUSTOM_TOOL_SCHEMA };
+    default:
+      throw unsupported(field, `${String(tool?.type)} is a built-in Responses tool with no Anthropic equivalent`);
+  }
+}
+
+function addItem(system: string[], turns: TurnBuilder, item: InputItem, dropped: DroppedParams): void {
   switch (item.kind) {
     case "message":
       if (item.role === "system" || item.role === "developer") {
-        if (turns.messages.length > 0) throw unsupported(item.field, "Anthropic-shape models take system instructions only before the conversation");
-        system.push(...(typeof item.content === "string" ? [item.content] : item.content.map((part, index) => textOnly(part, `${item.field}.content[${index}]`))));
+        const texts = typeof item.content === "string" ? [item.content] : item.content.map((part, index) => textOnly(part, `${item.field}.content[${index}]`));
+        // Anthropic takes system instructions only before the conversation (Codex sends developer
+        // messages later too): a later one is said by the user.
+        if (turns.messages.length > 0) turns.add("user", texts.flatMap(textBlock));
+        else system.push(...texts);
       } else {
         const role = item.role;
-        turns.add(role, typeof item.content === "string" ? textBlock(item.content) : item.content.flatMap((part) => contentBlock(part, role)));
+        turns.add(role, typeof item.content === "string" ? textBlock(item.content) : item.content.flatMap((part) => contentBlock(part, role, dropped)));
       }
       return;
     case "function_call": {
@@ -99,13 +116,17 @@ function addItem(system: string[], turns: TurnBuilder, item: InputItem): void {
       turns.add("assistant", [{ type: "tool_use", id: item.callId, name: item.name, input }]);
       return;
     }
-    case "function_call_output": {
-      const content = typeof item.output === "string" ? item.output : item.output.flatMap((part) => contentBlock(part, "user"));
+    case "custom_tool_call":
+      turns.add("assistant", [{ type: "tool_use", id: item.callId, name: item.name, input: customToolArguments(item.input) }]);
+      return;
+    case "function_call_output":
+    case "custom_tool_call_output": {
+      const content = typeof item.output === "string" ? item.output : item.output.flatMap((part) => contentBlock(part, "user", dropped));
       turns.add("user", [{ type: "tool_result", tool_use_id: item.callId, content }]);
       return;
     }
     case "reasoning":
-      turns.add("assistant", [thinkingBlock(item)]);
+      turns.add("assistant", thinkingBlock(item, dropped));
       return;
     default: {
       const never: never = item;
@@ -119,13 +140,14 @@ function textOnly(part: InputPart, field: string): string {
   return part.text;
 }
 
-function contentBlock(part: InputPart, role: "user" | "assistant"): AnthropicBlock[] {
+function contentBlock(part: InputPart, role: "user" | "assistant", dropped: DroppedParams): AnthropicBlock[] {
   switch (part.type) {
     case "text":
     case "refusal":
       return textBlock(part.text);
     case "image":
       if (role === "assistant") throw unsupported(part.field, "assistant messages carry no images");
+      if (part.detail !== undefined && part.detail !== "auto") dropped.drop(`${part.field.replace(/\.image_url$/, "")}.detail`, "Anthropic-shape models size images themselves");
       return [{ type: "image", source: anthropicImageSource(part.url, part.field) }];
     default: {
       const never: never = part;
@@ -134,11 +156,24 @@ function contentBlock(part: InputPart, role: "user" | "assistant"): AnthropicBlo
   }
 }
 
-/** A reasoning item this gateway returned -> the signed thinking block it came from. */
-function thinkingBlock(item: Extract<InputItem, { kind: "reasoning" }>): AnthropicBlock {
+/** Every Fernet token (OpenAI's encrypted reasoning) starts with its version byte 0x80, base64url "gAAAAA". */
+const OPENAI_ENCRYPTED_REASONING_PREFIX = "gAAAAA";
+
+/**
+ * A reasoning item this gateway returned -> the signed thinking block it came from. One without
+ * encrypted_content cannot be a signed block: earlier reasoning only informs, so it is dropped.
+ */
+function thinkingBlock(item: Extract<InputItem, { kind: "reasoning" }>, dropped: DroppedParams): AnthropicBlock[] {
   if (item.encrypted === null) {
-    throw unsupported(`${item.field}.encrypted_content`, "reasoning items without encrypted_content cannot be sent to an Anthropic-shape model");
+    dropped.drop(item.field, "reasoning items without encrypted_content cannot be sent to an Anthropic-shape model");
+    return [];
   }
-  if (item.encrypted.startsWith(REDACTED_THINKING_PREFIX)) return { type: "redacted_thinking", data: item.encrypted.slice(REDACTED_THINKING_PREFIX.length) };
-  return { type: "thinking", thinking: item.summary, signature: item.encrypted };
+  // OpenAI's own encrypted reasoning (a Fernet token, "gAAAAA..."): from a session that began on an
+  // OpenAI model. Anthropic would refuse it as a signature, so it is dropped like unsigned reasoning.
+  if (item.encrypted.startsWith(OPENAI_ENCRYPTED_REASONING_PREFIX)) {
+    dropped.drop(item.field, "reasoning encrypted by OpenAI cannot be verified by an Anthropic-shape model");
+    return [];
+  }
+  if (item.encrypted.startsWith(REDACTED_THINKING_PREFIX)) return [{ type: "redacted_thinking", data: item.encrypted.slice(REDACTED_THINKING_PREFIX.length) }];
+  return [{ type: "thinking", thinking: item.summary, signature: item.encrypted }];
 }

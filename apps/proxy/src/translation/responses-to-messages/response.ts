@@ -1,5 +1,6 @@
 import { asRecord } from "../../upstreams/request-fields.ts";
-import { REDACTED_THINKING_PREFIX, functionCallItem, messageItem, outputTextPart, reasoningItem, type MessagePart } from "../responses-output/output-items.ts";
+import { customInputFromArguments, customToolNames } from "../shared/custom-tools.ts";
+import { REDACTED_THINKING_PREFIX, customToolCallItem, functionCallItem, messageItem, outputTextPart, reasoningItem, type MessagePart } from "../responses-output/output-items.ts";
 import { responseObject } from "../responses-output/response-object.ts";
 import { list } from "../shared/fields.ts";
 import { derivedId, itemId, nowSeconds } from "../shared/ids.ts";
@@ -16,6 +17,7 @@ import { responsesOutcomeFromMessages } from "./outcome.ts";
 export function responseFromMessage(upstream: unknown, request: Record<string, unknown>): Record<string, unknown> {
   const message = asRecord(upstream) ?? {};
   const outcome = responsesOutcomeFromMessages(asAnthropicStopReason(message.stop_reason));
+  const customTools = customToolNames(request);
   const output: Record<string, unknown>[] = [];
   let text: MessagePart[] | null = null;
   for (const raw of list(message.content)) {
@@ -32,7 +34,9 @@ export function responseFromMessage(upstream: unknown, request: Record<string, u
       }
       case "tool_use": {
         const callId = String(block.id);
-        output.push(functionCallItem(`fc_${callId}`, callId, String(block.name), argumentsFromToolInput(block.input), "completed"));
+        const name = String(block.name);
+        if (customTools.has(name)) output.push(customToolCallItem(`ctc_${callId}`, callId, name, customInputFromArguments(block.input), "completed"));
+        else output.push(functionCallItem(`fc_${callId}`, callId, name, argumentsFromToolInput(block.input), "completed"));
         break;
       }
       case "thinking":

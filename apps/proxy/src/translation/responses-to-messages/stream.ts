@@ -2,6 +2,7 @@ import type { EventSourceMessage } from "eventsource-parser";
 import type { Usage } from "@gateway/contracts";
 import { asRecord, tryJson } from "../../upstreams/request-fields.ts";
 import { ResponsesStreamWriter } from "../responses-output/stream-writer.ts";
+import { customToolNames } from "../shared/custom-tools.ts";
 import { asAnthropicStopReason, type AnthropicStopReason } from "../shared/stop-reasons.ts";
 import { anthropicUsage } from "../shared/usage-bodies.ts";
 import type { StreamTranslator } from "../types.ts";
@@ -14,6 +15,7 @@ import { responsesOutcomeFromMessages } from "./outcome.ts";
  */
 export class ResponsesStreamFromMessages implements StreamTranslator {
   private readonly writer: ResponsesStreamWriter;
+  private readonly customTools: ReadonlySet<string>;
   private stopReason: AnthropicStopReason | null = null;
   private usage: Usage | null = null;
   /** The open tool_use block has streamed no input yet (a tool without input sends none). */
@@ -21,6 +23,7 @@ export class ResponsesStreamFromMessages implements StreamTranslator {
 
   constructor(request: Record<string, unknown>) {
     this.writer = new ResponsesStreamWriter(request);
+    this.customTools = customToolNames(request);
   }
 
   get emitted(): number {
@@ -63,6 +66,7 @@ export class ResponsesStreamFromMessages implements StreamTranslator {
         return typeof block.text === "string" && block.text.length > 0 ? this.writer.text(block.text) : "";
       case "tool_use":
         this.toolWithoutInput = true;
+        if (this.customTools.has(String(block.name))) return this.writer.customToolCall(String(block.id), String(block.name));
         return this.writer.functionCall(String(block.id), String(block.name));
       case "thinking":
         return this.writer.startReasoning() + (typeof block.thinking === "string" && block.thinking.length > 0 ? this.writer.reasoning(block.thinking) : "");

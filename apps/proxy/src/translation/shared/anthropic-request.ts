@@ -1,5 +1,6 @@
 import { asRecord } from "../../upstreams/request-fields.ts";
-import { invalid, isSet, unsupported } from "./fields.ts";
+import type { DroppedParams } from "./dropped-params.ts";
+import { invalid, isSet } from "./fields.ts";
 import { anthropicThinkingFromEffort } from "./reasoning-effort.ts";
 import { anthropicToolChoice, type ToolChoice } from "./tool-choice.ts";
 
@@ -42,11 +43,15 @@ export function anthropicTool(fn: Record<string, unknown>, field: string): Recor
   return tool;
 }
 
-/** Tools, tool choice and parallel calls: the three travel together in Anthropic's request. */
-export function anthropicTools(body: Record<string, unknown>, tools: Record<string, unknown>[], choice: ToolChoice | null, parallel: unknown): void {
+/**
+ * Tools, tool choice and parallel calls: the three travel together in Anthropic's request. Without
+ * tools, a parallel-calls setting has nothing to apply to and is dropped.
+ */
+export function anthropicTools(body: Record<string, unknown>, tools: Record<string, unknown>[], choice: ToolChoice | null, parallel: unknown, dropped: DroppedParams): void {
   if (tools.length === 0) {
     // Without tools, "auto" and "none" change nothing; a forced choice the upstream must refuse.
     if (choice?.type === "required" || choice?.type === "function") throw invalid("tool_choice", "a tool choice needs tools");
+    if (typeof parallel === "boolean") dropped.drop("parallel_tool_calls", "there are no tools to call in parallel");
     return;
   }
   body.tools = tools;
@@ -54,11 +59,17 @@ export function anthropicTools(body: Record<string, unknown>, tools: Record<stri
   if (choice || disableParallel) body.tool_choice = anthropicToolChoice(choice ?? { type: "auto" }, disableParallel);
 }
 
-/** OpenAI's temperature runs 0..2, Anthropic's 0..1: a value above 1 cannot be expressed, so it is named. */
-export function anthropicTemperature(value: unknown): number | undefined {
+/**
+ * OpenAI's temperature runs 0..2, Anthropic's 0..1: a value above 1 cannot be expressed, and a
+ * sampling hint only tunes the answer, so it is dropped (the model's default applies).
+ */
+export function anthropicTemperature(value: unknown, dropped: DroppedParams): number | undefined {
   if (!isSet(value)) return undefined;
   if (typeof value !== "number") throw invalid("temperature", "expected a number");
-  if (value > 1) throw unsupported("temperature", "Anthropic-shape models accept 0 to 1");
+  if (value > 1) {
+    dropped.drop("temperature", "Anthropic-shape models accept 0 to 1");
+    return undefined;
+  }
   return value;
 }
 

@@ -4,7 +4,7 @@ import { randomUUID } from "node:crypto";
  * Ids the gateway invents for objects the upstream's shape has no id for (Responses output items,
  * a chat chunk id from an Anthropic message id). Prefixed as the client's shape names them.
  */
-export function itemId(prefix: "msg_" | "fc_" | "rs_" | "resp_" | "chatcmpl-" | "call_"): string {
+export function itemId(prefix: "msg_" | "fc_" | "rs_" | "resp_" | "chatcmpl-" | "call_" | "toolu_"): string {
   return `${prefix}${randomUUID().replaceAll("-", "")}`;
 }
 

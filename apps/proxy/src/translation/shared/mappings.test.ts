@@ -4,6 +4,7 @@ import { chatFinishReason } from "../chat-to-messages/finish-reason.ts";
 import { anthropicStopReason } from "../messages-to-chat/stop-reason.ts";
 import { responsesOutcomeFromChat } from "../responses-to-chat/outcome.ts";
 import { responsesOutcomeFromMessages } from "../responses-to-messages/outcome.ts";
+import { DroppedParams } from "./dropped-params.ts";
 import { anthropicThinkingFromEffort, openaiEffortFromThinking } from "./reasoning-effort.ts";
 import { asAnthropicStopReason, asChatFinishReason } from "./stop-reasons.ts";
 import { anthropicUsage, anthropicUsageBody, chatUsageBody, responsesUsageBody } from "./usage-bodies.ts";
@@ -72,7 +73,8 @@ describe("reasoning effort", () => {
     [{ type: "disabled" }, undefined, null],
     [undefined, undefined, null],
   ])("Anthropic %o with effort %s -> %s", (thinking, effort, expected) => {
-    expect(openaiEffortFromThinking(thinking, effort)).toBe(expected);
+    const dropped = new DroppedParams(true);
+    expect(openaiEffortFromThinking(thinking, effort, dropped)).toBe(expected);
   });
 
   it("an unknown effort is a 400 naming the field", () => {

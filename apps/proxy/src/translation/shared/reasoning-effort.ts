@@ -1,5 +1,6 @@
 import { asRecord } from "../../upstreams/request-fields.ts";
-import { invalid, isSet, unsupported } from "./fields.ts";
+import type { DroppedParams } from "./dropped-params.ts";
+import { invalid, isSet } from "./fields.ts";
 
 /** OpenAI `reasoning_effort` values (openai-node `Shared.ReasoningEffort`). */
 export type OpenAIEffort = "none" | "minimal" | "low" | "medium" | "high" | "xhigh" | "max";
@@ -51,9 +52,11 @@ export function anthropicThinkingFromEffort(value: unknown, field: string): { th
  * Anthropic thinking -> OpenAI reasoning effort. `output_config.effort` maps one to one. A fixed
  * `budget_tokens` has no OpenAI equivalent, so it picks the nearest level (below 4k tokens low,
  * below 16k medium, else high: the budgets gateways commonly pair with those levels). Disabled
- * or adaptive thinking without an effort leaves the model's default, which is what they mean.
+ * or adaptive thinking without an effort (Claude Code's `{type: "adaptive"}`) leaves the model's
+ * default, which is what they mean. A thinking type this gateway does not know only tunes the
+ * answer: it is dropped (listed).
  */
-export function openaiEffortFromThinking(thinking: unknown, outputEffort: unknown): OpenAIEffort | null {
+export function openaiEffortFromThinking(thinking: unknown, outputEffort: unknown, dropped: DroppedParams): OpenAIEffort | null {
   if (isSet(outputEffort)) {
     if (outputEffort === "low" || outputEffort === "medium" || outputEffort === "high" || outputEffort === "xhigh" || outputEffort === "max") return outputEffort;
     throw invalid("output_config.effort", "expected low, medium, high, xhigh or max");
@@ -70,6 +73,7 @@ export function openaiEffortFromThinking(thinking: unknown, outputEffort: unknow
       return budget < 4096 ? "low" : budget < 16384 ? "medium" : "high";
     }
     default:
-      throw unsupported("thinking.type", `${String(config?.type)} thinking has no OpenAI equivalent`);
+      dropped.drop("thinking", `${String(config?.type)} thinking has no OpenAI equivalent`);
+      return null;
   }
 }

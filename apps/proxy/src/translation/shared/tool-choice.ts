@@ -16,11 +16,14 @@ export function toolChoiceFromChat(value: unknown): ToolChoice {
   throw invalid("tool_choice", "expected auto, none, required or a function choice");
 }
 
-/** Responses `tool_choice`: the same strings, or {type:"function", name}; hosted-tool choices are refused. */
+/**
+ * Responses `tool_choice`: the same strings, or {type:"function"|"custom", name} (a custom tool is
+ * a function tool on the other side); hosted-tool choices are refused.
+ */
 export function toolChoiceFromResponses(value: unknown): ToolChoice {
   if (value === "auto" || value === "none" || value === "required") return { type: value };
   const choice = asRecord(value);
-  if (choice?.type === "function" && typeof choice.name === "string") return { type: "function", name: choice.name };
+  if ((choice?.type === "function" || choice?.type === "custom") && typeof choice.name === "string") return { type: "function", name: choice.name };
   if (typeof choice?.type === "string") throw unsupported("tool_choice", `${choice.type} tool choices are only available on the Responses API itself`);
   throw invalid("tool_choice", "expected auto, none, required or a function choice");
 }

@@ -2,6 +2,7 @@ import type { UpstreamShapeAdapter } from "../types.ts";
 import { providerErrorMessage } from "../provider-error.ts";
 
 export { messages } from "./messages.ts";
+export { messagesCountTokens } from "./count-tokens.ts";
 
 export const DEFAULT_ANTHROPIC_VERSION = "2023-06-01";
 

@@ -1,6 +1,6 @@
 import type { EventSourceMessage } from "eventsource-parser";
 import type { Usage } from "@gateway/contracts";
-import type { StreamTracker, WireFormat } from "../types.ts";
+import type { ParsedRequest, StreamTracker, WireFormat } from "../types.ts";
 import { asRecord, checkContent, optionalStringOrArray, parseRequestFields, requireMessages, requirePositiveInteger, tryJson } from "../request-fields.ts";
 import { sseFrame } from "../sse.ts";
 import { messagesUsage } from "./usage.ts";
@@ -42,19 +42,24 @@ class MessagesStreamTracker implements StreamTracker {
 
 const MESSAGE_ROLES: ReadonlySet<string> = new Set(["user", "assistant"]);
 
+/**
+ * What Anthropic itself refuses with a 400 (https://docs.anthropic.com/en/api/messages). A token
+ * count (`/v1/messages/count_tokens`) is the same body without `max_tokens`, and the same 400s.
+ */
+export function parseMessagesBody(body: unknown, requireMaxTokens: boolean): ParsedRequest {
+  const request = parseRequestFields(body, requireMaxTokens ? ["model", "max_tokens", "messages"] : ["model", "messages"]);
+  if (requireMaxTokens) requirePositiveInteger(request.body, "max_tokens");
+  const messages = requireMessages(request.body, MESSAGE_ROLES);
+  for (let index = 0; index < messages.length; index += 1) checkContent(messages[index]!.content, `messages.${index}.content`);
+  optionalStringOrArray(request.body, "system");
+  return request;
+}
+
 export const messages: WireFormat = {
   endpoint: "messages",
   shape: "anthropic",
   upstreamPath: "/v1/messages",
-  parse(body) {
-    // What Anthropic itself refuses with a 400 (https://docs.anthropic.com/en/api/messages).
-    const request = parseRequestFields(body, ["model", "max_tokens", "messages"]);
-    requirePositiveInteger(request.body, "max_tokens");
-    const messages = requireMessages(request.body, MESSAGE_ROLES);
-    for (let index = 0; index < messages.length; index += 1) checkContent(messages[index]!.content, `messages.${index}.content`);
-    optionalStringOrArray(request.body, "system");
-    return request;
-  },
+  parse: (body) => parseMessagesBody(body, true),
   upstreamBody: (request, upstreamModel) => (request.body.model === upstreamModel ? null : { ...request.body, model: upstreamModel }),
   usageFromResponse: (body) => messagesUsage(asRecord(body)?.usage),
   createStreamTracker: () => new MessagesStreamTracker(),

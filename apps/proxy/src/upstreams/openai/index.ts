@@ -4,6 +4,7 @@ import { providerErrorMessage } from "../provider-error.ts";
 export { chatCompletions } from "./chat-completions.ts";
 export { responses } from "./responses.ts";
 export { imagesGenerations } from "./images-generations.ts";
+export { embeddings } from "./embeddings.ts";
 
 /** OpenAI-shape upstreams: Bearer auth. */
 export const openaiAdapter: UpstreamShapeAdapter = {

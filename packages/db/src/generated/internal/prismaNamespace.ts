@@ -1612,6 +1612,7 @@ export const ServerOptionScalarFieldEnum = {
   priceMultiplierBps: 'priceMultiplierBps',
   rpm: 'rpm',
   tpm: 'tpm',
+  strictParams: 'strictParams',
   createdAt: 'createdAt',
   updatedAt: 'updatedAt'
 } as const
@@ -1638,6 +1639,7 @@ export const UpstreamScalarFieldEnum = {
   connectTimeoutMs: 'connectTimeoutMs',
   firstByteTimeoutMs: 'firstByteTimeoutMs',
   supportsResponses: 'supportsResponses',
+  dropBetas: 'dropBetas',
   createdAt: 'createdAt',
   updatedAt: 'updatedAt'
 } as const
@@ -1650,6 +1652,9 @@ export const ModelScalarFieldEnum = {
   name: 'name',
   displayName: 'displayName',
   ownedBy: 'ownedBy',
+  aliases: 'aliases',
+  dropParams: 'dropParams',
+  position: 'position',
   inputPrice: 'inputPrice',
   outputPrice: 'outputPrice',
   cachedInputPrice: 'cachedInputPrice',
@@ -1672,7 +1677,8 @@ export const ModelRouteScalarFieldEnum = {
   upstreamId: 'upstreamId',
   upstreamModel: 'upstreamModel',
   position: 'position',
-  weight: 'weight'
+  weight: 'weight',
+  priority: 'priority'
 } as const
 
 export type ModelRouteScalarFieldEnum = (typeof ModelRouteScalarFieldEnum)[keyof typeof ModelRouteScalarFieldEnum]

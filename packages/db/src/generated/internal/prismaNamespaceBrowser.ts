@@ -116,6 +116,7 @@ export const ServerOptionScalarFieldEnum = {
   priceMultiplierBps: 'priceMultiplierBps',
   rpm: 'rpm',
   tpm: 'tpm',
+  strictParams: 'strictParams',
   createdAt: 'createdAt',
   updatedAt: 'updatedAt'
 } as const
@@ -142,6 +143,7 @@ export const UpstreamScalarFieldEnum = {
   connectTimeoutMs: 'connectTimeoutMs',
   firstByteTimeoutMs: 'firstByteTimeoutMs',
   supportsResponses: 'supportsResponses',
+  dropBetas: 'dropBetas',
   createdAt: 'createdAt',
   updatedAt: 'updatedAt'
 } as const
@@ -154,6 +156,9 @@ export const ModelScalarFieldEnum = {
   name: 'name',
   displayName: 'displayName',
   ownedBy: 'ownedBy',
+  aliases: 'aliases',
+  dropParams: 'dropParams',
+  position: 'position',
   inputPrice: 'inputPrice',
   outputPrice: 'outputPrice',
   cachedInputPrice: 'cachedInputPrice',
@@ -176,7 +181,8 @@ export const ModelRouteScalarFieldEnum = {
   upstreamId: 'upstreamId',
   upstreamModel: 'upstreamModel',
   position: 'position',
-  weight: 'weight'
+  weight: 'weight',
+  priority: 'priority'
 } as const
 
 export type ModelRouteScalarFieldEnum = (typeof ModelRouteScalarFieldEnum)[keyof typeof ModelRouteScalarFieldEnum]

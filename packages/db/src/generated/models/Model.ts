@@ -27,6 +27,7 @@ export type AggregateModel = {
 }
 
 export type ModelAvgAggregateOutputType = {
+  position: number | null
   inputPrice: number | null
   outputPrice: number | null
   cachedInputPrice: number | null
@@ -38,6 +39,7 @@ export type ModelAvgAggregateOutputType = {
 }
 
 export type ModelSumAggregateOutputType = {
+  position: number | null
   inputPrice: bigint | null
   outputPrice: bigint | null
   cachedInputPrice: bigint | null
@@ -53,6 +55,7 @@ export type ModelMinAggregateOutputType = {
   name: string | null
   displayName: string | null
   ownedBy: string | null
+  position: number | null
   inputPrice: bigint | null
   outputPrice: bigint | null
   cachedInputPrice: bigint | null
@@ -70,6 +73,7 @@ export type ModelMaxAggregateOutputType = {
   name: string | null
   displayName: string | null
   ownedBy: string | null
+  position: number | null
   inputPrice: bigint | null
   outputPrice: bigint | null
   cachedInputPrice: bigint | null
@@ -87,6 +91,9 @@ export type ModelCountAggregateOutputType = {
   name: number
   displayName: number
   ownedBy: number
+  aliases: number
+  dropParams: number
+  position: number
   inputPrice: number
   outputPrice: number
   cachedInputPrice: number
@@ -103,6 +110,7 @@ export type ModelCountAggregateOutputType = {
 
 
 export type ModelAvgAggregateInputType = {
+  position?: true
   inputPrice?: true
   outputPrice?: true
   cachedInputPrice?: true
@@ -114,6 +122,7 @@ export type ModelAvgAggregateInputType = {
 }
 
 export type ModelSumAggregateInputType = {
+  position?: true
   inputPrice?: true
   outputPrice?: true
   cachedInputPrice?: true
@@ -129,6 +138,7 @@ export type ModelMinAggregateInputType = {
   name?: true
   displayName?: true
   ownedBy?: true
+  position?: true
   inputPrice?: true
   outputPrice?: true
   cachedInputPrice?: true
@@ -146,6 +156,7 @@ export type ModelMaxAggregateInputType = {
   name?: true
   displayName?: true
   ownedBy?: true
+  position?: true
   inputPrice?: true
   outputPrice?: true
   cachedInputPrice?: true
@@ -163,6 +174,9 @@ export type ModelCountAggregateInputType = {
   name?: true
   displayName?: true
   ownedBy?: true
+  aliases?: true
+  dropParams?: true
+  position?: true
   inputPrice?: true
   outputPrice?: true
   cachedInputPrice?: true
@@ -268,6 +282,9 @@ export type ModelGroupByOutputType = {
   name: string
   displayName: string
   ownedBy: string
+  aliases: string[]
+  dropParams: string[]
+  position: number
   inputPrice: bigint
   outputPrice: bigint
   cachedInputPrice: bigint
@@ -309,6 +326,9 @@ export type ModelWhereInput = {
   name?: Prisma.StringFilter<"Model"> | string
   displayName?: Prisma.StringFilter<"Model"> | string
   ownedBy?: Prisma.StringFilter<"Model"> | string
+  aliases?: Prisma.StringNullableListFilter<"Model">
+  dropParams?: Prisma.StringNullableListFilter<"Model">
+  position?: Prisma.IntFilter<"Model"> | number
   inputPrice?: Prisma.BigIntFilter<"Model"> | bigint | number
   outputPrice?: Prisma.BigIntFilter<"Model"> | bigint | number
   cachedInputPrice?: Prisma.BigIntFilter<"Model"> | bigint | number
@@ -329,6 +349,9 @@ export type ModelOrderByWithRelationInput = {
   name?: Prisma.SortOrder
   displayName?: Prisma.SortOrder
   ownedBy?: Prisma.SortOrder
+  aliases?: Prisma.SortOrder
+  dropParams?: Prisma.SortOrder
+  position?: Prisma.SortOrder
   inputPrice?: Prisma.SortOrder
   outputPrice?: Prisma.SortOrder
   cachedInputPrice?: Prisma.SortOrder
@@ -352,6 +375,9 @@ export type ModelWhereUniqueInput = Prisma.AtLeast<{
   NOT?: Prisma.ModelWhereInput | Prisma.ModelWhereInput[]
   displayName?: Prisma.StringFilter<"Model"> | string
   ownedBy?: Prisma.StringFilter<"Model"> | string
+  aliases?: Prisma.StringNullableListFilter<"Model">
+  dropParams?: Prisma.StringNullableListFilter<"Model">
+  position?: Prisma.IntFilter<"Model"> | number
   inputPrice?: Prisma.BigIntFilter<"Model"> | bigint | number
   outputPrice?: Prisma.BigIntFilter<"Model"> | bigint | number
   cachedInputPrice?: Prisma.BigIntFilter<"Model"> | bigint | number
@@ -372,6 +398,9 @@ export type ModelOrderByWithAggregationInput = {
   name?: Prisma.SortOrder
   displayName?: Prisma.SortOrder
   ownedBy?: Prisma.SortOrder
+  aliases?: Prisma.SortOrder
+  dropParams?: Prisma.SortOrder
+  position?: Prisma.SortOrder
   inputPrice?: Prisma.SortOrder
   outputPrice?: Prisma.SortOrder
   cachedInputPrice?: Prisma.SortOrder
@@ -398,6 +427,9 @@ export type ModelScalarWhereWithAggregatesInput = {
   name?: Prisma.StringWithAggregatesFilter<"Model"> | string
   displayName?: Prisma.StringWithAggregatesFilter<"Model"> | string
   ownedBy?: Prisma.StringWithAggregatesFilter<"Model"> | string
+  aliases?: Prisma.StringNullableListFilter<"Model">
+  dropParams?: Prisma.StringNullableListFilter<"Model">
+  position?: Prisma.IntWithAggregatesFilter<"Model"> | number
   inputPrice?: Prisma.BigIntWithAggregatesFilter<"Model"> | bigint | number
   outputPrice?: Prisma.BigIntWithAggregatesFilter<"Model"> | bigint | number
   cachedInputPrice?: Prisma.BigIntWithAggregatesFilter<"Model"> | bigint | number
@@ -416,6 +448,9 @@ export type ModelCreateInput = {
   name: string
   displayName: string
   ownedBy: string
+  aliases?: Prisma.ModelCreatealiasesInput | string[]
+  dropParams?: Prisma.ModelCreatedropParamsInput | string[]
+  position?: number
   inputPrice?: bigint | number
   outputPrice?: bigint | number
   cachedInputPrice?: bigint | number
@@ -436,6 +471,9 @@ export type ModelUncheckedCreateInput = {
   name: string
   displayName: string
   ownedBy: string
+  aliases?: Prisma.ModelCreatealiasesInput | string[]
+  dropParams?: Prisma.ModelCreatedropParamsInput | string[]
+  position?: number
   inputPrice?: bigint | number
   outputPrice?: bigint | number
   cachedInputPrice?: bigint | number
@@ -456,6 +494,9 @@ export type ModelUpdateInput = {
   name?: Prisma.StringFieldUpdateOperationsInput | string
   displayName?: Prisma.StringFieldUpdateOperationsInput | string
   ownedBy?: Prisma.StringFieldUpdateOperationsInput | string
+  aliases?: Prisma.ModelUpdatealiasesInput | string[]
+  dropParams?: Prisma.ModelUpdatedropParamsInput | string[]
+  position?: Prisma.IntFieldUpdateOperationsInput | number
   inputPrice?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   outputPrice?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   cachedInputPrice?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
@@ -476,6 +517,9 @@ export type ModelUncheckedUpdateInput = {
   name?: Prisma.StringFieldUpdateOperationsInput | string
   displayName?: Prisma.StringFieldUpdateOperationsInput | string
   ownedBy?: Prisma.StringFieldUpdateOperationsInput | string
+  aliases?: Prisma.ModelUpdatealiasesInput | string[]
+  dropParams?: Prisma.ModelUpdatedropParamsInput | string[]
+  position?: Prisma.IntFieldUpdateOperationsInput | number
   inputPrice?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   outputPrice?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   cachedInputPrice?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
@@ -496,6 +540,9 @@ export type ModelCreateManyInput = {
   name: string
   displayName: string
   ownedBy: string
+  aliases?: Prisma.ModelCreatealiasesInput | string[]
+  dropParams?: Prisma.ModelCreatedropParamsInput | string[]
+  position?: number
   inputPrice?: bigint | number
   outputPrice?: bigint | number
   cachedInputPrice?: bigint | number
@@ -514,6 +561,9 @@ export type ModelUpdateManyMutationInput = {
   name?: Prisma.StringFieldUpdateOperationsInput | string
   displayName?: Prisma.StringFieldUpdateOperationsInput | string
   ownedBy?: Prisma.StringFieldUpdateOperationsInput | string
+  aliases?: Prisma.ModelUpdatealiasesInput | string[]
+  dropParams?: Prisma.ModelUpdatedropParamsInput | string[]
+  position?: Prisma.IntFieldUpdateOperationsInput | number
   inputPrice?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   outputPrice?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   cachedInputPrice?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
@@ -532,6 +582,9 @@ export type ModelUncheckedUpdateManyInput = {
   name?: Prisma.StringFieldUpdateOperationsInput | string
   displayName?: Prisma.StringFieldUpdateOperationsInput | string
   ownedBy?: Prisma.StringFieldUpdateOperationsInput | string
+  aliases?: Prisma.ModelUpdatealiasesInput | string[]
+  dropParams?: Prisma.ModelUpdatedropParamsInput | string[]
+  position?: Prisma.IntFieldUpdateOperationsInput | number
   inputPrice?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   outputPrice?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   cachedInputPrice?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
@@ -550,6 +603,9 @@ export type ModelCountOrderByAggregateInput = {
   name?: Prisma.SortOrder
   displayName?: Prisma.SortOrder
   ownedBy?: Prisma.SortOrder
+  aliases?: Prisma.SortOrder
+  dropParams?: Prisma.SortOrder
+  position?: Prisma.SortOrder
   inputPrice?: Prisma.SortOrder
   outputPrice?: Prisma.SortOrder
   cachedInputPrice?: Prisma.SortOrder
@@ -564,6 +620,7 @@ export type ModelCountOrderByAggregateInput = {
 }
 
 export type ModelAvgOrderByAggregateInput = {
+  position?: Prisma.SortOrder
   inputPrice?: Prisma.SortOrder
   outputPrice?: Prisma.SortOrder
   cachedInputPrice?: Prisma.SortOrder
@@ -579,6 +636,7 @@ export type ModelMaxOrderByAggregateInput = {
   name?: Prisma.SortOrder
   displayName?: Prisma.SortOrder
   ownedBy?: Prisma.SortOrder
+  position?: Prisma.SortOrder
   inputPrice?: Prisma.SortOrder
   outputPrice?: Prisma.SortOrder
   cachedInputPrice?: Prisma.SortOrder
@@ -596,6 +654,7 @@ export type ModelMinOrderByAggregateInput = {
   name?: Prisma.SortOrder
   displayName?: Prisma.SortOrder
   ownedBy?: Prisma.SortOrder
+  position?: Prisma.SortOrder
   inputPrice?: Prisma.SortOrder
   outputPrice?: Prisma.SortOrder
   cachedInputPrice?: Prisma.SortOrder
@@ -609,6 +668,7 @@ export type ModelMinOrderByAggregateInput = {
 }
 
 export type ModelSumOrderByAggregateInput = {
+  position?: Prisma.SortOrder
   inputPrice?: Prisma.SortOrder
   outputPrice?: Prisma.SortOrder
   cachedInputPrice?: Prisma.SortOrder
@@ -622,6 +682,24 @@ export type ModelSumOrderByAggregateInput = {
 export type ModelScalarRelationFilter = {
   is?: Prisma.ModelWhereInput
   isNot?: Prisma.ModelWhereInput
+}
+
+export type ModelCreatealiasesInput = {
+  set: string[]
+}
+
+export type ModelCreatedropParamsInput = {
+  set: string[]
+}
+
+export type ModelUpdatealiasesInput = {
+  set?: string[]
+  push?: string | string[]
+}
+
+export type ModelUpdatedropParamsInput = {
+  set?: string[]
+  push?: string | string[]
 }
 
 export type BigIntFieldUpdateOperationsInput = {
@@ -665,6 +743,9 @@ export type ModelCreateWithoutRoutesInput = {
   name: string
   displayName: string
   ownedBy: string
+  aliases?: Prisma.ModelCreatealiasesInput | string[]
+  dropParams?: Prisma.ModelCreatedropParamsInput | string[]
+  position?: number
   inputPrice?: bigint | number
   outputPrice?: bigint | number
   cachedInputPrice?: bigint | number
@@ -684,6 +765,9 @@ export type ModelUncheckedCreateWithoutRoutesInput = {
   name: string
   displayName: string
   ownedBy: string
+  aliases?: Prisma.ModelCreatealiasesInput | string[]
+  dropParams?: Prisma.ModelCreatedropParamsInput | string[]
+  position?: number
   inputPrice?: bigint | number
   outputPrice?: bigint | number
   cachedInputPrice?: bigint | number
@@ -719,6 +803,9 @@ export type ModelUpdateWithoutRoutesInput = {
   name?: Prisma.StringFieldUpdateOperationsInput | string
   displayName?: Prisma.StringFieldUpdateOperationsInput | string
   ownedBy?: Prisma.StringFieldUpdateOperationsInput | string
+  aliases?: Prisma.ModelUpdatealiasesInput | string[]
+  dropParams?: Prisma.ModelUpdatedropParamsInput | string[]
+  position?: Prisma.IntFieldUpdateOperationsInput | number
   inputPrice?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   outputPrice?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   cachedInputPrice?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
@@ -738,6 +825,9 @@ export type ModelUncheckedUpdateWithoutRoutesInput = {
   name?: Prisma.StringFieldUpdateOperationsInput | string
   displayName?: Prisma.StringFieldUpdateOperationsInput | string
   ownedBy?: Prisma.StringFieldUpdateOperationsInput | string
+  aliases?: Prisma.ModelUpdatealiasesInput | string[]
+  dropParams?: Prisma.ModelUpdatedropParamsInput | string[]
+  position?: Prisma.IntFieldUpdateOperationsInput | number
   inputPrice?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   outputPrice?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   cachedInputPrice?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
@@ -757,6 +847,9 @@ export type ModelCreateWithoutServerOptionsInput = {
   name: string
   displayName: string
   ownedBy: string
+  aliases?: Prisma.ModelCreatealiasesInput | string[]
+  dropParams?: Prisma.ModelCreatedropParamsInput | string[]
+  position?: number
   inputPrice?: bigint | number
   outputPrice?: bigint | number
   cachedInputPrice?: bigint | number
@@ -776,6 +869,9 @@ export type ModelUncheckedCreateWithoutServerOptionsInput = {
   name: string
   displayName: string
   ownedBy: string
+  aliases?: Prisma.ModelCreatealiasesInput | string[]
+  dropParams?: Prisma.ModelCreatedropParamsInput | string[]
+  position?: number
   inputPrice?: bigint | number
   outputPrice?: bigint | number
   cachedInputPrice?: bigint | number
@@ -811,6 +907,9 @@ export type ModelUpdateWithoutServerOptionsInput = {
   name?: Prisma.StringFieldUpdateOperationsInput | string
   displayName?: Prisma.StringFieldUpdateOperationsInput | string
   ownedBy?: Prisma.StringFieldUpdateOperationsInput | string
+  aliases?: Prisma.ModelUpdatealiasesInput | string[]
+  dropParams?: Prisma.ModelUpdatedropParamsInput | string[]
+  position?: Prisma.IntFieldUpdateOperationsInput | number
   inputPrice?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   outputPrice?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   cachedInputPrice?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
@@ -830,6 +929,9 @@ export type ModelUncheckedUpdateWithoutServerOptionsInput = {
   name?: Prisma.StringFieldUpdateOperationsInput | string
   displayName?: Prisma.StringFieldUpdateOperationsInput | string
   ownedBy?: Prisma.StringFieldUpdateOperationsInput | string
+  aliases?: Prisma.ModelUpdatealiasesInput | string[]
+  dropParams?: Prisma.ModelUpdatedropParamsInput | string[]
+  position?: Prisma.IntFieldUpdateOperationsInput | number
   inputPrice?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   outputPrice?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   cachedInputPrice?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
@@ -889,6 +991,9 @@ export type ModelSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = 
   name?: boolean
   displayName?: boolean
   ownedBy?: boolean
+  aliases?: boolean
+  dropParams?: boolean
+  position?: boolean
   inputPrice?: boolean
   outputPrice?: boolean
   cachedInputPrice?: boolean
@@ -910,6 +1015,9 @@ export type ModelSelectCreateManyAndReturn<ExtArgs extends runtime.Types.Extensi
   name?: boolean
   displayName?: boolean
   ownedBy?: boolean
+  aliases?: boolean
+  dropParams?: boolean
+  position?: boolean
   inputPrice?: boolean
   outputPrice?: boolean
   cachedInputPrice?: boolean
@@ -928,6 +1036,9 @@ export type ModelSelectUpdateManyAndReturn<ExtArgs extends runtime.Types.Extensi
   name?: boolean
   displayName?: boolean
   ownedBy?: boolean
+  aliases?: boolean
+  dropParams?: boolean
+  position?: boolean
   inputPrice?: boolean
   outputPrice?: boolean
   cachedInputPrice?: boolean
@@ -946,6 +1057,9 @@ export type ModelSelectScalar = {
   name?: boolean
   displayName?: boolean
   ownedBy?: boolean
+  aliases?: boolean
+  dropParams?: boolean
+  position?: boolean
   inputPrice?: boolean
   outputPrice?: boolean
   cachedInputPrice?: boolean
@@ -959,7 +1073,7 @@ export type ModelSelectScalar = {
   updatedAt?: boolean
 }
 
-export type ModelOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "name" | "displayName" | "ownedBy" | "inputPrice" | "outputPrice" | "cachedInputPrice" | "cacheWritePrice" | "cacheWrite1hPrice" | "imagePrice" | "requestPrice" | "webSearchPrice" | "priceTiers" | "createdAt" | "updatedAt", ExtArgs["result"]["model"]>
+export type ModelOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "name" | "displayName" | "ownedBy" | "aliases" | "dropParams" | "position" | "inputPrice" | "outputPrice" | "cachedInputPrice" | "cacheWritePrice" | "cacheWrite1hPrice" | "imagePrice" | "requestPrice" | "webSearchPrice" | "priceTiers" | "createdAt" | "updatedAt", ExtArgs["result"]["model"]>
 export type ModelInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   routes?: boolean | Prisma.Model$routesArgs<ExtArgs>
   serverOptions?: boolean | Prisma.Model$serverOptionsArgs<ExtArgs>
@@ -982,6 +1096,18 @@ export type $ModelPayload<ExtArgs extends runtime.Types.Extensions.InternalArgs 
     name: string
     displayName: string
     ownedBy: string
+    /**
+     * other names a request may use: exact, or `*` patterns (the first match in file order wins)
+     */
+    aliases: string[]
+    /**
+     * request fields removed before any upstream call
+     */
+    dropParams: string[]
+    /**
+     * the model's place in the gateway file (alias patterns are tried in file order)
+     */
+    position: number
     /**
      * pico-USD per token (= micro-USD per million tokens)
      */
@@ -1443,6 +1569,9 @@ export interface ModelFieldRefs {
   readonly name: Prisma.FieldRef<"Model", 'String'>
   readonly displayName: Prisma.FieldRef<"Model", 'String'>
   readonly ownedBy: Prisma.FieldRef<"Model", 'String'>
+  readonly aliases: Prisma.FieldRef<"Model", 'String[]'>
+  readonly dropParams: Prisma.FieldRef<"Model", 'String[]'>
+  readonly position: Prisma.FieldRef<"Model", 'Int'>
   readonly inputPrice: Prisma.FieldRef<"Model", 'BigInt'>
   readonly outputPrice: Prisma.FieldRef<"Model", 'BigInt'>
   readonly cachedInputPrice: Prisma.FieldRef<"Model", 'BigInt'>

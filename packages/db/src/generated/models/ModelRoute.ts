@@ -29,11 +29,13 @@ export type AggregateModelRoute = {
 export type ModelRouteAvgAggregateOutputType = {
   position: number | null
   weight: number | null
+  priority: number | null
 }
 
 export type ModelRouteSumAggregateOutputType = {
   position: number | null
   weight: number | null
+  priority: number | null
 }
 
 export type ModelRouteMinAggregateOutputType = {
@@ -43,6 +45,7 @@ export type ModelRouteMinAggregateOutputType = {
   upstreamModel: string | null
   position: number | null
   weight: number | null
+  priority: number | null
 }
 
 export type ModelRouteMaxAggregateOutputType = {
@@ -52,6 +55,7 @@ export type ModelRouteMaxAggregateOutputType = {
   upstreamModel: string | null
   position: number | null
   weight: number | null
+  priority: number | null
 }
 
 export type ModelRouteCountAggregateOutputType = {
@@ -61,6 +65,7 @@ export type ModelRouteCountAggregateOutputType = {
   upstreamModel: number
   position: number
   weight: number
+  priority: number
   _all: number
 }
 
@@ -68,11 +73,13 @@ export type ModelRouteCountAggregateOutputType = {
 export type ModelRouteAvgAggregateInputType = {
   position?: true
   weight?: true
+  priority?: true
 }
 
 export type ModelRouteSumAggregateInputType = {
   position?: true
   weight?: true
+  priority?: true
 }
 
 export type ModelRouteMinAggregateInputType = {
@@ -82,6 +89,7 @@ export type ModelRouteMinAggregateInputType = {
   upstreamModel?: true
   position?: true
   weight?: true
+  priority?: true
 }
 
 export type ModelRouteMaxAggregateInputType = {
@@ -91,6 +99,7 @@ export type ModelRouteMaxAggregateInputType = {
   upstreamModel?: true
   position?: true
   weight?: true
+  priority?: true
 }
 
 export type ModelRouteCountAggregateInputType = {
@@ -100,6 +109,7 @@ export type ModelRouteCountAggregateInputType = {
   upstreamModel?: true
   position?: true
   weight?: true
+  priority?: true
   _all?: true
 }
 
@@ -196,6 +206,7 @@ export type ModelRouteGroupByOutputType = {
   upstreamModel: string
   position: number
   weight: number
+  priority: number
   _count: ModelRouteCountAggregateOutputType | null
   _avg: ModelRouteAvgAggregateOutputType | null
   _sum: ModelRouteSumAggregateOutputType | null
@@ -228,6 +239,7 @@ export type ModelRouteWhereInput = {
   upstreamModel?: Prisma.StringFilter<"ModelRoute"> | string
   position?: Prisma.IntFilter<"ModelRoute"> | number
   weight?: Prisma.IntFilter<"ModelRoute"> | number
+  priority?: Prisma.IntFilter<"ModelRoute"> | number
   model?: Prisma.XOR<Prisma.ModelScalarRelationFilter, Prisma.ModelWhereInput>
   upstream?: Prisma.XOR<Prisma.UpstreamScalarRelationFilter, Prisma.UpstreamWhereInput>
 }
@@ -239,6 +251,7 @@ export type ModelRouteOrderByWithRelationInput = {
   upstreamModel?: Prisma.SortOrder
   position?: Prisma.SortOrder
   weight?: Prisma.SortOrder
+  priority?: Prisma.SortOrder
   model?: Prisma.ModelOrderByWithRelationInput
   upstream?: Prisma.UpstreamOrderByWithRelationInput
 }
@@ -254,6 +267,7 @@ export type ModelRouteWhereUniqueInput = Prisma.AtLeast<{
   upstreamModel?: Prisma.StringFilter<"ModelRoute"> | string
   position?: Prisma.IntFilter<"ModelRoute"> | number
   weight?: Prisma.IntFilter<"ModelRoute"> | number
+  priority?: Prisma.IntFilter<"ModelRoute"> | number
   model?: Prisma.XOR<Prisma.ModelScalarRelationFilter, Prisma.ModelWhereInput>
   upstream?: Prisma.XOR<Prisma.UpstreamScalarRelationFilter, Prisma.UpstreamWhereInput>
 }, "id" | "modelId_position">
@@ -265,6 +279,7 @@ export type ModelRouteOrderByWithAggregationInput = {
   upstreamModel?: Prisma.SortOrder
   position?: Prisma.SortOrder
   weight?: Prisma.SortOrder
+  priority?: Prisma.SortOrder
   _count?: Prisma.ModelRouteCountOrderByAggregateInput
   _avg?: Prisma.ModelRouteAvgOrderByAggregateInput
   _max?: Prisma.ModelRouteMaxOrderByAggregateInput
@@ -282,6 +297,7 @@ export type ModelRouteScalarWhereWithAggregatesInput = {
   upstreamModel?: Prisma.StringWithAggregatesFilter<"ModelRoute"> | string
   position?: Prisma.IntWithAggregatesFilter<"ModelRoute"> | number
   weight?: Prisma.IntWithAggregatesFilter<"ModelRoute"> | number
+  priority?: Prisma.IntWithAggregatesFilter<"ModelRoute"> | number
 }
 
 export type ModelRouteCreateInput = {
@@ -289,6 +305,7 @@ export type ModelRouteCreateInput = {
   upstreamModel: string
   position: number
   weight?: number
+  priority?: number
   model: Prisma.ModelCreateNestedOneWithoutRoutesInput
   upstream: Prisma.UpstreamCreateNestedOneWithoutRoutesInput
 }
@@ -300,6 +317,7 @@ export type ModelRouteUncheckedCreateInput = {
   upstreamModel: string
   position: number
   weight?: number
+  priority?: number
 }
 
 export type ModelRouteUpdateInput = {
@@ -307,6 +325,7 @@ export type ModelRouteUpdateInput = {
   upstreamModel?: Prisma.StringFieldUpdateOperationsInput | string
   position?: Prisma.IntFieldUpdateOperationsInput | number
   weight?: Prisma.IntFieldUpdateOperationsInput | number
+  priority?: Prisma.IntFieldUpdateOperationsInput | number
   model?: Prisma.ModelUpdateOneRequiredWithoutRoutesNestedInput
   upstream?: Prisma.UpstreamUpdateOneRequiredWithoutRoutesNestedInput
 }
@@ -318,6 +337,7 @@ export type ModelRouteUncheckedUpdateInput = {
   upstreamModel?: Prisma.StringFieldUpdateOperationsInput | string
   position?: Prisma.IntFieldUpdateOperationsInput | number
   weight?: Prisma.IntFieldUpdateOperationsInput | number
+  priority?: Prisma.IntFieldUpdateOperationsInput | number
 }
 
 export type ModelRouteCreateManyInput = {
@@ -327,6 +347,7 @@ export type ModelRouteCreateManyInput = {
   upstreamModel: string
   position: number
   weight?: number
+  priority?: number
 }
 
 export type ModelRouteUpdateManyMutationInput = {
@@ -334,6 +355,7 @@ export type ModelRouteUpdateManyMutationInput = {
   upstreamModel?: Prisma.StringFieldUpdateOperationsInput | string
   position?: Prisma.IntFieldUpdateOperationsInput | number
   weight?: Prisma.IntFieldUpdateOperationsInput | number
+  priority?: Prisma.IntFieldUpdateOperationsInput | number
 }
 
 export type ModelRouteUncheckedUpdateManyInput = {
@@ -343,6 +365,7 @@ export type ModelRouteUncheckedUpdateManyInput = {
   upstreamModel?: Prisma.StringFieldUpdateOperationsInput | string
   position?: Prisma.IntFieldUpdateOperationsInput | number
   weight?: Prisma.IntFieldUpdateOperationsInput | number
+  priority?: Prisma.IntFieldUpdateOperationsInput | number
 }
 
 export type ModelRouteListRelationFilter = {
@@ -367,11 +390,13 @@ export type ModelRouteCountOrderByAggregateInput = {
   upstreamModel?: Prisma.SortOrder
   position?: Prisma.SortOrder
   weight?: Prisma.SortOrder
+  priority?: Prisma.SortOrder
 }
 
 export type ModelRouteAvgOrderByAggregateInput = {
   position?: Prisma.SortOrder
   weight?: Prisma.SortOrder
+  priority?: Prisma.SortOrder
 }
 
 export type ModelRouteMaxOrderByAggregateInput = {
@@ -381,6 +406,7 @@ export type ModelRouteMaxOrderByAggregateInput = {
   upstreamModel?: Prisma.SortOrder
   position?: Prisma.SortOrder
   weight?: Prisma.SortOrder
+  priority?: Prisma.SortOrder
 }
 
 export type ModelRouteMinOrderByAggregateInput = {
@@ -390,11 +416,13 @@ export type ModelRouteMinOrderByAggregateInput = {
   upstreamModel?: Prisma.SortOrder
   position?: Prisma.SortOrder
   weight?: Prisma.SortOrder
+  priority?: Prisma.SortOrder
 }
 
 export type ModelRouteSumOrderByAggregateInput = {
   position?: Prisma.SortOrder
   weight?: Prisma.SortOrder
+  priority?: Prisma.SortOrder
 }
 
 export type ModelRouteCreateNestedManyWithoutUpstreamInput = {
@@ -486,6 +514,7 @@ export type ModelRouteCreateWithoutUpstreamInput = {
   upstreamModel: string
   position: number
   weight?: number
+  priority?: number
   model: Prisma.ModelCreateNestedOneWithoutRoutesInput
 }
 
@@ -495,6 +524,7 @@ export type ModelRouteUncheckedCreateWithoutUpstreamInput = {
   upstreamModel: string
   position: number
   weight?: number
+  priority?: number
 }
 
 export type ModelRouteCreateOrConnectWithoutUpstreamInput = {
@@ -533,6 +563,7 @@ export type ModelRouteScalarWhereInput = {
   upstreamModel?: Prisma.StringFilter<"ModelRoute"> | string
   position?: Prisma.IntFilter<"ModelRoute"> | number
   weight?: Prisma.IntFilter<"ModelRoute"> | number
+  priority?: Prisma.IntFilter<"ModelRoute"> | number
 }
 
 export type ModelRouteCreateWithoutModelInput = {
@@ -540,6 +571,7 @@ export type ModelRouteCreateWithoutModelInput = {
   upstreamModel: string
   position: number
   weight?: number
+  priority?: number
   upstream: Prisma.UpstreamCreateNestedOneWithoutRoutesInput
 }
 
@@ -549,6 +581,7 @@ export type ModelRouteUncheckedCreateWithoutModelInput = {
   upstreamModel: string
   position: number
   weight?: number
+  priority?: number
 }
 
 export type ModelRouteCreateOrConnectWithoutModelInput = {
@@ -583,6 +616,7 @@ export type ModelRouteCreateManyUpstreamInput = {
   upstreamModel: string
   position: number
   weight?: number
+  priority?: number
 }
 
 export type ModelRouteUpdateWithoutUpstreamInput = {
@@ -590,6 +624,7 @@ export type ModelRouteUpdateWithoutUpstreamInput = {
   upstreamModel?: Prisma.StringFieldUpdateOperationsInput | string
   position?: Prisma.IntFieldUpdateOperationsInput | number
   weight?: Prisma.IntFieldUpdateOperationsInput | number
+  priority?: Prisma.IntFieldUpdateOperationsInput | number
   model?: Prisma.ModelUpdateOneRequiredWithoutRoutesNestedInput
 }
 
@@ -599,6 +634,7 @@ export type ModelRouteUncheckedUpdateWithoutUpstreamInput = {
   upstreamModel?: Prisma.StringFieldUpdateOperationsInput | string
   position?: Prisma.IntFieldUpdateOperationsInput | number
   weight?: Prisma.IntFieldUpdateOperationsInput | number
+  priority?: Prisma.IntFieldUpdateOperationsInput | number
 }
 
 export type ModelRouteUncheckedUpdateManyWithoutUpstreamInput = {
@@ -607,6 +643,7 @@ export type ModelRouteUncheckedUpdateManyWithoutUpstreamInput = {
   upstreamModel?: Prisma.StringFieldUpdateOperationsInput | string
   position?: Prisma.IntFieldUpdateOperationsInput | number
   weight?: Prisma.IntFieldUpdateOperationsInput | number
+  priority?: Prisma.IntFieldUpdateOperationsInput | number
 }
 
 export type ModelRouteCreateManyModelInput = {
@@ -615,6 +652,7 @@ export type ModelRouteCreateManyModelInput = {
   upstreamModel: string
   position: number
   weight?: number
+  priority?: number
 }
 
 export type ModelRouteUpdateWithoutModelInput = {
@@ -622,6 +660,7 @@ export type ModelRouteUpdateWithoutModelInput = {
   upstreamModel?: Prisma.StringFieldUpdateOperationsInput | string
   position?: Prisma.IntFieldUpdateOperationsInput | number
   weight?: Prisma.IntFieldUpdateOperationsInput | number
+  priority?: Prisma.IntFieldUpdateOperationsInput | number
   upstream?: Prisma.UpstreamUpdateOneRequiredWithoutRoutesNestedInput
 }
 
@@ -631,6 +670,7 @@ export type ModelRouteUncheckedUpdateWithoutModelInput = {
   upstreamModel?: Prisma.StringFieldUpdateOperationsInput | string
   position?: Prisma.IntFieldUpdateOperationsInput | number
   weight?: Prisma.IntFieldUpdateOperationsInput | number
+  priority?: Prisma.IntFieldUpdateOperationsInput | number
 }
 
 export type ModelRouteUncheckedUpdateManyWithoutModelInput = {
@@ -639,6 +679,7 @@ export type ModelRouteUncheckedUpdateManyWithoutModelInput = {
   upstreamModel?: Prisma.StringFieldUpdateOperationsInput | string
   position?: Prisma.IntFieldUpdateOperationsInput | number
   weight?: Prisma.IntFieldUpdateOperationsInput | number
+  priority?: Prisma.IntFieldUpdateOperationsInput | number
 }
 
 
@@ -650,6 +691,7 @@ export type ModelRouteSelect<ExtArgs extends runtime.Types.Extensions.InternalAr
   upstreamModel?: boolean
   position?: boolean
   weight?: boolean
+  priority?: boolean
   model?: boolean | Prisma.ModelDefaultArgs<ExtArgs>
   upstream?: boolean | Prisma.UpstreamDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["modelRoute"]>
@@ -661,6 +703,7 @@ export type ModelRouteSelectCreateManyAndReturn<ExtArgs extends runtime.Types.Ex
   upstreamModel?: boolean
   position?: boolean
   weight?: boolean
+  priority?: boolean
   model?: boolean | Prisma.ModelDefaultArgs<ExtArgs>
   upstream?: boolean | Prisma.UpstreamDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["modelRoute"]>
@@ -672,6 +715,7 @@ export type ModelRouteSelectUpdateManyAndReturn<ExtArgs extends runtime.Types.Ex
   upstreamModel?: boolean
   position?: boolean
   weight?: boolean
+  priority?: boolean
   model?: boolean | Prisma.ModelDefaultArgs<ExtArgs>
   upstream?: boolean | Prisma.UpstreamDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["modelRoute"]>
@@ -683,9 +727,10 @@ export type ModelRouteSelectScalar = {
   upstreamModel?: boolean
   position?: boolean
   weight?: boolean
+  priority?: boolean
 }
 
-export type ModelRouteOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "modelId" | "upstreamId" | "upstreamModel" | "position" | "weight", ExtArgs["result"]["modelRoute"]>
+export type ModelRouteOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "modelId" | "upstreamId" | "upstreamModel" | "position" | "weight" | "priority", ExtArgs["result"]["modelRoute"]>
 export type ModelRouteInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   model?: boolean | Prisma.ModelDefaultArgs<ExtArgs>
   upstream?: boolean | Prisma.UpstreamDefaultArgs<ExtArgs>
@@ -715,6 +760,10 @@ export type $ModelRoutePayload<ExtArgs extends runtime.Types.Extensions.Internal
     upstreamModel: string
     position: number
     weight: number
+    /**
+     * lower first; traffic is spread by weight over the healthy routes of the lowest priority
+     */
+    priority: number
   }, ExtArgs["result"]["modelRoute"]>
   composites: {}
 }
@@ -1146,6 +1195,7 @@ export interface ModelRouteFieldRefs {
   readonly upstreamModel: Prisma.FieldRef<"ModelRoute", 'String'>
   readonly position: Prisma.FieldRef<"ModelRoute", 'Int'>
   readonly weight: Prisma.FieldRef<"ModelRoute", 'Int'>
+  readonly priority: Prisma.FieldRef<"ModelRoute", 'Int'>
 }
     
 

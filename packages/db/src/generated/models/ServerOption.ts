@@ -45,6 +45,7 @@ export type ServerOptionMinAggregateOutputType = {
   priceMultiplierBps: number | null
   rpm: number | null
   tpm: number | null
+  strictParams: boolean | null
   createdAt: Date | null
   updatedAt: Date | null
 }
@@ -56,6 +57,7 @@ export type ServerOptionMaxAggregateOutputType = {
   priceMultiplierBps: number | null
   rpm: number | null
   tpm: number | null
+  strictParams: boolean | null
   createdAt: Date | null
   updatedAt: Date | null
 }
@@ -67,6 +69,7 @@ export type ServerOptionCountAggregateOutputType = {
   priceMultiplierBps: number
   rpm: number
   tpm: number
+  strictParams: number
   createdAt: number
   updatedAt: number
   _all: number
@@ -92,6 +95,7 @@ export type ServerOptionMinAggregateInputType = {
   priceMultiplierBps?: true
   rpm?: true
   tpm?: true
+  strictParams?: true
   createdAt?: true
   updatedAt?: true
 }
@@ -103,6 +107,7 @@ export type ServerOptionMaxAggregateInputType = {
   priceMultiplierBps?: true
   rpm?: true
   tpm?: true
+  strictParams?: true
   createdAt?: true
   updatedAt?: true
 }
@@ -114,6 +119,7 @@ export type ServerOptionCountAggregateInputType = {
   priceMultiplierBps?: true
   rpm?: true
   tpm?: true
+  strictParams?: true
   createdAt?: true
   updatedAt?: true
   _all?: true
@@ -212,6 +218,7 @@ export type ServerOptionGroupByOutputType = {
   priceMultiplierBps: number
   rpm: number | null
   tpm: number | null
+  strictParams: boolean
   createdAt: Date
   updatedAt: Date
   _count: ServerOptionCountAggregateOutputType | null
@@ -246,6 +253,7 @@ export type ServerOptionWhereInput = {
   priceMultiplierBps?: Prisma.IntFilter<"ServerOption"> | number
   rpm?: Prisma.IntNullableFilter<"ServerOption"> | number | null
   tpm?: Prisma.IntNullableFilter<"ServerOption"> | number | null
+  strictParams?: Prisma.BoolFilter<"ServerOption"> | boolean
   createdAt?: Prisma.DateTimeFilter<"ServerOption"> | Date | string
   updatedAt?: Prisma.DateTimeFilter<"ServerOption"> | Date | string
   vendors?: Prisma.VendorServerOptionListRelationFilter
@@ -260,6 +268,7 @@ export type ServerOptionOrderByWithRelationInput = {
   priceMultiplierBps?: Prisma.SortOrder
   rpm?: Prisma.SortOrderInput | Prisma.SortOrder
   tpm?: Prisma.SortOrderInput | Prisma.SortOrder
+  strictParams?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
   vendors?: Prisma.VendorServerOptionOrderByRelationAggregateInput
@@ -277,6 +286,7 @@ export type ServerOptionWhereUniqueInput = Prisma.AtLeast<{
   priceMultiplierBps?: Prisma.IntFilter<"ServerOption"> | number
   rpm?: Prisma.IntNullableFilter<"ServerOption"> | number | null
   tpm?: Prisma.IntNullableFilter<"ServerOption"> | number | null
+  strictParams?: Prisma.BoolFilter<"ServerOption"> | boolean
   createdAt?: Prisma.DateTimeFilter<"ServerOption"> | Date | string
   updatedAt?: Prisma.DateTimeFilter<"ServerOption"> | Date | string
   vendors?: Prisma.VendorServerOptionListRelationFilter
@@ -291,6 +301,7 @@ export type ServerOptionOrderByWithAggregationInput = {
   priceMultiplierBps?: Prisma.SortOrder
   rpm?: Prisma.SortOrderInput | Prisma.SortOrder
   tpm?: Prisma.SortOrderInput | Prisma.SortOrder
+  strictParams?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
   _count?: Prisma.ServerOptionCountOrderByAggregateInput
@@ -310,6 +321,7 @@ export type ServerOptionScalarWhereWithAggregatesInput = {
   priceMultiplierBps?: Prisma.IntWithAggregatesFilter<"ServerOption"> | number
   rpm?: Prisma.IntNullableWithAggregatesFilter<"ServerOption"> | number | null
   tpm?: Prisma.IntNullableWithAggregatesFilter<"ServerOption"> | number | null
+  strictParams?: Prisma.BoolWithAggregatesFilter<"ServerOption"> | boolean
   createdAt?: Prisma.DateTimeWithAggregatesFilter<"ServerOption"> | Date | string
   updatedAt?: Prisma.DateTimeWithAggregatesFilter<"ServerOption"> | Date | string
 }
@@ -321,6 +333,7 @@ export type ServerOptionCreateInput = {
   priceMultiplierBps?: number
   rpm?: number | null
   tpm?: number | null
+  strictParams?: boolean
   createdAt?: Date | string
   updatedAt?: Date | string
   vendors?: Prisma.VendorServerOptionCreateNestedManyWithoutServerOptionInput
@@ -335,6 +348,7 @@ export type ServerOptionUncheckedCreateInput = {
   priceMultiplierBps?: number
   rpm?: number | null
   tpm?: number | null
+  strictParams?: boolean
   createdAt?: Date | string
   updatedAt?: Date | string
   vendors?: Prisma.VendorServerOptionUncheckedCreateNestedManyWithoutServerOptionInput
@@ -349,6 +363,7 @@ export type ServerOptionUpdateInput = {
   priceMultiplierBps?: Prisma.IntFieldUpdateOperationsInput | number
   rpm?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
   tpm?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
+  strictParams?: Prisma.BoolFieldUpdateOperationsInput | boolean
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   vendors?: Prisma.VendorServerOptionUpdateManyWithoutServerOptionNestedInput
@@ -363,6 +378,7 @@ export type ServerOptionUncheckedUpdateInput = {
   priceMultiplierBps?: Prisma.IntFieldUpdateOperationsInput | number
   rpm?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
   tpm?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
+  strictParams?: Prisma.BoolFieldUpdateOperationsInput | boolean
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   vendors?: Prisma.VendorServerOptionUncheckedUpdateManyWithoutServerOptionNestedInput
@@ -377,6 +393,7 @@ export type ServerOptionCreateManyInput = {
   priceMultiplierBps?: number
   rpm?: number | null
   tpm?: number | null
+  strictParams?: boolean
   createdAt?: Date | string
   updatedAt?: Date | string
 }
@@ -388,6 +405,7 @@ export type ServerOptionUpdateManyMutationInput = {
   priceMultiplierBps?: Prisma.IntFieldUpdateOperationsInput | number
   rpm?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
   tpm?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
+  strictParams?: Prisma.BoolFieldUpdateOperationsInput | boolean
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
@@ -399,6 +417,7 @@ export type ServerOptionUncheckedUpdateManyInput = {
   priceMultiplierBps?: Prisma.IntFieldUpdateOperationsInput | number
   rpm?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
   tpm?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
+  strictParams?: Prisma.BoolFieldUpdateOperationsInput | boolean
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
@@ -410,6 +429,7 @@ export type ServerOptionCountOrderByAggregateInput = {
   priceMultiplierBps?: Prisma.SortOrder
   rpm?: Prisma.SortOrder
   tpm?: Prisma.SortOrder
+  strictParams?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
 }
@@ -427,6 +447,7 @@ export type ServerOptionMaxOrderByAggregateInput = {
   priceMultiplierBps?: Prisma.SortOrder
   rpm?: Prisma.SortOrder
   tpm?: Prisma.SortOrder
+  strictParams?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
 }
@@ -438,6 +459,7 @@ export type ServerOptionMinOrderByAggregateInput = {
   priceMultiplierBps?: Prisma.SortOrder
   rpm?: Prisma.SortOrder
   tpm?: Prisma.SortOrder
+  strictParams?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
 }
@@ -467,6 +489,10 @@ export type NullableIntFieldUpdateOperationsInput = {
   decrement?: number
   multiply?: number
   divide?: number
+}
+
+export type BoolFieldUpdateOperationsInput = {
+  set?: boolean
 }
 
 export type ServerOptionCreateNestedOneWithoutVendorsInput = {
@@ -518,6 +544,7 @@ export type ServerOptionCreateWithoutVendorsInput = {
   priceMultiplierBps?: number
   rpm?: number | null
   tpm?: number | null
+  strictParams?: boolean
   createdAt?: Date | string
   updatedAt?: Date | string
   models?: Prisma.ServerOptionModelCreateNestedManyWithoutServerOptionInput
@@ -531,6 +558,7 @@ export type ServerOptionUncheckedCreateWithoutVendorsInput = {
   priceMultiplierBps?: number
   rpm?: number | null
   tpm?: number | null
+  strictParams?: boolean
   createdAt?: Date | string
   updatedAt?: Date | string
   models?: Prisma.ServerOptionModelUncheckedCreateNestedManyWithoutServerOptionInput
@@ -560,6 +588,7 @@ export type ServerOptionUpdateWithoutVendorsInput = {
   priceMultiplierBps?: Prisma.IntFieldUpdateOperationsInput | number
   rpm?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
   tpm?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
+  strictParams?: Prisma.BoolFieldUpdateOperationsInput | boolean
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   models?: Prisma.ServerOptionModelUpdateManyWithoutServerOptionNestedInput
@@ -573,6 +602,7 @@ export type ServerOptionUncheckedUpdateWithoutVendorsInput = {
   priceMultiplierBps?: Prisma.IntFieldUpdateOperationsInput | number
   rpm?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
   tpm?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
+  strictParams?: Prisma.BoolFieldUpdateOperationsInput | boolean
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   models?: Prisma.ServerOptionModelUncheckedUpdateManyWithoutServerOptionNestedInput
@@ -586,6 +616,7 @@ export type ServerOptionCreateWithoutModelsInput = {
   priceMultiplierBps?: number
   rpm?: number | null
   tpm?: number | null
+  strictParams?: boolean
   createdAt?: Date | string
   updatedAt?: Date | string
   vendors?: Prisma.VendorServerOptionCreateNestedManyWithoutServerOptionInput
@@ -599,6 +630,7 @@ export type ServerOptionUncheckedCreateWithoutModelsInput = {
   priceMultiplierBps?: number
   rpm?: number | null
   tpm?: number | null
+  strictParams?: boolean
   createdAt?: Date | string
   updatedAt?: Date | string
   vendors?: Prisma.VendorServerOptionUncheckedCreateNestedManyWithoutServerOptionInput
@@ -628,6 +660,7 @@ export type ServerOptionUpdateWithoutModelsInput = {
   priceMultiplierBps?: Prisma.IntFieldUpdateOperationsInput | number
   rpm?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
   tpm?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
+  strictParams?: Prisma.BoolFieldUpdateOperationsInput | boolean
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   vendors?: Prisma.VendorServerOptionUpdateManyWithoutServerOptionNestedInput
@@ -641,6 +674,7 @@ export type ServerOptionUncheckedUpdateWithoutModelsInput = {
   priceMultiplierBps?: Prisma.IntFieldUpdateOperationsInput | number
   rpm?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
   tpm?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
+  strictParams?: Prisma.BoolFieldUpdateOperationsInput | boolean
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   vendors?: Prisma.VendorServerOptionUncheckedUpdateManyWithoutServerOptionNestedInput
@@ -654,6 +688,7 @@ export type ServerOptionCreateWithoutApiKeysInput = {
   priceMultiplierBps?: number
   rpm?: number | null
   tpm?: number | null
+  strictParams?: boolean
   createdAt?: Date | string
   updatedAt?: Date | string
   vendors?: Prisma.VendorServerOptionCreateNestedManyWithoutServerOptionInput
@@ -667,6 +702,7 @@ export type ServerOptionUncheckedCreateWithoutApiKeysInput = {
   priceMultiplierBps?: number
   rpm?: number | null
   tpm?: number | null
+  strictParams?: boolean
   createdAt?: Date | string
   updatedAt?: Date | string
   vendors?: Prisma.VendorServerOptionUncheckedCreateNestedManyWithoutServerOptionInput
@@ -696,6 +732,7 @@ export type ServerOptionUpdateWithoutApiKeysInput = {
   priceMultiplierBps?: Prisma.IntFieldUpdateOperationsInput | number
   rpm?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
   tpm?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
+  strictParams?: Prisma.BoolFieldUpdateOperationsInput | boolean
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   vendors?: Prisma.VendorServerOptionUpdateManyWithoutServerOptionNestedInput
@@ -709,6 +746,7 @@ export type ServerOptionUncheckedUpdateWithoutApiKeysInput = {
   priceMultiplierBps?: Prisma.IntFieldUpdateOperationsInput | number
   rpm?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
   tpm?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
+  strictParams?: Prisma.BoolFieldUpdateOperationsInput | boolean
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   vendors?: Prisma.VendorServerOptionUncheckedUpdateManyWithoutServerOptionNestedInput
@@ -771,6 +809,7 @@ export type ServerOptionSelect<ExtArgs extends runtime.Types.Extensions.Internal
   priceMultiplierBps?: boolean
   rpm?: boolean
   tpm?: boolean
+  strictParams?: boolean
   createdAt?: boolean
   updatedAt?: boolean
   vendors?: boolean | Prisma.ServerOption$vendorsArgs<ExtArgs>
@@ -786,6 +825,7 @@ export type ServerOptionSelectCreateManyAndReturn<ExtArgs extends runtime.Types.
   priceMultiplierBps?: boolean
   rpm?: boolean
   tpm?: boolean
+  strictParams?: boolean
   createdAt?: boolean
   updatedAt?: boolean
 }, ExtArgs["result"]["serverOption"]>
@@ -797,6 +837,7 @@ export type ServerOptionSelectUpdateManyAndReturn<ExtArgs extends runtime.Types.
   priceMultiplierBps?: boolean
   rpm?: boolean
   tpm?: boolean
+  strictParams?: boolean
   createdAt?: boolean
   updatedAt?: boolean
 }, ExtArgs["result"]["serverOption"]>
@@ -808,11 +849,12 @@ export type ServerOptionSelectScalar = {
   priceMultiplierBps?: boolean
   rpm?: boolean
   tpm?: boolean
+  strictParams?: boolean
   createdAt?: boolean
   updatedAt?: boolean
 }
 
-export type ServerOptionOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "name" | "description" | "priceMultiplierBps" | "rpm" | "tpm" | "createdAt" | "updatedAt", ExtArgs["result"]["serverOption"]>
+export type ServerOptionOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "name" | "description" | "priceMultiplierBps" | "rpm" | "tpm" | "strictParams" | "createdAt" | "updatedAt", ExtArgs["result"]["serverOption"]>
 export type ServerOptionInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   vendors?: boolean | Prisma.ServerOption$vendorsArgs<ExtArgs>
   models?: boolean | Prisma.ServerOption$modelsArgs<ExtArgs>
@@ -839,6 +881,10 @@ export type $ServerOptionPayload<ExtArgs extends runtime.Types.Extensions.Intern
     priceMultiplierBps: number
     rpm: number | null
     tpm: number | null
+    /**
+     * refuse (400) a cross-shape field the other side cannot take instead of dropping it
+     */
+    strictParams: boolean
     createdAt: Date
     updatedAt: Date
   }, ExtArgs["result"]["serverOption"]>
@@ -1273,6 +1319,7 @@ export interface ServerOptionFieldRefs {
   readonly priceMultiplierBps: Prisma.FieldRef<"ServerOption", 'Int'>
   readonly rpm: Prisma.FieldRef<"ServerOption", 'Int'>
   readonly tpm: Prisma.FieldRef<"ServerOption", 'Int'>
+  readonly strictParams: Prisma.FieldRef<"ServerOption", 'Boolean'>
   readonly createdAt: Prisma.FieldRef<"ServerOption", 'DateTime'>
   readonly updatedAt: Prisma.FieldRef<"ServerOption", 'DateTime'>
 }

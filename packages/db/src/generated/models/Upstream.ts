@@ -81,6 +81,7 @@ export type UpstreamCountAggregateOutputType = {
   connectTimeoutMs: number
   firstByteTimeoutMs: number
   supportsResponses: number
+  dropBetas: number
   createdAt: number
   updatedAt: number
   _all: number
@@ -142,6 +143,7 @@ export type UpstreamCountAggregateInputType = {
   connectTimeoutMs?: true
   firstByteTimeoutMs?: true
   supportsResponses?: true
+  dropBetas?: true
   createdAt?: true
   updatedAt?: true
   _all?: true
@@ -244,6 +246,7 @@ export type UpstreamGroupByOutputType = {
   connectTimeoutMs: number
   firstByteTimeoutMs: number
   supportsResponses: boolean
+  dropBetas: string[]
   createdAt: Date
   updatedAt: Date
   _count: UpstreamCountAggregateOutputType | null
@@ -282,6 +285,7 @@ export type UpstreamWhereInput = {
   connectTimeoutMs?: Prisma.IntFilter<"Upstream"> | number
   firstByteTimeoutMs?: Prisma.IntFilter<"Upstream"> | number
   supportsResponses?: Prisma.BoolFilter<"Upstream"> | boolean
+  dropBetas?: Prisma.StringNullableListFilter<"Upstream">
   createdAt?: Prisma.DateTimeFilter<"Upstream"> | Date | string
   updatedAt?: Prisma.DateTimeFilter<"Upstream"> | Date | string
   routes?: Prisma.ModelRouteListRelationFilter
@@ -298,6 +302,7 @@ export type UpstreamOrderByWithRelationInput = {
   connectTimeoutMs?: Prisma.SortOrder
   firstByteTimeoutMs?: Prisma.SortOrder
   supportsResponses?: Prisma.SortOrder
+  dropBetas?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
   routes?: Prisma.ModelRouteOrderByRelationAggregateInput
@@ -317,6 +322,7 @@ export type UpstreamWhereUniqueInput = Prisma.AtLeast<{
   connectTimeoutMs?: Prisma.IntFilter<"Upstream"> | number
   firstByteTimeoutMs?: Prisma.IntFilter<"Upstream"> | number
   supportsResponses?: Prisma.BoolFilter<"Upstream"> | boolean
+  dropBetas?: Prisma.StringNullableListFilter<"Upstream">
   createdAt?: Prisma.DateTimeFilter<"Upstream"> | Date | string
   updatedAt?: Prisma.DateTimeFilter<"Upstream"> | Date | string
   routes?: Prisma.ModelRouteListRelationFilter
@@ -333,6 +339,7 @@ export type UpstreamOrderByWithAggregationInput = {
   connectTimeoutMs?: Prisma.SortOrder
   firstByteTimeoutMs?: Prisma.SortOrder
   supportsResponses?: Prisma.SortOrder
+  dropBetas?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
   _count?: Prisma.UpstreamCountOrderByAggregateInput
@@ -356,6 +363,7 @@ export type UpstreamScalarWhereWithAggregatesInput = {
   connectTimeoutMs?: Prisma.IntWithAggregatesFilter<"Upstream"> | number
   firstByteTimeoutMs?: Prisma.IntWithAggregatesFilter<"Upstream"> | number
   supportsResponses?: Prisma.BoolWithAggregatesFilter<"Upstream"> | boolean
+  dropBetas?: Prisma.StringNullableListFilter<"Upstream">
   createdAt?: Prisma.DateTimeWithAggregatesFilter<"Upstream"> | Date | string
   updatedAt?: Prisma.DateTimeWithAggregatesFilter<"Upstream"> | Date | string
 }
@@ -371,6 +379,7 @@ export type UpstreamCreateInput = {
   connectTimeoutMs: number
   firstByteTimeoutMs: number
   supportsResponses?: boolean
+  dropBetas?: Prisma.UpstreamCreatedropBetasInput | string[]
   createdAt?: Date | string
   updatedAt?: Date | string
   routes?: Prisma.ModelRouteCreateNestedManyWithoutUpstreamInput
@@ -387,6 +396,7 @@ export type UpstreamUncheckedCreateInput = {
   connectTimeoutMs: number
   firstByteTimeoutMs: number
   supportsResponses?: boolean
+  dropBetas?: Prisma.UpstreamCreatedropBetasInput | string[]
   createdAt?: Date | string
   updatedAt?: Date | string
   routes?: Prisma.ModelRouteUncheckedCreateNestedManyWithoutUpstreamInput
@@ -403,6 +413,7 @@ export type UpstreamUpdateInput = {
   connectTimeoutMs?: Prisma.IntFieldUpdateOperationsInput | number
   firstByteTimeoutMs?: Prisma.IntFieldUpdateOperationsInput | number
   supportsResponses?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  dropBetas?: Prisma.UpstreamUpdatedropBetasInput | string[]
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   routes?: Prisma.ModelRouteUpdateManyWithoutUpstreamNestedInput
@@ -419,6 +430,7 @@ export type UpstreamUncheckedUpdateInput = {
   connectTimeoutMs?: Prisma.IntFieldUpdateOperationsInput | number
   firstByteTimeoutMs?: Prisma.IntFieldUpdateOperationsInput | number
   supportsResponses?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  dropBetas?: Prisma.UpstreamUpdatedropBetasInput | string[]
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   routes?: Prisma.ModelRouteUncheckedUpdateManyWithoutUpstreamNestedInput
@@ -435,6 +447,7 @@ export type UpstreamCreateManyInput = {
   connectTimeoutMs: number
   firstByteTimeoutMs: number
   supportsResponses?: boolean
+  dropBetas?: Prisma.UpstreamCreatedropBetasInput | string[]
   createdAt?: Date | string
   updatedAt?: Date | string
 }
@@ -450,6 +463,7 @@ export type UpstreamUpdateManyMutationInput = {
   connectTimeoutMs?: Prisma.IntFieldUpdateOperationsInput | number
   firstByteTimeoutMs?: Prisma.IntFieldUpdateOperationsInput | number
   supportsResponses?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  dropBetas?: Prisma.UpstreamUpdatedropBetasInput | string[]
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
@@ -465,6 +479,7 @@ export type UpstreamUncheckedUpdateManyInput = {
   connectTimeoutMs?: Prisma.IntFieldUpdateOperationsInput | number
   firstByteTimeoutMs?: Prisma.IntFieldUpdateOperationsInput | number
   supportsResponses?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  dropBetas?: Prisma.UpstreamUpdatedropBetasInput | string[]
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
@@ -480,6 +495,7 @@ export type UpstreamCountOrderByAggregateInput = {
   connectTimeoutMs?: Prisma.SortOrder
   firstByteTimeoutMs?: Prisma.SortOrder
   supportsResponses?: Prisma.SortOrder
+  dropBetas?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
 }
@@ -533,12 +549,17 @@ export type UpstreamScalarRelationFilter = {
   isNot?: Prisma.UpstreamWhereInput
 }
 
+export type UpstreamCreatedropBetasInput = {
+  set: string[]
+}
+
 export type NullableStringFieldUpdateOperationsInput = {
   set?: string | null
 }
 
-export type BoolFieldUpdateOperationsInput = {
-  set?: boolean
+export type UpstreamUpdatedropBetasInput = {
+  set?: string[]
+  push?: string | string[]
 }
 
 export type UpstreamCreateNestedOneWithoutRoutesInput = {
@@ -566,6 +587,7 @@ export type UpstreamCreateWithoutRoutesInput = {
   connectTimeoutMs: number
   firstByteTimeoutMs: number
   supportsResponses?: boolean
+  dropBetas?: Prisma.UpstreamCreatedropBetasInput | string[]
   createdAt?: Date | string
   updatedAt?: Date | string
 }
@@ -581,6 +603,7 @@ export type UpstreamUncheckedCreateWithoutRoutesInput = {
   connectTimeoutMs: number
   firstByteTimeoutMs: number
   supportsResponses?: boolean
+  dropBetas?: Prisma.UpstreamCreatedropBetasInput | string[]
   createdAt?: Date | string
   updatedAt?: Date | string
 }
@@ -612,6 +635,7 @@ export type UpstreamUpdateWithoutRoutesInput = {
   connectTimeoutMs?: Prisma.IntFieldUpdateOperationsInput | number
   firstByteTimeoutMs?: Prisma.IntFieldUpdateOperationsInput | number
   supportsResponses?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  dropBetas?: Prisma.UpstreamUpdatedropBetasInput | string[]
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
@@ -627,6 +651,7 @@ export type UpstreamUncheckedUpdateWithoutRoutesInput = {
   connectTimeoutMs?: Prisma.IntFieldUpdateOperationsInput | number
   firstByteTimeoutMs?: Prisma.IntFieldUpdateOperationsInput | number
   supportsResponses?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  dropBetas?: Prisma.UpstreamUpdatedropBetasInput | string[]
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
@@ -673,6 +698,7 @@ export type UpstreamSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs
   connectTimeoutMs?: boolean
   firstByteTimeoutMs?: boolean
   supportsResponses?: boolean
+  dropBetas?: boolean
   createdAt?: boolean
   updatedAt?: boolean
   routes?: boolean | Prisma.Upstream$routesArgs<ExtArgs>
@@ -690,6 +716,7 @@ export type UpstreamSelectCreateManyAndReturn<ExtArgs extends runtime.Types.Exte
   connectTimeoutMs?: boolean
   firstByteTimeoutMs?: boolean
   supportsResponses?: boolean
+  dropBetas?: boolean
   createdAt?: boolean
   updatedAt?: boolean
 }, ExtArgs["result"]["upstream"]>
@@ -705,6 +732,7 @@ export type UpstreamSelectUpdateManyAndReturn<ExtArgs extends runtime.Types.Exte
   connectTimeoutMs?: boolean
   firstByteTimeoutMs?: boolean
   supportsResponses?: boolean
+  dropBetas?: boolean
   createdAt?: boolean
   updatedAt?: boolean
 }, ExtArgs["result"]["upstream"]>
@@ -720,11 +748,12 @@ export type UpstreamSelectScalar = {
   connectTimeoutMs?: boolean
   firstByteTimeoutMs?: boolean
   supportsResponses?: boolean
+  dropBetas?: boolean
   createdAt?: boolean
   updatedAt?: boolean
 }
 
-export type UpstreamOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "name" | "shape" | "baseUrl" | "secretEnv" | "priority" | "weight" | "connectTimeoutMs" | "firstByteTimeoutMs" | "supportsResponses" | "createdAt" | "updatedAt", ExtArgs["result"]["upstream"]>
+export type UpstreamOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "name" | "shape" | "baseUrl" | "secretEnv" | "priority" | "weight" | "connectTimeoutMs" | "firstByteTimeoutMs" | "supportsResponses" | "dropBetas" | "createdAt" | "updatedAt", ExtArgs["result"]["upstream"]>
 export type UpstreamInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   routes?: boolean | Prisma.Upstream$routesArgs<ExtArgs>
   _count?: boolean | Prisma.UpstreamCountOutputTypeDefaultArgs<ExtArgs>
@@ -754,6 +783,10 @@ export type $UpstreamPayload<ExtArgs extends runtime.Types.Extensions.InternalAr
     connectTimeoutMs: number
     firstByteTimeoutMs: number
     supportsResponses: boolean
+    /**
+     * `anthropic-beta` values never forwarded to this upstream
+     */
+    dropBetas: string[]
     createdAt: Date
     updatedAt: Date
   }, ExtArgs["result"]["upstream"]>
@@ -1190,6 +1223,7 @@ export interface UpstreamFieldRefs {
   readonly connectTimeoutMs: Prisma.FieldRef<"Upstream", 'Int'>
   readonly firstByteTimeoutMs: Prisma.FieldRef<"Upstream", 'Int'>
   readonly supportsResponses: Prisma.FieldRef<"Upstream", 'Boolean'>
+  readonly dropBetas: Prisma.FieldRef<"Upstream", 'String[]'>
   readonly createdAt: Prisma.FieldRef<"Upstream", 'DateTime'>
   readonly updatedAt: Prisma.FieldRef<"Upstream", 'DateTime'>
 }

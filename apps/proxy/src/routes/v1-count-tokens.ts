@@ -1,0 +1,132 @@
+import type { ServerResponse } from "node:http";
+import { GatewayError } from "@gateway/contracts";
+import { sendJson, type GatewayRequest } from "@gateway/http";
+import { SHAPE_ADAPTERS, WIRE_FORMATS, type ParsedRequest } from "../upstreams/index.ts";
+import type { ProxyServices } from "../services.ts";
+import type { Target } from "../routing/routing-table.ts";
+import { AttemptFailure } from "../relay/attempt-failure.ts";
+import type { AttemptContext } from "../relay/attempt-context.ts";
+import { jsonAttempt } from "../relay/json-attempt.ts";
+import { DROPPED_PARAMS_HEADER, DroppedParams, translationFor } from "../translation/index.ts";
+import { droppedParamsHeaderValue, withoutFields } from "../translation/shared/dropped-params.ts";
+import { clientBetas } from "../relay/request-drops.ts";
+import { countChatTokens, encodingForModel } from "../tokens/count-tokens.ts";
+import { authenticate } from "../auth/authenticate.ts";
+import { allowedModel } from "./relay-route.ts";
+import { checkVersionHeader } from "./v1-messages.ts";
+import type { RouteHandler } from "./route-handler.ts";
+
+const wire = WIRE_FORMATS["messages.count_tokens"];
+
+/**
+ * POST /v1/messages/count_tokens (`?beta=true` too): a Messages body without `max_tokens` ->
+ * `{"input_tokens": N}` (contract section 11). Forwarded to the model's Anthropic-shape targets in
+ * order (failover before the first byte, as every relay); a model with none, or whose Anthropic
+ * targets all failed while it has OpenAI-shape ones, is counted here on the Chat Completions request
+ * the body translates to. Never billed: it takes one slot of the key's requests per minute only.
+ */
+export function countTokensRoute(services: ProxyServices): RouteHandler {
+  return async (request, response) => {
+    checkVersionHeader(request);
+    const key = await authenticate(request.headers, services.keyCache);
+    const parsed = wire.parse(request.body);
+    const { model, option } = allowedModel(services, key, parsed.model);
+    const admission = await services.limiter.admitRequestOnly(request.requestId, key, option);
+    for (const name in admission.headers) response.setHeader(name, admission.headers[name]!);
+    if (admission.refusal) throw admission.refusal;
+    const targets = services.routing.order(model, services.breaker);
+    const anthropic = targets.filter((target) => target.upstream.shape === "anthropic");
+    const openai = targets.find((target) => target.upstream.shape === "openai");
+    // models[].drop_params: removed before any upstream call, as on /v1/messages.
+    const modelDrop = withoutFields(parsed.body, model.dropParams ?? []);
+    const upstreamParsed = modelDrop.removed.length > 0 ? { ...parsed, body: modelDrop.body } : parsed;
+    if (anthropic.length > 0) {
+      const header = droppedParamsHeaderValue(modelDrop.removed);
+      if (header) response.setHeader(DROPPED_PARAMS_HEADER, header);
+      const traceparent = services.tracing.start(request.requestId, `${wire.endpoint} ${model.name}`, { "gen_ai.request.model": model.name, "gateway.endpoint": wire.endpoint }, request.headers);
+      let failure: unknown = null;
+      try {
+        const rawBody = modelDrop.removed.length > 0 ? null : request.rawBody;
+        if (await forward(services, request, response, upstreamParsed, rawBody, model.name, anthropic, traceparent, openai !== undefined)) return;
+      } catch (error) {
+        failure = error;
+        throw error;
+      } finally {
+        services.tracing.release(request.requestId, failure);
+      }
+    }
+    if (!openai) throw new GatewayError("unsupported_feature", `Model ${model.name} has no upstream to count tokens with.`, { param: "model" });
+    const strictParams = option.strictParams ?? false;
+    const translation = translationFor("messages", openai.upstream)!;
+    const dropped = new DroppedParams(strictParams);
+    // Betas never go cross-shape (under strict_params: the 400 naming them).
+    if (clientBetas(request.headers["anthropic-beta"]).length > 0) dropped.drop("anthropic-beta", "Anthropic betas have no meaning for a model served by an OpenAI-shape upstream");
+    const chat = translation.request(upstreamParsed, dropped);
+    const inputTokens = await countChatTokens(chat.body, encodingForModel(openai.model));
+    const header = droppedParamsHeaderValue([...modelDrop.removed, ...dropped.paths]);
+    if (header) response.setHeader(DROPPED_PARAMS_HEADER, header);
+    else response.removeHeader(DROPPED_PARAMS_HEADER);
+    sendJson(response, 200, { input_tokens: inputTokens });
+  };
+}
+
+/**
+ * The Anthropic-shape targets in order until one answers (at most MAX_ATTEMPTS tries); the upstream's
+ * own bytes reach the client. False when every attempt failed and `fallback` says the count can be
+ * made here instead; else the last failure is thrown as the relay would.
+ */
+async function forward(
+  services: ProxyServices,
+  request: GatewayRequest,
+  response: ServerResponse,
+  parsed: ParsedRequest,
+  rawBody: Buffer | null,
+  modelName: string,
+  targets: readonly Target[],
+  traceparent: string,
+  fallback: boolean,
+): Promise<boolean> {
+  const client = new AbortController();
+  response.on("close", () => {
+    if (!response.writableFinished) client.abort(new Error("client disconnected"));
+  });
+  let lastFailure: AttemptFailure | null = null;
+  for (let index = 0; index < services.config.MAX_ATTEMPTS && !client.signal.aborted; index += 1) {
+    const target = targets[index % targets.length]!;
+    const context: AttemptContext = {
+      client: services.upstreams,
+      response,
+      requestId: request.requestId,
+      wire,
+      upstreamWire: wire,
+      translation: null,
+      adapter: SHAPE_ADAPTERS.anthropic,
+      request: parsed,
+      upstreamRequest: parsed,
+      droppedParams: [],
+      requestBytes: request.bodyBytes,
+      rawBody,
+      clientHeaders: request.headers,
+      traceparent,
+      target,
+      clientSignal: client.signal,
+      streamIdleTimeoutMs: services.config.STREAM_IDLE_TIMEOUT_MS,
+      startedAt: request.startedAt,
+    };
+    try {
+      const outcome = await jsonAttempt(context);
+      if (outcome.status === "ok") services.breaker.recordSuccess(target.upstream.name);
+      return true;
+    } catch (error) {
+      const failure = error instanceof AttemptFailure ? error : new AttemptFailure(String(error), { retryable: false, cause: error });
+      services.logger.warn({ requestId: request.requestId, upstream: target.upstream.name, attempt: index + 1, reason: failure.message }, "token count attempt failed");
+      if (!failure.retryable) throw failure.clientError ?? new GatewayError("internal_error", "The gateway hit an internal error.", { cause: error });
+      services.breaker.recordFailure(target.upstream.name);
+      lastFailure = failure;
+    }
+  }
+  if (client.signal.aborted) return true;
+  if (fallback) return false;
+  if (lastFailure?.timeout) throw new GatewayError("upstream_timeout", `Every upstream attempt to count tokens for ${modelName} timed out.`);
+  throw new GatewayError("upstream_error", `Every upstream attempt to count tokens for ${modelName} failed: ${lastFailure?.message ?? "no attempt made"}.`);
+}

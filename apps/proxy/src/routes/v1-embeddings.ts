@@ -1,0 +1,6 @@
+import { WIRE_FORMATS } from "../upstreams/index.ts";
+import type { ProxyServices } from "../services.ts";
+import { relayRoute } from "./relay-route.ts";
+
+/** POST /v1/embeddings: relayed to the model's OpenAI-shape targets, billed at the input price. */
+export const embeddingsRoute = (services: ProxyServices) => relayRoute(services, WIRE_FORMATS.embeddings);
