@@ -1,10 +1,5 @@
-import { isIP } from "node:net";
 import { envVars, parseEnv, redisEnvShape } from "@gateway/config";
 import { z } from "zod";
-
-/** Express `trust proxy` names; anything else must be an IP address or a CIDR range. */
-const TRUST_NAMES = new Set(["loopback", "linklocal", "uniquelocal"]);
-const trustEntry = (entry: string) => TRUST_NAMES.has(entry) || isIP(entry.replace(/\/\d{1,3}$/, "")) !== 0;
 
 /** The control plane's whole configuration, read once at boot. */
 export function loadControlPlaneConfig(env: Record<string, string | undefined> = process.env) {
@@ -35,11 +30,7 @@ export function loadControlPlaneConfig(env: Record<string, string | undefined> =
      * proxies relaying /api. Comma-separated names (loopback, linklocal, uniquelocal), addresses or
      * CIDR ranges; `false` trusts none. Anyone else is known by its socket address.
      */
-    TRUST_PROXY: z
-      .string()
-      .default("loopback, linklocal, uniquelocal")
-      .transform((text) => (text.trim() === "false" ? [] : text.split(",").map((entry) => entry.trim()).filter(Boolean)))
-      .refine((entries) => entries.every(trustEntry), "give loopback, linklocal, uniquelocal, IP addresses or CIDR ranges, comma-separated, or false"),
+    TRUST_PROXY: envVars.trustProxy(),
   }, env);
 }
 

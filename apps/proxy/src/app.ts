@@ -99,7 +99,7 @@ export function createProxyHandler(services: ProxyServices): RequestListener {
       if (relay) route = relays[relay];
     }
     metrics.track(request, response, route?.pattern ?? "unmatched");
-    const fail = (error: unknown) => throttle.answer(error, request.socket.remoteAddress, () => respondWithError(logger, request, path, response, error));
+    const fail = (error: unknown) => throttle.answer(error, services.clientAddress(request), () => respondWithError(logger, request, path, response, error));
     if (!route) {
       request.resume();
       fail(new GatewayError("route_not_found", `Unknown route: ${request.method} ${path}`));

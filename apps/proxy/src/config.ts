@@ -17,6 +17,11 @@ export function loadProxyConfig(env: Record<string, string | undefined> = proces
     /** Redis holding key records, the routing snapshot and the billing queue. */
     ...redisEnvShape(),
     LOG_LEVEL: envVars.logLevel(),
+    /**
+     * Peers whose `x-forwarded-for` is believed (a load balancer or ingress in front): then the
+     * client is the nearest untrusted address in it, for the 401 throttle and the /api relay.
+     */
+    TRUST_PROXY: envVars.trustProxy(),
     /** 401s per client address per minute answered at once; later ones are delayed (up to 2 s). */
     AUTH_FREE_FAILURES: envVars.positiveInt(20),
     /** The `service` field of GET /v1. */

@@ -14,6 +14,8 @@ import { ProxyMetrics } from "./metrics/proxy-metrics.ts";
 import { RequestTracing } from "./tracing/request-tracing.ts";
 import { createTracer } from "./tracing/tracer-provider.ts";
 import { createRegistry, type Registry } from "@gateway/metrics";
+import { clientAddressResolver } from "@gateway/http";
+import type { IncomingMessage } from "node:http";
 
 /** Every client the proxy uses, built once at boot and passed around as one object. */
 export interface ProxyServices {
@@ -34,6 +36,8 @@ export interface ProxyServices {
   registry: Registry;
   metrics: ProxyMetrics;
   tracing: RequestTracing;
+  /** The client's address: the socket's peer, or past TRUST_PROXY peers, the nearest untrusted x-forwarded-for entry. */
+  clientAddress: (request: IncomingMessage) => string;
   state: { shuttingDown: boolean };
   close(): Promise<void>;
 }
@@ -118,6 +122,7 @@ export async function createProxyServices(config: ProxyConfig, logger = createLo
     registry,
     metrics,
     tracing,
+    clientAddress: clientAddressResolver(config.TRUST_PROXY),
     state: { shuttingDown: false },
     async close() {
       clearInterval(refreshTimer);

@@ -1,3 +1,4 @@
+import { isIP } from "node:net";
 import { z } from "zod";
 
 /** Thrown when the environment does not parse; the message names every bad variable. */
@@ -37,7 +38,22 @@ export function parseEnv<Shape extends z.ZodRawShape>(
 }
 
 /** Reusable variable parsers with the defaults every app shares. */
+/** Express `trust proxy` names; anything else must be an IP address or a CIDR range. */
+const TRUST_NAMES = new Set(["loopback", "linklocal", "uniquelocal"]);
+const trustEntry = (entry: string) => TRUST_NAMES.has(entry) || isIP(entry.replace(/\/\d{1,3}$/, "")) !== 0;
+
 export const envVars = {
+  /**
+   * Peers whose `x-forwarded-for` is believed (load balancers, the proxy in front of the control
+   * plane): `loopback`, `linklocal`, `uniquelocal`, addresses or CIDR ranges, comma-separated;
+   * `false` for none. The client's address is then the nearest one in the chain not trusted.
+   */
+  trustProxy: (fallback = "loopback, linklocal, uniquelocal") =>
+    z
+      .string()
+      .default(fallback)
+      .transform((text) => (text.trim() === "false" ? [] : text.split(",").map((entry) => entry.trim()).filter(Boolean)))
+      .refine((entries) => entries.every(trustEntry), "give loopback, linklocal, uniquelocal, IP addresses or CIDR ranges, comma-separated, or false"),
   port: (fallback: number) => z.coerce.number().int().min(0).max(65535).default(fallback),
   host: () => z.string().min(1).default("127.0.0.1"),
   databaseUrl: () =>

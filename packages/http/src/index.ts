@@ -8,3 +8,4 @@ export * from "./slow-auth-failures.ts";
 export * from "./shutdown-on-signals.ts";
 export * from "./json-depth.ts";
 export * from "./metrics-server.ts";
+export * from "./client-address.ts";

@@ -47,7 +47,7 @@ export function apiRelayRoute(services: ProxyServices): RouteHandler {
       answer = await controlPlane.request({
         path: request.url ?? "/",
         method: (request.method ?? "GET") as Dispatcher.HttpMethod,
-        headers: requestHeaders(request.headers, request.requestId, request.socket.remoteAddress),
+        headers: requestHeaders(request.headers, request.requestId, services.clientAddress(request)),
         body: body?.stream ?? null,
         signal: abort.signal,
         headersTimeout: timeout,

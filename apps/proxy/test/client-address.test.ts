@@ -1,0 +1,28 @@
+// Behind a load balancer (TRUST_PROXY, loopback by default), the 401 throttle counts per client as
+// x-forwarded-for names it, not per balancer: one client guessing keys does not slow the others.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startStack, type Stack } from "./stack.ts";
+
+let stack: Stack;
+beforeAll(async () => {
+  stack = await startStack({ AUTH_FREE_FAILURES: "1" });
+});
+afterAll(async () => stack?.close());
+
+async function badKey(client: string): Promise<{ status: number; at: number }> {
+  const response = await fetch(`${stack.proxy.url}/v1/models`, { headers: { authorization: "Bearer sk-not-a-real-key", "x-forwarded-for": client } });
+  await response.arrayBuffer();
+  return { status: response.status, at: performance.now() };
+}
+
+describe("the client's address behind a trusted load balancer", () => {
+  it("throttles the client that keeps failing, not everyone behind the same balancer", async () => {
+    // 198.51.100.7 fails five times (answers held 0, 100, 200, 400 and 800 ms)...
+    for (let i = 0; i < 5; i += 1) expect((await badKey("198.51.100.7")).status).toBe(401);
+    // ...so its sixth 401 is held 1.6 s, while another client's first one is answered at once.
+    const [guesser, other] = await Promise.all([badKey("198.51.100.7"), badKey("198.51.100.8")]);
+    expect(guesser.status).toBe(401);
+    expect(other.status).toBe(401);
+    expect(guesser.at - other.at).toBeGreaterThan(1_000);
+  });
+});
