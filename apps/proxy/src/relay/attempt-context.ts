@@ -80,6 +80,7 @@ export function upstreamHeaders(context: AttemptContext, extra: Record<string, s
 
 /** The client's betas an Anthropic-shape upstream gets: all of them minus its `drop_betas`; null when none is left. */
 export function forwardedBetas(value: string | string[] | undefined, dropBetas: readonly string[] = DEFAULT_DROP_BETAS): string | null {
+  if (value === undefined) return null;
   const dropped = new Set(dropBetas);
   const kept = [...new Set(clientBetas(value))].filter((beta) => !dropped.has(beta));
   return kept.length > 0 ? kept.join(",") : null;

@@ -18,7 +18,9 @@ export interface RequestDrops {
  * cross-shape target cannot take the betas; the request goes to the targets that can, or is the
  * 400 naming `anthropic-beta` when none can.
  */
-export function withRequestDrops(planned: readonly PlannedTarget[], drops: RequestDrops): PlannedTarget[] {
+export function withRequestDrops(planned: PlannedTarget[], drops: RequestDrops): PlannedTarget[] {
+  // The common request: no drop_params on the model and no betas, so nothing to add (no copies).
+  if (drops.modelDropped.length === 0 && drops.dropParams.length === 0 && !drops.betas) return planned;
   const kept: PlannedTarget[] = [];
   for (const target of planned) {
     const dropped = [...drops.modelDropped];
@@ -42,8 +44,11 @@ export function withRequestDrops(planned: readonly PlannedTarget[], drops: Reque
   return kept;
 }
 
+const NO_BETAS: readonly string[] = Object.freeze([]);
+
 /** The `anthropic-beta` values the client sent (several headers or comma-separated lists), trimmed. */
-export function clientBetas(value: string | string[] | undefined): string[] {
+export function clientBetas(value: string | string[] | undefined): readonly string[] {
+  if (value === undefined) return NO_BETAS;
   const values = Array.isArray(value) ? value : value === undefined ? [] : [value];
   return values.flatMap((entry) => entry.split(",")).map((beta) => beta.trim()).filter((beta) => beta.length > 0);
 }
