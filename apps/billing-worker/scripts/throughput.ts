@@ -2,7 +2,9 @@
 // BENCH_EVENTS billing events (default 20,000) on a private Redis, drained by one worker process
 // (`node src/main.ts`, as the image runs it) into a private PostgreSQL. Prints events/s and the CPU
 // per event of the worker, of PostgreSQL (postmaster and every backend) and of Redis, from their
-// /proc counters, then checks that the ledger and the day's aggregate are exact.
+// /proc counters, then checks that the ledger and the day's aggregate are exact. The events are
+// queued as the proxy queues them, BENCH_EVENTS_PER_JOB (default 50) to a `usage-batch` job;
+// BENCH_EVENTS_PER_JOB=1 queues one `usage` job per event (the transport before batch jobs).
 //
 // The queue is paused while it is filled and resumed once the worker is up, so neither the
 // producer's writes nor the worker's start-up are counted. `WORKER_*` and `DB_POOL_SIZE` in the
@@ -18,9 +20,10 @@ import { createDb } from "@gateway/db";
 import { connectRedis, redisKeys } from "@gateway/redis-store";
 import { startPrivatePostgres, startPrivateRedis } from "@gateway/testing";
 import { parseProcEntry, readCpuTicks, readTreeCpuTicks, type CpuTicks } from "../../bench/src/process-stats.ts";
-import { billingEvent, EVENT_COST_NANO, PRODUCER_JOB_OPTIONS, seedCatalog } from "../src/test-fixtures.ts";
+import { billingEvent, enqueueBatches, EVENT_COST_NANO, PRODUCER_JOB_OPTIONS, seedCatalog } from "../src/test-fixtures.ts";
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 20_000);
+const EVENTS_PER_JOB = Number(process.env.BENCH_EVENTS_PER_JOB ?? 50);
 const WORKER_MAIN = process.env.BENCH_WORKER_MAIN ?? fileURLToPath(new URL("../src/main.ts", import.meta.url));
 const PREFIX = "bench-worker";
 /** Clock ticks per second of /proc's CPU counters (`getconf CLK_TCK`). */
@@ -50,7 +53,8 @@ try {
   await queue.pause();
   for (let start = 0; start < EVENTS; start += 1000) {
     const events = Array.from({ length: Math.min(1000, EVENTS - start) }, () => billingEvent(seeded));
-    await queue.addBulk(events.map((event) => ({ name: "usage", data: event, opts: { ...PRODUCER_JOB_OPTIONS, jobId: event.requestId } })));
+    if (EVENTS_PER_JOB > 1) await enqueueBatches(queue, events, EVENTS_PER_JOB);
+    else await queue.addBulk(events.map((event) => ({ name: "usage", data: event, opts: { ...PRODUCER_JOB_OPTIONS, jobId: event.requestId } })));
   }
 
   const passed = Object.fromEntries(Object.entries(process.env).filter(([name]) => name.startsWith("WORKER_") || name === "DB_POOL_SIZE")) as Record<string, string>;
@@ -105,7 +109,7 @@ try {
 
   const us = (value: number) => `${value.toFixed(1)} us`;
   console.log(`worker: ${WORKER_MAIN} ${JSON.stringify(settings)}`);
-  console.log(`events ${EVENTS} drained in ${elapsed.toFixed(2)} s: ${Math.round(EVENTS / elapsed)} events/s`);
+  console.log(`events ${EVENTS} (${EVENTS_PER_JOB} per job) drained in ${elapsed.toFixed(2)} s: ${Math.round(EVENTS / elapsed)} events/s`);
   console.log(`CPU per event: worker ${us(used.worker)}, postgres ${us(used.postgres)}, redis ${us(used.redis)}, total ${us(used.worker + used.postgres + used.redis)}`);
   console.log(`ledger ${exact ? "exact" : "NOT EXACT"}: ${ledger!.records} records, ${ledger!.requests} requests in the aggregates, ${failed} failed jobs`);
   if (batches > 0) console.log(`ledger batches: ${batches}, ${(metric("billing_batch_size_sum") / batches).toFixed(1)} events and ${((batchSeconds / batches) * 1000).toFixed(1)} ms per statement`);

@@ -102,10 +102,11 @@ describe("billing worker batches", () => {
     const vendorDays = await db.prisma.usageVendorDay.aggregate({ _sum: { requests: true, costNano: true }, where: { vendorId: seeded.vendorId, day } });
     expect(vendorDays._sum).toEqual({ requests: 9, costNano: 9n * EVENT_COST_NANO });
 
-    // Metrics per job, not per batch.
+    // Events per event, jobs per job, neither per ledger statement.
     const metrics = await (await fetch(`${running.url}/metrics`)).text();
-    expect(metrics).toMatch(/billing_jobs_total\{outcome="recorded",app="billing-worker"\} 9\n/);
-    expect(metrics).toMatch(/billing_jobs_total\{outcome="duplicate",app="billing-worker"\} 2\n/);
+    expect(metrics).toMatch(/billing_events_total\{outcome="recorded",app="billing-worker"\} 9\n/);
+    expect(metrics).toMatch(/billing_events_total\{outcome="duplicate",app="billing-worker"\} 2\n/);
+    expect(metrics).toMatch(/billing_jobs_total\{outcome="completed",app="billing-worker"\} 11\n/);
     expect(metrics).toMatch(/billing_jobs_total\{outcome="failed",app="billing-worker"\} 2\n/);
     expect(metrics).toMatch(/billing_lag_seconds_count\{app="billing-worker"\} 9\n/);
   });

@@ -2,21 +2,22 @@ import { UnrecoverableError } from "bullmq";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createDb, type Db } from "@gateway/db";
 import { createLogger } from "@gateway/logger";
-import { createBillingJobHandler, type BillingJobLike, type BillingJobResult } from "./billing-job.ts";
+import { createBillingJobHandler, type BillingEventResult, type BillingJobLike } from "./billing-job.ts";
 import { PriceLoader } from "./price-loader.ts";
 import { billingEvent, createTestEnvironment, seedCatalog, type Seeded, type TestEnvironment } from "./test-fixtures.ts";
 
 let environment: TestEnvironment;
 let db: Db;
 let seeded: Seeded;
-let handle: (job: BillingJobLike) => Promise<BillingJobResult>;
+/** Single-event jobs only here (batch-jobs.test.ts has the batches). */
+let handle: (job: BillingJobLike) => Promise<BillingEventResult>;
 
 beforeAll(async () => {
   environment = await createTestEnvironment();
   db = createDb({ url: environment.database.url, poolSize: 8 });
   seeded = await seedCatalog(db.prisma);
   const prices = new PriceLoader(db.prisma, { ttlMs: 5_000 });
-  handle = createBillingJobHandler({ prisma: db.prisma, prices, logger: createLogger({ name: "test", level: "silent" }) });
+  handle = createBillingJobHandler({ prisma: db.prisma, prices, logger: createLogger({ name: "test", level: "silent" }) }) as (job: BillingJobLike) => Promise<BillingEventResult>;
 });
 
 afterAll(async () => {

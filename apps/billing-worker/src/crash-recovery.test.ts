@@ -1,13 +1,17 @@
-// A worker process SIGKILLed mid-run, then a fresh one: every event is counted exactly once.
+// A worker process SIGKILLed mid-run, then a fresh one: every event is counted exactly once. The
+// events are queued as the proxy queues them, in batch jobs.
 import { spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createDb, type Db } from "@gateway/db";
-import { billingEvent, createTestEnvironment, PRODUCER_JOB_OPTIONS, seedCatalog, waitFor, type Seeded, type TestEnvironment } from "./test-fixtures.ts";
+import { billingEvent, createTestEnvironment, enqueueBatches, seedCatalog, waitFor, type Seeded, type TestEnvironment } from "./test-fixtures.ts";
 
 const MAIN = fileURLToPath(new URL("./main.ts", import.meta.url));
 const EVENTS = 200;
+/** Events per batch job: 50 jobs, more than the worker's 16 slots, so some wait when it is killed. */
+const PER_JOB = 4;
+const JOBS = EVENTS / PER_JOB;
 
 let environment: TestEnvironment;
 let db: Db;
@@ -57,7 +61,7 @@ const recordCount = () => db.prisma.usageRecord.count();
 describe("billing worker killed mid-run", () => {
   it("counts every one of 200 events exactly once after a SIGKILL and a restart", async () => {
     const events = Array.from({ length: EVENTS }, () => billingEvent(seeded));
-    await environment.queue.addBulk(events.map((event) => ({ name: "usage", data: event, opts: { ...PRODUCER_JOB_OPTIONS, jobId: event.requestId } })));
+    expect(await enqueueBatches(environment.queue, events, PER_JOB)).toBe(JOBS);
 
     const first = startWorkerProcess();
     const exited = once(first, "exit");
@@ -79,7 +83,7 @@ describe("billing worker killed mid-run", () => {
     const second = startWorkerProcess();
     await waitFor(async () => {
       const counts = await environment.queue.getJobCounts("waiting", "active", "delayed", "completed", "failed");
-      return counts.completed === EVENTS && counts.waiting === 0 && counts.active === 0 && counts.delayed === 0 ? counts : undefined;
+      return counts.completed === JOBS && counts.waiting === 0 && counts.active === 0 && counts.delayed === 0 ? counts : undefined;
     }, { timeoutMs: 30_000, what: "the queue to drain" });
 
     expect(await environment.queue.getFailedCount()).toBe(0);

@@ -11,7 +11,7 @@ import { connectRedis, redisKeys } from "@gateway/redis-store";
 import { resolveTestServices, startPrivatePostgres, type PrivatePostgres } from "@gateway/testing";
 import { loadBillingWorkerConfig } from "./config.ts";
 import { startBillingWorker, type RunningBillingWorker } from "./server.ts";
-import { billingEvent, PRODUCER_JOB_OPTIONS, seedCatalog, waitFor, type Seeded } from "./test-fixtures.ts";
+import { billingEvent, enqueueBatches, seedCatalog, waitFor, type Seeded } from "./test-fixtures.ts";
 
 const silent = createLogger({ name: "test", level: "silent" });
 const prefix = `test-${randomUUID()}`;
@@ -44,10 +44,9 @@ afterAll(async () => {
   await postgres?.destroy();
 });
 
-const enqueue = (count: number) => {
-  const events = Array.from({ length: count }, () => billingEvent(seeded));
-  return queue.addBulk(events.map((event) => ({ name: "usage", data: event, opts: { ...PRODUCER_JOB_OPTIONS, jobId: event.requestId } })));
-};
+/** Events queued as the proxy queues them: batch jobs of PER_JOB events. */
+const PER_JOB = 5;
+const enqueue = (count: number) => enqueueBatches(queue, Array.from({ length: count }, () => billingEvent(seeded)), PER_JOB);
 
 const readiness = async () => {
   const response = await fetch(`${worker.url}/readyz`);
@@ -64,7 +63,7 @@ describe("PostgreSQL stopped while the billing worker runs", () => {
 
     // Stopped mid-run: sessions are cut while jobs are being written.
     await postgres.stop();
-    expect(await queue.getCompletedCount()).toBeLessThan(300);
+    expect(await queue.getCompletedCount()).toBeLessThan(300 / PER_JOB);
     await enqueue(200);
     await waitFor(async () => failedAttempts >= 20, { what: "jobs to fail against the stopped database" });
     expect((await readiness()).checks.database).toBe(false);
@@ -73,7 +72,7 @@ describe("PostgreSQL stopped while the billing worker runs", () => {
     const drained = await waitFor(async () => {
       const now = await queue.getJobCounts("waiting", "active", "delayed", "completed", "failed", "prioritized");
       const unfinished = (now.waiting ?? 0) + (now.active ?? 0) + (now.delayed ?? 0) + (now.prioritized ?? 0);
-      return now.completed === 500 && unfinished === 0 ? now : undefined;
+      return now.completed === 500 / PER_JOB && unfinished === 0 ? now : undefined;
     }, { timeoutMs: 30_000, what: "every job to complete after the restart" });
 
     expect(drained.failed).toBe(0);

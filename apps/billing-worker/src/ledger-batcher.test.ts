@@ -52,6 +52,30 @@ describe("LedgerBatcher", () => {
     expect(writes.map((write) => write.length)).toEqual([3]);
   });
 
+  it("counts a batch job's many events as one job against the worker's capacity", async () => {
+    const { instance, writes } = batcher({ maxSize: 50, capacity: 3, maxWaitMs: 10_000 });
+    const started = Date.now();
+    // One job of 10 events: 1 of 3 jobs held, so it waits for company (counted as entries, 10 >= 3, it would not).
+    const many = instance.recordMany(events(10).map((event) => ({ event, costNano: 1n })));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(writes).toEqual([]);
+    // Two single-event jobs: every job the worker may hold is now waiting, so all go at once, in one statement.
+    const singles = events(2).map((event) => instance.record(event, 1n));
+    expect((await many).map((result) => result.status)).toEqual(Array(10).fill("fulfilled"));
+    expect(await Promise.all(singles)).toEqual(["recorded", "recorded"]);
+    expect(Date.now() - started).toBeLessThan(1_000);
+    expect(writes.map((write) => write.length)).toEqual([12]);
+  });
+
+  it("writes every full batch of a large batch job at once", async () => {
+    const { instance, writes } = batcher({ maxSize: 4, capacity: 100, maxWaitMs: 10_000 });
+    const started = Date.now();
+    const results = await instance.recordMany(events(8).map((event) => ({ event, costNano: 1n })));
+    expect(results.every((result) => result.status === "fulfilled" && result.value === "recorded")).toBe(true);
+    expect(Date.now() - started).toBeLessThan(1_000);
+    expect(writes.map((write) => write.length)).toEqual([4, 4]);
+  });
+
   it("fails every entry of a batch on a transient error, to be retried", async () => {
     const outage = new Error("connection refused");
     const { instance, writes } = batcher({ failWith: outage });

@@ -23,12 +23,15 @@ interface Waiting {
   entry: LedgerEntry;
   resolve(outcome: RecordOutcome): void;
   reject(error: unknown): void;
+  /** The last entry of its job (`record` is a job of one entry; `recordMany` one of many). */
+  lastOfJob: boolean;
 }
 
 /**
  * Gathers the events of the jobs the worker holds and writes them to the ledger in batches: a
  * batch is written once it has `maxSize` entries, once every job the worker may hold is waiting on
- * it or on a batch being written, or `maxWaitMs` after its first entry, whichever comes first.
+ * it or on a batch being written, or `maxWaitMs` after its first entry, whichever comes first. Jobs
+ * are counted as jobs (a batch job's events are one job), never as entries.
  * `record` settles only when the entry's batch has committed (or failed), so a job is acknowledged
  * after its row is in Postgres, never before: a worker that dies mid-batch leaves its jobs to be
  * redone, which the ledger makes a no-op for the rows that had committed.
@@ -40,9 +43,11 @@ interface Waiting {
 export class LedgerBatcher {
   private waiting: Waiting[] = [];
   private timer: NodeJS.Timeout | undefined;
-  /** Entries in batches being written. */
-  private writing = 0;
-  private readonly written: ((entries: number, seconds: number) => void)[] = [];
+  /** Jobs with an entry still waiting (their last entry not yet taken into a batch). */
+  private jobsWaiting = 0;
+  /** Jobs whose last entry is in a batch being written. */
+  private jobsWriting = 0;
+  private readonly written: ((entries: readonly LedgerEntry[], outcomes: readonly RecordOutcome[], seconds: number) => void)[] = [];
 
   private readonly options: LedgerBatcherOptions;
 
@@ -50,39 +55,62 @@ export class LedgerBatcher {
     this.options = options;
   }
 
-  /** Calls `listener` after each batch that committed, with its size and how long its statement took. */
-  onWritten(listener: (entries: number, seconds: number) => void): void {
+  /** Calls `listener` after each batch that committed, with its entries, their outcomes and how long its statement took. */
+  onWritten(listener: (entries: readonly LedgerEntry[], outcomes: readonly RecordOutcome[], seconds: number) => void): void {
     this.written.push(listener);
   }
 
+  /** One job's one event: settles when its batch has committed (or failed). */
   record(event: BillingEvent, costNano: bigint): Promise<RecordOutcome> {
-    return new Promise<RecordOutcome>((resolve, reject) => {
-      this.waiting.push({ entry: { event, costNano }, resolve, reject });
-      const { maxSize, maxWaitMs, capacity } = this.options;
-      if (this.waiting.length >= maxSize || this.waiting.length + this.writing >= capacity) this.flush();
-      else this.timer ??= setTimeout(() => this.flush(), maxWaitMs);
-    });
+    return this.enqueue([{ event, costNano }])[0]!;
   }
 
+  /** One job's many events (a batch job): each settles on its own, as `record`'s would. */
+  recordMany(entries: readonly LedgerEntry[]): Promise<PromiseSettledResult<RecordOutcome>[]> {
+    return Promise.allSettled(this.enqueue(entries));
+  }
+
+  private enqueue(entries: readonly LedgerEntry[]): Promise<RecordOutcome>[] {
+    if (entries.length === 0) return [];
+    const promises = entries.map((entry) => new Promise<RecordOutcome>((resolve, reject) => this.waiting.push({ entry, resolve, reject, lastOfJob: false })));
+    this.waiting[this.waiting.length - 1]!.lastOfJob = true;
+    this.jobsWaiting += 1;
+    const { maxSize, maxWaitMs, capacity } = this.options;
+    if (this.waiting.length >= maxSize || this.jobsWaiting + this.jobsWriting >= capacity) this.flush();
+    else this.timer ??= setTimeout(() => this.flush(), maxWaitMs);
+    return promises;
+  }
+
+  /** Writes every full batch, and what is left too (one batch) when the wait is over or the worker can get no other job. */
   private flush(): void {
     clearTimeout(this.timer);
     this.timer = undefined;
-    const batch = this.waiting.splice(0, this.options.maxSize);
-    if (this.waiting.length > 0) this.timer = setTimeout(() => this.flush(), this.options.maxWaitMs);
-    if (batch.length === 0) return;
-    this.writing += batch.length;
+    const { maxSize, maxWaitMs } = this.options;
+    let first = true;
+    while (this.waiting.length >= maxSize || (first && this.waiting.length > 0)) {
+      first = false;
+      this.take(this.waiting.splice(0, maxSize));
+    }
+    if (this.waiting.length > 0) this.timer = setTimeout(() => this.flush(), maxWaitMs);
+  }
+
+  private take(batch: Waiting[]): void {
+    const jobs = batch.reduce((count, waiting) => count + (waiting.lastOfJob ? 1 : 0), 0);
+    this.jobsWaiting -= jobs;
+    this.jobsWriting += jobs;
     void this.write(batch).finally(() => {
-      this.writing -= batch.length;
+      this.jobsWriting -= jobs;
     });
   }
 
   private async write(batch: Waiting[]): Promise<void> {
     try {
       const started = performance.now();
-      const outcomes = await this.options.write(batch.map((waiting) => waiting.entry));
+      const entries = batch.map((waiting) => waiting.entry);
+      const outcomes = await this.options.write(entries);
       const seconds = (performance.now() - started) / 1000;
       batch.forEach((waiting, index) => waiting.resolve(outcomes[index]!));
-      for (const listener of this.written) listener(batch.length, seconds);
+      for (const listener of this.written) listener(entries, outcomes, seconds);
     } catch (error) {
       if (batch.length === 1 || !this.options.isPermanent(error)) {
         for (const waiting of batch) waiting.reject(error);
@@ -90,7 +118,11 @@ export class LedgerBatcher {
       }
       this.options.logger.warn({ entries: batch.length, err: error instanceof Error ? error.message : String(error) }, "a ledger batch failed on one entry; writing its entries one by one");
       for (const waiting of batch) {
-        await this.options.write([waiting.entry]).then(([outcome]) => waiting.resolve(outcome!), waiting.reject);
+        const started = performance.now();
+        await this.options.write([waiting.entry]).then((outcomes) => {
+          waiting.resolve(outcomes[0]!);
+          for (const listener of this.written) listener([waiting.entry], outcomes, (performance.now() - started) / 1000);
+        }, waiting.reject);
       }
     }
   }

@@ -110,8 +110,9 @@ describe("billing worker on the queue", () => {
 
     const metrics = await (await fetch(`${running.url}/metrics`)).text();
     expect(metrics).toMatch(/billing_queue_failed\{app="billing-worker"\} 1/);
-    expect(metrics).toMatch(/billing_jobs_total\{outcome="recorded",app="billing-worker"\} [1-9]/);
-    expect(metrics).toMatch(/billing_jobs_total\{outcome="duplicate",app="billing-worker"\} [1-9]/);
+    expect(metrics).toMatch(/billing_events_total\{outcome="recorded",app="billing-worker"\} [1-9]/);
+    expect(metrics).toMatch(/billing_events_total\{outcome="duplicate",app="billing-worker"\} [1-9]/);
+    expect(metrics).toMatch(/billing_jobs_total\{outcome="failed",app="billing-worker"\} 1\n/);
     expect(metrics).toMatch(/billing_lag_seconds_count\{app="billing-worker"\} [1-9]/);
 
     const missing = await fetch(`${running.url}/nope`);

@@ -1,9 +1,12 @@
 import { Worker, type Job, type JobJson } from "bullmq";
-import { BILLING_QUEUE } from "@gateway/contracts";
+import { BILLING_JOB, BILLING_QUEUE } from "@gateway/contracts";
 import { createBillingJobHandler, type BillingJobResult } from "./billing-job.ts";
 import { LedgerBatcher } from "./ledger-batcher.ts";
 import { permanentDatabaseError, recordUsageBatch } from "./record-usage.ts";
 import type { BillingWorkerServices } from "./services.ts";
+
+/** A split-out event's job: retried like the producer's jobs while the failure is transient, kept when it fails. */
+const SPLIT_OUT_JOB_OPTIONS = { attempts: 20, backoff: { type: "exponential", delay: 500 }, removeOnComplete: { count: 1_000 }, removeOnFail: false } as const;
 
 /** Most jobs fetched from the queue and not yet started (see BillingQueueWorker). */
 const MAX_FETCHED_AHEAD = 32;
@@ -53,7 +56,17 @@ class BillingQueueWorker extends Worker<unknown, BillingJobResult> {
  */
 export function createQueueWorker(services: BillingWorkerServices, batcher: LedgerBatcher = createLedgerBatcher(services)): Worker<unknown, BillingJobResult> {
   const { config, logger } = services;
-  const handle = createBillingJobHandler({ prisma: services.db.prisma, prices: services.prices, logger, record: (event, costNano) => batcher.record(event, costNano) });
+  const handle = createBillingJobHandler({
+    prisma: services.db.prisma,
+    prices: services.prices,
+    logger,
+    record: (event, costNano) => batcher.record(event, costNano),
+    recordMany: (entries) => batcher.recordMany(entries),
+    // A batch's bad event becomes a job of its own (the producer's options), which fails and is kept.
+    splitOut: async (events) => {
+      await services.queue.addBulk(events.map(({ jobId, data }) => ({ name: BILLING_JOB.single, data, opts: { ...SPLIT_OUT_JOB_OPTIONS, jobId } })));
+    },
+  });
   const worker = new BillingQueueWorker(BILLING_QUEUE, (job) => handle(job), {
     connection: services.redis,
     prefix: services.queuePrefix,

@@ -1,7 +1,7 @@
 // Shared by this app's tests: real Postgres and Redis, seeded directly with Prisma.
 import { randomUUID } from "node:crypto";
 import { Queue } from "bullmq";
-import { BILLING_QUEUE, newId, type BillingEvent } from "@gateway/contracts";
+import { BILLING_JOB, BILLING_QUEUE, billingBatchJobId, newId, type BillingBatch, type BillingEvent } from "@gateway/contracts";
 import type { PrismaClient } from "@gateway/db";
 import { connectRedis, redisKeys } from "@gateway/redis-store";
 import { createTestDatabase, resolveTestServices, type TestDatabase } from "@gateway/testing";
@@ -11,9 +11,24 @@ import { loadBillingWorkerConfig, type BillingWorkerConfig } from "./config.ts";
 export const PRODUCER_JOB_OPTIONS = {
   attempts: 20,
   backoff: { type: "exponential", delay: 500 },
-  removeOnComplete: { count: 10_000 },
+  removeOnComplete: { count: 1_000 },
   removeOnFail: false,
 } as const;
+
+/**
+ * Queues `events` as the proxy does (apps/proxy/src/billing/billing-producer.ts): `usage-batch`
+ * jobs of `perJob` events each, under their batch job ids. Returns the number of jobs.
+ */
+export async function enqueueBatches(queue: Queue, events: BillingEvent[], perJob: number): Promise<number> {
+  const jobs = [];
+  for (let start = 0; start < events.length; start += perJob) {
+    const slice = events.slice(start, start + perJob);
+    const data: BillingBatch = { events: slice };
+    jobs.push({ name: BILLING_JOB.batch, data, opts: { ...PRODUCER_JOB_OPTIONS, jobId: billingBatchJobId(slice) } });
+  }
+  await queue.addBulk(jobs);
+  return jobs.length;
+}
 
 export interface TestEnvironment {
   database: TestDatabase;

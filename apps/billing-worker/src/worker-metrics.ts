@@ -1,4 +1,4 @@
-import type { Job, Worker } from "bullmq";
+import type { Worker } from "bullmq";
 import { Counter, createRegistry, Gauge, Histogram, LATENCY_BUCKETS, type Registry } from "@gateway/metrics";
 import { billingQueueCounts } from "./queue-metrics.ts";
 import type { BillingJobResult } from "./billing-job.ts";
@@ -25,19 +25,25 @@ export function createWorkerMetrics(services: BillingWorkerServices, worker: Wor
       },
     });
   }
-  const jobs = new Counter({ name: "billing_jobs_total", help: "Billing jobs handled, by outcome (recorded, duplicate, failed).", labelNames: ["outcome"], registers });
+  const jobs = new Counter({ name: "billing_jobs_total", help: "Billing jobs (a batch of events, or one event) handled, by outcome (completed, failed: every failed attempt).", labelNames: ["outcome"], registers });
+  const events = new Counter({ name: "billing_events_total", help: "Billing events written to the ledger, by outcome (recorded, duplicate).", labelNames: ["outcome"], registers });
   const lag = new Histogram({ name: "billing_lag_seconds", help: "From the request's end to its ledger row.", buckets: LATENCY_BUCKETS, registers });
-  worker.on("completed", (job: Job<unknown, BillingJobResult>, result: BillingJobResult) => {
-    jobs.inc({ outcome: result.outcome });
-    const finishedAt = (job.data as { finishedAt?: unknown }).finishedAt;
-    if (result.outcome === "recorded" && typeof finishedAt === "number") lag.observe(Math.max(0, Date.now() - finishedAt) / 1000);
-  });
+  worker.on("completed", () => jobs.inc({ outcome: "completed" }));
   worker.on("failed", () => jobs.inc({ outcome: "failed" }));
   const batchSize = new Histogram({ name: "billing_batch_size", help: "Events written to the ledger per statement (committed batches).", buckets: BATCH_SIZE_BUCKETS, registers });
   const batchSeconds = new Histogram({ name: "billing_batch_seconds", help: "Time of a committed batch's ledger statement.", buckets: LATENCY_BUCKETS, registers });
-  batcher.onWritten((entries, seconds) => {
-    batchSize.observe(entries);
+  batcher.onWritten((entries, outcomes, seconds) => {
+    batchSize.observe(entries.length);
     batchSeconds.observe(seconds);
+    const now = Date.now();
+    let recorded = 0;
+    outcomes.forEach((outcome, index) => {
+      if (outcome !== "recorded") return;
+      recorded += 1;
+      lag.observe(Math.max(0, now - entries[index]!.event.finishedAt) / 1000);
+    });
+    if (recorded > 0) events.inc({ outcome: "recorded" }, recorded);
+    if (recorded < outcomes.length) events.inc({ outcome: "duplicate" }, outcomes.length - recorded);
   });
   return registry;
 }

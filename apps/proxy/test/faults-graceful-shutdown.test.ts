@@ -7,7 +7,7 @@ import { Queue } from "bullmq";
 import { Redis } from "ioredis";
 import { Agent, fetch as undiciFetch } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { BILLING_QUEUE, type BillingEvent } from "@gateway/contracts";
+import { BILLING_QUEUE, billingEventsOf, type BillingEvent } from "@gateway/contracts";
 import { parseGatewayFile } from "@gateway/config";
 import { createLogger } from "@gateway/logger";
 import { redisKeys } from "@gateway/redis-store";
@@ -87,7 +87,7 @@ async function openStream(url: string, path: string, body: object, firstContent:
 
 async function billed(requestId: string): Promise<BillingEvent[]> {
   const jobs = await queue.getJobs(["waiting", "active", "completed", "failed", "delayed", "prioritized"]);
-  return jobs.map((job) => job.data as BillingEvent).filter((event) => event.requestId === requestId);
+  return jobs.flatMap((job) => billingEventsOf(job.data) as BillingEvent[]).filter((event) => event.requestId === requestId);
 }
 
 describe("SIGTERM to a proxy process with streams in flight", () => {

@@ -3,7 +3,7 @@
 import { randomUUID } from "node:crypto";
 import { Queue } from "bullmq";
 import { Redis } from "ioredis";
-import { BILLING_QUEUE, type BillingEvent } from "@gateway/contracts";
+import { BILLING_QUEUE, billingEventsOf, type BillingEvent } from "@gateway/contracts";
 import { parseGatewayFile } from "@gateway/config";
 import { createLogger } from "@gateway/logger";
 import { redisKeys } from "@gateway/redis-store";
@@ -89,9 +89,8 @@ export async function startPrivateRedisGateway(options: { redis?: PrivateRedisOp
     async jobsByRequest() {
       const jobs = await queue.getJobs(["waiting", "active", "completed", "failed", "delayed", "prioritized"]);
       const counts = new Map<string, number>();
-      for (const job of jobs) {
-        const requestId = (job.data as BillingEvent).requestId;
-        counts.set(requestId, (counts.get(requestId) ?? 0) + 1);
+      for (const event of jobs.flatMap((job) => billingEventsOf(job.data) as BillingEvent[])) {
+        counts.set(event.requestId, (counts.get(event.requestId) ?? 0) + 1);
       }
       return counts;
     },

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { Queue } from "bullmq";
 import { Redis } from "ioredis";
-import { BILLING_QUEUE, type BillingEvent } from "@gateway/contracts";
+import { BILLING_QUEUE, billingEventsOf, type BillingEvent } from "@gateway/contracts";
 import { parseGatewayFile } from "@gateway/config";
 import { createLogger } from "@gateway/logger";
 import { redisKeys } from "@gateway/redis-store";
@@ -138,7 +138,7 @@ export async function startStack(proxyEnv: Record<string, string> = {}): Promise
     async billingEvents(requestId) {
       await proxy.services.billing.flush();
       const jobs = await queue.getJobs(["waiting", "active", "completed", "failed", "delayed", "prioritized"]);
-      return jobs.filter((job) => job.data.requestId === requestId).map((job) => job.data as BillingEvent);
+      return jobs.flatMap((job) => billingEventsOf(job.data) as BillingEvent[]).filter((event) => event.requestId === requestId);
     },
     async close() {
       await proxy.close();

@@ -1,10 +1,40 @@
 import { z } from "zod";
 
 /**
- * The one billing job: produced by the proxy, consumed by the billing worker. The request id is the
- * BullMQ job id and the ledger's primary key, so a retried event can never bill twice.
+ * The billing queue: produced by the proxy, consumed by the billing worker. The request id is the
+ * ledger's primary key, so an event written twice (a re-sent job, a retried one) bills once.
+ *
+ * Two kinds of job (BILLING_JOB):
+ * - `usage-batch`: what the proxy sends, the events of one flush (`{ events: [...] }`), its job id
+ *   `batch:<first request id>:<count>`, so a batch re-sent after a lost reply is one job. One job
+ *   per flush instead of one per request is most of the queue's cost gone (issue 18): BullMQ's
+ *   add, fetch and finish scripts and its job hash run per job, not per event.
+ * - `usage`: one event, its request id as the job id. The worker splits an event that can never be
+ *   recorded out of its batch into such a job, which fails on its own and stays in the failed set
+ *   (one failed job per bad event); proxies older than batches send these too.
  */
 export const BILLING_QUEUE = "billing";
+
+export const BILLING_JOB = { batch: "usage-batch", single: "usage" } as const;
+
+/** The data of a `usage-batch` job. */
+export interface BillingBatch {
+  events: BillingEvent[];
+}
+
+/** The job id of a batch: stable for the same events, so a re-sent batch is not queued twice. */
+export function billingBatchJobId(events: readonly Pick<BillingEvent, "requestId">[]): string {
+  return `batch:${events[0]?.requestId ?? "empty"}:${events.length}`;
+}
+
+/**
+ * The events a billing job's data holds, unchecked: a batch's list, or the job's data as its one
+ * event. For the worker (which validates each) and for tools and tests reading the queue.
+ */
+export function billingEventsOf(data: unknown): unknown[] {
+  if (data !== null && typeof data === "object" && Array.isArray((data as { events?: unknown }).events)) return (data as { events: unknown[] }).events;
+  return [data];
+}
 
 export const usageSchema = z.object({
   inputTokens: z.number().int().nonnegative(),

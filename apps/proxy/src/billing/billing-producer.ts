@@ -1,34 +1,41 @@
 import type { Queue } from "bullmq";
-import type { BillingEvent } from "@gateway/contracts";
+import { BILLING_JOB, billingBatchJobId, type BillingBatch, type BillingEvent } from "@gateway/contracts";
 import type { Logger } from "@gateway/logger";
 
 /**
- * How long the first event of a batch waits for others. Each batch is one BullMQ `addBulk` (a
- * pipeline, one socket write and a Redis round trip) whose fixed cost to the proxy is about what
- * its jobs cost together at 15 jobs a batch (CPU profile, docs/benchmarks.md): flushing on every
- * loop turn sent batches of one or two jobs and paid that per request; 10 ms still left a third
- * of the billing CPU in per-batch work at 1,500 requests/s. 25 ms is nothing to the ledger, and
- * it bounds what a killed process (SIGKILL, OOM) can lose; SIGTERM flushes.
+ * How long the first event of a batch waits for others. Each flush is one BullMQ job holding all
+ * its events (`usage-batch`): one add, one fetch and one finish on Redis and the worker, whatever
+ * the number of events, where one job per event cost the proxy, Redis and the worker about as much
+ * again as the rest of a request (issue 18). 25 ms is nothing to the ledger, and it bounds what a
+ * killed process (SIGKILL, OOM) can lose; SIGTERM flushes.
  */
 const FLUSH_DELAY_MS = 25;
-/** Events per `addBulk`; a full batch is written at once. */
+/** Most events in one job; a full batch is written at once. */
 const BATCH_SIZE = 500;
 
+/**
+ * A batch job's options. Completed jobs are kept (the last 1,000: with up to BATCH_SIZE events each,
+ * more would hold hundreds of MB of Redis) so a batch re-sent after a lost reply finds its job id.
+ */
 const JOB_OPTIONS = {
   attempts: 20,
   backoff: { type: "exponential", delay: 500 },
-  removeOnComplete: { count: 10_000 },
+  removeOnComplete: { count: 1_000 },
   removeOnFail: false,
 } as const;
 
 /**
  * Puts billing events on the queue off the response's critical path. `record` only appends to a
- * buffer; a flush loop writes the buffer in batches (`addBulk`, the request id as job id, so a
- * re-sent batch never bills twice). While Redis is away the buffer holds up to `limit` events and
- * the loop retries; `close` flushes what is left.
+ * buffer; a flush loop takes up to BATCH_SIZE events at a time and writes them as one job. A batch
+ * is fixed once taken: while Redis is away the loop re-sends the same events under the same job id
+ * (`billingBatchJobId`), so a write whose reply was lost is not queued twice, and the ledger's
+ * request-id key makes even a second job a no-op. The buffer holds up to `limit` events meanwhile;
+ * `close` flushes what is left.
  */
 export class BillingProducer {
   private buffer: BillingEvent[] = [];
+  /** The batch being written (taken from the buffer, not yet acknowledged by Redis). */
+  private sending: BillingEvent[] = [];
   private flushing: Promise<void> | null = null;
   private timer: NodeJS.Timeout | null = null;
   private retryDelayMs = 100;
@@ -47,8 +54,9 @@ export class BillingProducer {
     this.onRecord = onRecord;
   }
 
+  /** Events recorded and not yet acknowledged by the queue. */
   get pending(): number {
-    return this.buffer.length;
+    return this.buffer.length + this.sending.length;
   }
 
   record(event: BillingEvent): void {
@@ -82,15 +90,21 @@ export class BillingProducer {
 
   private async drain(): Promise<void> {
     while (this.buffer.length > 0) {
-      const batch = this.buffer.slice(0, BATCH_SIZE);
-      try {
-        await this.queue.addBulk(batch.map((event) => ({ name: "usage", data: event, opts: { ...JOB_OPTIONS, jobId: event.requestId } })));
-        this.buffer.splice(0, batch.length);
-        this.retryDelayMs = 100;
-      } catch (error) {
-        this.logger.warn({ err: error, pending: this.buffer.length }, "billing queue write failed; will retry");
-        await new Promise((resolve) => setTimeout(resolve, this.retryDelayMs));
-        this.retryDelayMs = Math.min(this.retryDelayMs * 2, 5_000);
+      this.sending = this.buffer.length <= BATCH_SIZE ? this.buffer : this.buffer.slice(0, BATCH_SIZE);
+      this.buffer = this.buffer.length <= BATCH_SIZE ? [] : this.buffer.slice(BATCH_SIZE);
+      const data: BillingBatch = { events: this.sending };
+      const opts = { ...JOB_OPTIONS, jobId: billingBatchJobId(this.sending) };
+      for (;;) {
+        try {
+          await this.queue.add(BILLING_JOB.batch, data, opts);
+          this.sending = [];
+          this.retryDelayMs = 100;
+          break;
+        } catch (error) {
+          this.logger.warn({ err: error, pending: this.pending }, "billing queue write failed; will retry");
+          await new Promise((resolve) => setTimeout(resolve, this.retryDelayMs));
+          this.retryDelayMs = Math.min(this.retryDelayMs * 2, 5_000);
+        }
       }
     }
   }
@@ -99,8 +113,8 @@ export class BillingProducer {
   async close(deadlineMs: number): Promise<void> {
     const timeout = new Promise<"timeout">((resolve) => setTimeout(() => resolve("timeout"), deadlineMs).unref());
     const result = await Promise.race([this.flush(), timeout]);
-    if (result === "timeout" && this.buffer.length > 0) {
-      this.logger.error({ lost: this.buffer.map((event) => event.requestId) }, "billing events could not be flushed before shutdown");
+    if (result === "timeout" && this.pending > 0) {
+      this.logger.error({ lost: [...this.sending, ...this.buffer].map((event) => event.requestId) }, "billing events could not be flushed before shutdown");
     }
   }
 }
