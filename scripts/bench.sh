@@ -144,10 +144,14 @@ BENCH_API_KEY="$(node apps/bench/src/stack-setup.ts mint-key)"
 LOG_LEVEL=warn start_app billing-worker "$WORKER_PORT" taskset -c "$LOAD_CORE" node apps/billing-worker/src/main.ts
 WORKER_PID="${PIDS[-1]}"
 
-# The proxy and the floor run with the Node options the proxy's image sets (ENV NODE_OPTIONS in
+# The proxy, the floor and Portkey run with the Node options the proxy's image sets (ENV NODE_OPTIONS in
 # apps/proxy/Dockerfile); BENCH_PROXY_NODE_FLAGS adds flags to the proxy's command line (later
 # flags win), to compare a tuning (e.g. --max-semi-space-size=16).
 DEPLOYED_NODE_OPTIONS="$(sed -n 's/^ENV NODE_OPTIONS="\(.*\)"$/\1/p' apps/proxy/Dockerfile)"
+# ... and with the image's malloc setting (ENV MALLOC_ARENA_MAX), exported to every process of the
+# bench alike (the floor and Portkey too: differences are code, not allocator settings).
+DEPLOYED_MALLOC_ARENA_MAX="$(sed -n 's/^ENV MALLOC_ARENA_MAX=\([0-9]*\)$/\1/p' apps/proxy/Dockerfile)"
+[ -n "$DEPLOYED_MALLOC_ARENA_MAX" ] && export MALLOC_ARENA_MAX="$DEPLOYED_MALLOC_ARENA_MAX"
 read -r -a PROXY_NODE_FLAGS <<<"${BENCH_PROXY_NODE_FLAGS:-}"
 export BENCH_PROXY_NODE_FLAGS="${DEPLOYED_NODE_OPTIONS}${BENCH_PROXY_NODE_FLAGS:+ $BENCH_PROXY_NODE_FLAGS}"
 if [ "${BENCH_PROFILE:-0}" = 1 ]; then

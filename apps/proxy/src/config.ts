@@ -35,11 +35,12 @@ export function loadProxyConfig(env: Record<string, string | undefined> = proces
     /** How long "no such key" is remembered, so floods of bad keys do not hit Redis. */
     KEY_NEGATIVE_TTL_MS: envVars.positiveInt(2_000),
     /**
-     * Finished requests' limit and quota settlements are summed per key for this long (0: one
-     * event-loop turn) and written with one Redis call per key, off the response path. Longer sums
-     * more, but holds reservations longer: a small quota then refuses a little early.
+     * Finished requests' limit and quota settlements are summed per key off the response path and
+     * ride along with the key's next admission (booked first, in the same script call); when none
+     * comes within this many ms (0: one event-loop turn) they are written with one call per key.
+     * Longer holds other replicas' view of the reservations longer (conservative, never over).
      */
-    LIMIT_SETTLE_BATCH_MS: z.coerce.number().int().min(0).max(1000).default(0),
+    LIMIT_SETTLE_BATCH_MS: z.coerce.number().int().min(0).max(1000).default(2),
     /** Upstream attempts per request across the model's ordered targets. */
     MAX_ATTEMPTS: envVars.positiveInt(3),
     /** Consecutive failures that open a target's circuit, and how long it stays open. */

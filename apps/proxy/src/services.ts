@@ -43,7 +43,7 @@ export interface ProxyServices {
 }
 
 export async function createProxyServices(config: ProxyConfig, logger = createLogger({ name: "proxy", level: config.LOG_LEVEL })): Promise<ProxyServices> {
-  const redis = connectRedisFromConfig(config, { failFast: true, name: "proxy" });
+  const redis = connectRedisFromConfig(config, { failFast: true, autoPipelining: true, name: "proxy" });
   const subscriber = connectRedisFromConfig(config, { name: "proxy-subscriber" });
   const queueConnection = connectRedisFromConfig(config, { name: "proxy-billing" });
   for (const connection of [redis, subscriber, queueConnection]) {

@@ -10,14 +10,51 @@
  */
 
 /**
- * KEYS: requests now, requests before, tokens now, tokens before, quota, budget of this period.
- * Amounts written with HINCRBY are passed on as the caller's integer strings (see SETTLE_SCRIPT).
+ * Books settled requests (one key's, summed): tokens into the token window, the cost into `spent`
+ * and the release of their reservations from `reserved`, on the quota and/or the budget of the
+ * period they were admitted in. Shared by SETTLE_SCRIPT and ADMIT_SCRIPT (which carries the
+ * key's pending settlement in the same call, applied before its own check).
+ * Amounts go to HINCRBY as the caller's integer strings: a Lua number would print as "-0" for a
+ * request that reserved nothing, or in exponent form past 14 digits, and Redis refuses both.
+ */
+const SETTLE_FUNCTION = `
+local function settle_counters(token_key, quota_key, budget_key, tokens, window, release, cost, has_quota, has_budget, budget_expiry)
+  if tokens > 0 then
+    redis.call('INCRBY', token_key, tokens)
+    redis.call('PEXPIRE', token_key, window * 2)
+  end
+  local function settle(key)
+    -- A rebuild from the ledger zeroes reservations; one released after it must not go negative.
+    if redis.call('HINCRBY', key, 'reserved', release) < 0 then
+      redis.call('HSET', key, 'reserved', 0)
+    end
+    redis.call('HINCRBY', key, 'spent', cost)
+  end
+  if has_quota == '1' then settle(quota_key) end
+  if has_budget == '1' then
+    settle(budget_key)
+    redis.call('PEXPIREAT', budget_key, budget_expiry)
+  end
+end
+`;
+
+/**
+ * KEYS: requests now, requests before, tokens now, tokens before, quota, budget of this period,
+ *       then the pending settlement's token window and budget (see below).
+ * Amounts written with HINCRBY are passed on as the caller's integer strings (see SETTLE_FUNCTION).
  * ARGV: rpm (0 = none), tpm (0 = none), ms into the window, window ms, quota limit (-1 = none),
- *       reservation (nano-USD), budget limit (-1 = none), budget expiry (epoch ms).
+ *       reservation (nano-USD), budget limit (-1 = none), budget expiry (epoch ms), then whether a
+ *       settlement of this key rides along (1/0) and its tokens, release, cost, has-quota,
+ *       has-budget and budget expiry (SETTLE_SCRIPT's ARGV without the window). The settlement is
+ *       booked first, so the check sees it: one call instead of two, and never a refusal because
+ *       of this proxy's own finished requests.
  * Returns {verdict, requests used, tokens used, quota spent + reserved}; verdict 0 = admitted,
  * 1 = requests limited, 2 = tokens limited, 3 = quota exhausted, 4 = budget exhausted.
  */
-export const ADMIT_SCRIPT = `
+export const ADMIT_SCRIPT = `${SETTLE_FUNCTION}
+if ARGV[9] == '1' then
+  settle_counters(KEYS[7], KEYS[5], KEYS[8], tonumber(ARGV[10]), tonumber(ARGV[4]), ARGV[11], ARGV[12], ARGV[13], ARGV[14], tonumber(ARGV[15]))
+end
 local rpm = tonumber(ARGV[1])
 local tpm = tonumber(ARGV[2])
 local elapsed = tonumber(ARGV[3])
@@ -68,25 +105,7 @@ return {0, math.floor(requests) + 1, math.floor(tokens), committed + reservation
  * window ms, reservation to release as a negative integer string, cost to add (nano-USD), whether the key has a quota (1/0),
  * whether it has a budget (1/0), budget expiry (epoch ms).
  */
-export const SETTLE_SCRIPT = `
-local tokens = tonumber(ARGV[1])
-if tokens > 0 then
-  redis.call('INCRBY', KEYS[1], tokens)
-  redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[2]) * 2)
-end
-local function settle(key)
-  -- A rebuild from the ledger zeroes reservations; one released after it must not go negative.
-  -- Amounts go to HINCRBY as the caller's integer strings: a Lua number would print as "-0" for a
-  -- request that reserved nothing, or in exponent form past 14 digits, and Redis refuses both.
-  if redis.call('HINCRBY', key, 'reserved', ARGV[3]) < 0 then
-    redis.call('HSET', key, 'reserved', 0)
-  end
-  redis.call('HINCRBY', key, 'spent', ARGV[4])
-end
-if ARGV[5] == '1' then settle(KEYS[2]) end
-if ARGV[6] == '1' then
-  settle(KEYS[3])
-  redis.call('PEXPIREAT', KEYS[3], tonumber(ARGV[7]))
-end
+export const SETTLE_SCRIPT = `${SETTLE_FUNCTION}
+settle_counters(KEYS[1], KEYS[2], KEYS[3], tonumber(ARGV[1]), tonumber(ARGV[2]), ARGV[3], ARGV[4], ARGV[5], ARGV[6], tonumber(ARGV[7]))
 return 1
 `;

@@ -24,7 +24,7 @@ function countSettleCalls(client: Redis): () => number {
   const original = client.sendCommand.bind(client);
   client.sendCommand = ((command: { name: string; args: unknown[] }) => {
     if (command.name === "evalsha" || command.name === "eval") {
-      if (String(command.args[1]) === "3") calls += 1; // the settle script has 3 keys, admit has 6
+      if (String(command.args[1]) === "3") calls += 1; // the settle script has 3 keys, admit has 8
     }
     return original(command as never);
   }) as typeof client.sendCommand;
@@ -62,6 +62,34 @@ describe("batched settlement", () => {
     }
     const window = Math.floor(now / 60_000);
     expect(await client.get(limits.keys.tokenWindow(a, window))).toBe("700");
+    client.disconnect();
+  });
+
+  it("a key's pending settlement rides along with its next admission, booked before the check", async () => {
+    const client = new Redis((await resolveTestServices()).redisUrl);
+    const calls = countSettleCalls(client);
+    const limits = new LimitStore(client, prefix, { settleBatchMs: 60_000 });
+    const [keyId, other] = [`key_${randomUUID()}`, `key_${randomUUID()}`];
+    const admit = (id: string) => limits.admit({ keyId: id, rpm: null, tpm: 1_000_000, quotaNano: 1_000n, budget: null, reservationNano: 1_000n });
+    expect((await admit(keyId)).verdict).toBe("admitted");
+    expect((await admit(other)).verdict).toBe("admitted");
+    // The first request cost 100 of its 1,000 reserved; the other key's request cost 50.
+    const settled = limits.settle({ keyId, tokens: 9, reservationNano: 1_000n, costNano: 100n, hasQuota: true, budget: null });
+    const otherSettled = limits.settle({ keyId: other, tokens: 1, reservationNano: 1_000n, costNano: 50n, hasQuota: true, budget: null });
+    expect(await limits.readQuota(keyId)).toEqual({ spent: 0n, reserved: 1_000n });
+    // The whole quota is still reserved in Redis, yet the next admission is let through: its own
+    // call booked the settlement first. No settle call was made.
+    expect((await admit(keyId)).verdict).toBe("admitted");
+    await settled;
+    expect(calls()).toBe(0);
+    expect(await limits.readQuota(keyId)).toEqual({ spent: 100n, reserved: 1_000n });
+    expect(await client.get(limits.keys.tokenWindow(keyId, Math.floor(Date.now() / 60_000)))).toBe("9");
+    // Another key's settlement does not ride along: it waits for its own admission or the batch.
+    expect(await limits.readQuota(other)).toEqual({ spent: 0n, reserved: 1_000n });
+    await limits.flush();
+    await otherSettled;
+    expect(calls()).toBe(1);
+    expect(await limits.readQuota(other)).toEqual({ spent: 50n, reserved: 0n });
     client.disconnect();
   });
 

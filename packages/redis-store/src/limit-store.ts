@@ -45,6 +45,21 @@ export interface AdmitResult {
   budget: BudgetCounter | null;
 }
 
+/** ADMIT_SCRIPT's arguments when no settlement rides along. */
+const NO_SETTLEMENT = ["0", 0, "0", "0", "0", "0", 0] as const;
+
+/** A pending settlement's amounts as the scripts take them: tokens, release (negative), cost, has-quota, has-budget, budget expiry. */
+function settleArguments(entry: PendingSettlement): [number, string, string, string, string, number] {
+  return [
+    entry.tokens,
+    (-entry.reservationNano).toString(),
+    entry.costNano.toString(),
+    entry.hasQuota ? "1" : "0",
+    entry.budgetExpiresAt > 0 ? "1" : "0",
+    entry.budgetExpiresAt,
+  ];
+}
+
 const VERDICTS: AdmitVerdict[] = ["admitted", "requests_limited", "tokens_limited", "quota_exhausted", "budget_exhausted"];
 
 type LimitCommands = {
@@ -64,6 +79,8 @@ export interface SettleInput {
 
 /** Settlements of one key into the same counters, summed until the batch is written. */
 interface PendingSettlement {
+  group: string;
+  keyId: string;
   tokenKey: string;
   quotaKey: string;
   budgetKey: string;
@@ -76,23 +93,28 @@ interface PendingSettlement {
 }
 
 /**
- * Rate limits and quota counters in Redis: one script call per admission (on the request path);
- * settlements are summed per key and counters for `settleBatchMs` (0: until the event loop turns)
- * and written with one script call per key, off the response path. Sums commute, so every replica
- * still sees exact counters, a few milliseconds later. The proxy reads and writes through this
- * class; the control plane rebuilds `spent` from the Postgres ledger with `setSpent`.
+ * Rate limits and quota counters in Redis: one script call per admission, the only Redis round trip
+ * on the request path. Settlements are summed per key and counters off the response path and ride
+ * along with the key's next admission (booked first, in the same script call), or, when no
+ * admission of that key comes within `settleBatchMs`, are written with one script call per key.
+ * Until then the request's reservation stays held, so no replica can spend what is not there;
+ * sums commute, so every replica sees exact counters a few milliseconds later. The proxy reads and
+ * writes through this class; the control plane rebuilds `spent` from the Postgres ledger with
+ * `setSpent`.
  */
 export class LimitStore {
   private readonly redis: RedisClient & LimitCommands;
   readonly keys: RedisKeys;
   private readonly settleBatchMs: number;
   private pending = new Map<string, PendingSettlement>();
+  /** The group of each api key's first pending settlement: the one its next admission carries. */
+  private pendingByKey = new Map<string, string>();
   private flushTimer: NodeJS.Timeout | NodeJS.Immediate | null = null;
 
   constructor(redis: RedisClient, prefix: string, options: { settleBatchMs?: number } = {}) {
     this.settleBatchMs = options.settleBatchMs ?? 0;
     if (!("gatewayAdmit" in redis)) {
-      redis.defineCommand("gatewayAdmit", { numberOfKeys: 6, lua: ADMIT_SCRIPT });
+      redis.defineCommand("gatewayAdmit", { numberOfKeys: 8, lua: ADMIT_SCRIPT });
       redis.defineCommand("gatewaySettle", { numberOfKeys: 3, lua: SETTLE_SCRIPT });
     }
     this.redis = redis as RedisClient & LimitCommands;
@@ -105,13 +127,16 @@ export class LimitStore {
     const elapsed = now - window * RATE_WINDOW_MS;
     const budget = input.budget && budgetCounter(input.budget.period, now);
     const holds = input.quotaNano !== null || budget !== null;
-    const [verdict, requestsUsed, tokensUsed] = await this.redis.gatewayAdmit(
+    const carried = this.takePending(input.keyId);
+    const admitted = this.redis.gatewayAdmit(
       this.keys.requestWindow(input.keyId, window),
       this.keys.requestWindow(input.keyId, window - 1),
       this.keys.tokenWindow(input.keyId, window),
       this.keys.tokenWindow(input.keyId, window - 1),
       this.keys.quota(input.keyId),
       this.keys.budget(input.keyId, budget?.period ?? "none", budget?.periodStart ?? 0),
+      carried?.tokenKey ?? this.keys.tokenWindow(input.keyId, window),
+      carried?.budgetKey ?? this.keys.budget(input.keyId, "none", 0),
       input.rpm ?? 0,
       input.tpm ?? 0,
       elapsed,
@@ -120,8 +145,21 @@ export class LimitStore {
       holds ? input.reservationNano.toString() : "0",
       input.budget === null ? -1 : input.budget.limitNano.toString(),
       budget?.expiresAt ?? 0,
+      ...(carried ? ["1", ...settleArguments(carried)] : NO_SETTLEMENT),
     );
+    if (carried) admitted.then(() => carried.waiters.forEach((waiter) => waiter.resolve()), (error: unknown) => carried.waiters.forEach((waiter) => waiter.reject(error)));
+    const [verdict, requestsUsed, tokensUsed] = await admitted;
     return { verdict: VERDICTS[verdict] ?? "admitted", requestsUsed, tokensUsed, resetMs: RATE_WINDOW_MS - elapsed, budget };
+  }
+
+  /** The key's first pending settlement, taken out of the batch to ride along with its admission. */
+  private takePending(keyId: string): PendingSettlement | undefined {
+    const group = this.pendingByKey.get(keyId);
+    if (group === undefined) return undefined;
+    this.pendingByKey.delete(keyId);
+    const entry = this.pending.get(group);
+    this.pending.delete(group);
+    return entry;
   }
 
   /** Books a finished request: its tokens, its cost, and the release of its reservation. Resolves once written. */
@@ -133,6 +171,8 @@ export class LimitStore {
     let entry = this.pending.get(group);
     if (entry === undefined) {
       entry = {
+        group,
+        keyId: input.keyId,
         tokenKey,
         quotaKey: this.keys.quota(input.keyId),
         budgetKey,
@@ -144,6 +184,7 @@ export class LimitStore {
         waiters: [],
       };
       this.pending.set(group, entry);
+      if (!this.pendingByKey.has(input.keyId)) this.pendingByKey.set(input.keyId, group);
     }
     entry.tokens += input.tokens;
     entry.reservationNano += input.reservationNano;
@@ -163,22 +204,12 @@ export class LimitStore {
     if (this.pending.size === 0) return;
     const batch = this.pending;
     this.pending = new Map();
+    this.pendingByKey = new Map();
     // One call per key (never one multi-key script or pipeline: on a Redis Cluster the keys live on different nodes).
     await Promise.all(
       [...batch.values()].map((entry) =>
         this.redis
-          .gatewaySettle(
-            entry.tokenKey,
-            entry.quotaKey,
-            entry.budgetKey,
-            entry.tokens,
-            RATE_WINDOW_MS,
-            (-entry.reservationNano).toString(),
-            entry.costNano.toString(),
-            entry.hasQuota ? "1" : "0",
-            entry.budgetExpiresAt > 0 ? "1" : "0",
-            entry.budgetExpiresAt,
-          )
+          .gatewaySettle(entry.tokenKey, entry.quotaKey, entry.budgetKey, entry.tokens, RATE_WINDOW_MS, ...settleArguments(entry).slice(1))
           .then(
             () => entry.waiters.forEach((waiter) => waiter.resolve()),
             (error: unknown) => entry.waiters.forEach((waiter) => waiter.reject(error)),
