@@ -18,8 +18,9 @@
  * request that reserved nothing, or in exponent form past 14 digits, and Redis refuses both.
  */
 const SETTLE_FUNCTION = `
-local function settle_counters(token_key, quota_key, budget_key, tokens, window, release, cost, has_quota, has_budget, budget_expiry)
+local function settle_counters(base, token_window, budget_suffix, tokens, window, release, cost, has_quota, has_budget, budget_expiry)
   if tokens > 0 then
+    local token_key = base .. ':tpm:' .. token_window
     redis.call('INCRBY', token_key, tokens)
     redis.call('PEXPIRE', token_key, window * 2)
   end
@@ -30,8 +31,9 @@ local function settle_counters(token_key, quota_key, budget_key, tokens, window,
     end
     redis.call('HINCRBY', key, 'spent', cost)
   end
-  if has_quota == '1' then settle(quota_key) end
+  if has_quota == '1' then settle(base .. ':quota') end
   if has_budget == '1' then
+    local budget_key = base .. ':budget:' .. budget_suffix
     settle(budget_key)
     redis.call('PEXPIREAT', budget_key, budget_expiry)
   end
@@ -39,22 +41,32 @@ end
 `;
 
 /**
- * KEYS: requests now, requests before, tokens now, tokens before, quota, budget of this period,
- *       then the pending settlement's token window and budget (see below).
+ * KEYS: the key's counter base (`redisKeys.limits`); the counters are named from it, as
+ * redis-keys.ts names them: `:rpm:<window>`, `:tpm:<window>`, `:quota`, `:budget:<period>:<start>`
+ * (one hash tag, one cluster slot). Small arguments: one key instead of eight.
  * Amounts written with HINCRBY are passed on as the caller's integer strings (see SETTLE_FUNCTION).
  * ARGV: rpm (0 = none), tpm (0 = none), ms into the window, window ms, quota limit (-1 = none),
- *       reservation (nano-USD), budget limit (-1 = none), budget expiry (epoch ms), then whether a
- *       settlement of this key rides along (1/0) and its tokens, release, cost, has-quota,
- *       has-budget and budget expiry (SETTLE_SCRIPT's ARGV without the window). The settlement is
- *       booked first, so the check sees it: one call instead of two, and never a refusal because
- *       of this proxy's own finished requests.
+ *       reservation (nano-USD), budget limit (-1 = none), budget expiry (epoch ms), the window's
+ *       number, the budget's `<period>:<start>`, then whether a settlement of this key rides along
+ *       (1/0) and, if so, its token window, budget `<period>:<start>`, tokens, release, cost,
+ *       has-quota, has-budget and budget expiry. The settlement is booked first, so the check sees
+ *       it: one call instead of two, and never a refusal because of this proxy's own finished
+ *       requests.
  * Returns {verdict, requests used, tokens used, quota spent + reserved}; verdict 0 = admitted,
  * 1 = requests limited, 2 = tokens limited, 3 = quota exhausted, 4 = budget exhausted.
  */
 export const ADMIT_SCRIPT = `${SETTLE_FUNCTION}
-if ARGV[9] == '1' then
-  settle_counters(KEYS[7], KEYS[5], KEYS[8], tonumber(ARGV[10]), tonumber(ARGV[4]), ARGV[11], ARGV[12], ARGV[13], ARGV[14], tonumber(ARGV[15]))
+local base = KEYS[1]
+if ARGV[11] == '1' then
+  settle_counters(base, ARGV[12], ARGV[13], tonumber(ARGV[14]), tonumber(ARGV[4]), ARGV[15], ARGV[16], ARGV[17], ARGV[18], tonumber(ARGV[19]))
 end
+local current = tonumber(ARGV[9])
+local requests_now = base .. ':rpm:' .. ARGV[9]
+local requests_before = base .. ':rpm:' .. string.format('%d', current - 1)
+local tokens_now = base .. ':tpm:' .. ARGV[9]
+local tokens_before = base .. ':tpm:' .. string.format('%d', current - 1)
+local quota_key = base .. ':quota'
+local budget_key = base .. ':budget:' .. ARGV[10]
 local rpm = tonumber(ARGV[1])
 local tpm = tonumber(ARGV[2])
 local elapsed = tonumber(ARGV[3])
@@ -67,12 +79,12 @@ local function used(now_key, before_key)
 end
 local requests = 0
 if rpm > 0 then
-  requests = used(KEYS[1], KEYS[2])
+  requests = used(requests_now, requests_before)
   if requests + 1 > rpm then return {1, math.floor(requests), 0, 0} end
 end
 local tokens = 0
 if tpm > 0 then
-  tokens = used(KEYS[3], KEYS[4])
+  tokens = used(tokens_now, tokens_before)
   if tokens >= tpm then return {2, math.floor(requests), math.floor(tokens), 0} end
 end
 local budget = tonumber(ARGV[7])
@@ -83,29 +95,30 @@ end
 local committed = 0
 -- Admitted while anything is left: overshoot is bounded by one request's reservation.
 if limit >= 0 then
-  committed = committed_of(KEYS[5])
+  committed = committed_of(quota_key)
   if committed >= limit then return {3, math.floor(requests), math.floor(tokens), committed} end
 end
 if budget >= 0 then
-  local period_committed = committed_of(KEYS[6])
+  local period_committed = committed_of(budget_key)
   if period_committed >= budget then return {4, math.floor(requests), math.floor(tokens), period_committed} end
-  redis.call('HINCRBY', KEYS[6], 'reserved', ARGV[6])
-  redis.call('PEXPIREAT', KEYS[6], tonumber(ARGV[8]))
+  redis.call('HINCRBY', budget_key, 'reserved', ARGV[6])
+  redis.call('PEXPIREAT', budget_key, tonumber(ARGV[8]))
 end
-if limit >= 0 then redis.call('HINCRBY', KEYS[5], 'reserved', ARGV[6]) end
+if limit >= 0 then redis.call('HINCRBY', quota_key, 'reserved', ARGV[6]) end
 if rpm > 0 then
-  redis.call('INCR', KEYS[1])
-  redis.call('PEXPIRE', KEYS[1], window * 2)
+  redis.call('INCR', requests_now)
+  redis.call('PEXPIRE', requests_now, window * 2)
 end
 return {0, math.floor(requests) + 1, math.floor(tokens), committed + reservation}
 `;
 
 /**
- * KEYS: tokens now, quota, budget of the period the request was admitted in. ARGV: tokens used,
- * window ms, reservation to release as a negative integer string, cost to add (nano-USD), whether the key has a quota (1/0),
- * whether it has a budget (1/0), budget expiry (epoch ms).
+ * KEYS: the key's counter base (as ADMIT_SCRIPT). ARGV: the token window's number, the budget's
+ * `<period>:<start>` (of the period the requests were admitted in), tokens used, window ms,
+ * reservation to release as a negative integer string, cost to add (nano-USD), whether the key has
+ * a quota (1/0), whether it has a budget (1/0), budget expiry (epoch ms).
  */
 export const SETTLE_SCRIPT = `${SETTLE_FUNCTION}
-settle_counters(KEYS[1], KEYS[2], KEYS[3], tonumber(ARGV[1]), tonumber(ARGV[2]), ARGV[3], ARGV[4], ARGV[5], ARGV[6], tonumber(ARGV[7]))
+settle_counters(KEYS[1], ARGV[1], ARGV[2], tonumber(ARGV[3]), tonumber(ARGV[4]), ARGV[5], ARGV[6], ARGV[7], ARGV[8], tonumber(ARGV[9]))
 return 1
 `;

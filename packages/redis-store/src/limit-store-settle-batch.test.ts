@@ -1,10 +1,11 @@
 // Settlements off the response path: summed per key and counters, written with one script call per
 // key when the batch closes, and exact whatever the interleaving.
-import { randomUUID } from "node:crypto";
+import { createHash, randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Redis } from "ioredis";
 import { resolveTestServices } from "@gateway/testing";
 import { budgetCounter, LimitStore } from "./limit-store.ts";
+import { SETTLE_SCRIPT } from "./limit-scripts.ts";
 
 let redis: Redis;
 const prefix = `test-${randomUUID().slice(0, 8)}`;
@@ -18,14 +19,14 @@ afterAll(async () => {
   redis.disconnect();
 });
 
-/** Counts the settle script's calls on this connection. */
+const SETTLE_SHA = createHash("sha1").update(SETTLE_SCRIPT).digest("hex");
+
+/** Counts the settle script's calls on this connection (by its SHA; EVAL carries the script itself). */
 function countSettleCalls(client: Redis): () => number {
   let calls = 0;
   const original = client.sendCommand.bind(client);
   client.sendCommand = ((command: { name: string; args: unknown[] }) => {
-    if (command.name === "evalsha" || command.name === "eval") {
-      if (String(command.args[1]) === "3") calls += 1; // the settle script has 3 keys, admit has 8
-    }
+    if ((command.name === "evalsha" && String(command.args[0]) === SETTLE_SHA) || (command.name === "eval" && String(command.args[0]) === SETTLE_SCRIPT)) calls += 1;
     return original(command as never);
   }) as typeof client.sendCommand;
   return () => calls;

@@ -46,7 +46,9 @@ export interface AdmitResult {
 }
 
 /** ADMIT_SCRIPT's arguments when no settlement rides along. */
-const NO_SETTLEMENT = ["0", 0, "0", "0", "0", "0", 0] as const;
+const NO_SETTLEMENT = ["0"] as const;
+/** The budget suffix of a key without a budget (never read by the scripts then). */
+const NO_BUDGET = "none:0";
 
 /** A pending settlement's amounts as the scripts take them: tokens, release (negative), cost, has-quota, has-budget, budget expiry. */
 function settleArguments(entry: PendingSettlement): [number, string, string, string, string, number] {
@@ -81,9 +83,10 @@ export interface SettleInput {
 interface PendingSettlement {
   group: string;
   keyId: string;
-  tokenKey: string;
-  quotaKey: string;
-  budgetKey: string;
+  /** The rate window (its number) the tokens are booked into. */
+  tokenWindow: string;
+  /** `<period>:<start>` of the budget the requests were admitted in (`none:0` without one). */
+  budgetSuffix: string;
   tokens: number;
   reservationNano: bigint;
   costNano: bigint;
@@ -114,8 +117,8 @@ export class LimitStore {
   constructor(redis: RedisClient, prefix: string, options: { settleBatchMs?: number } = {}) {
     this.settleBatchMs = options.settleBatchMs ?? 0;
     if (!("gatewayAdmit" in redis)) {
-      redis.defineCommand("gatewayAdmit", { numberOfKeys: 8, lua: ADMIT_SCRIPT });
-      redis.defineCommand("gatewaySettle", { numberOfKeys: 3, lua: SETTLE_SCRIPT });
+      redis.defineCommand("gatewayAdmit", { numberOfKeys: 1, lua: ADMIT_SCRIPT });
+      redis.defineCommand("gatewaySettle", { numberOfKeys: 1, lua: SETTLE_SCRIPT });
     }
     this.redis = redis as RedisClient & LimitCommands;
     this.keys = redisKeys(prefix);
@@ -129,14 +132,7 @@ export class LimitStore {
     const holds = input.quotaNano !== null || budget !== null;
     const carried = this.takePending(input.keyId);
     const admitted = this.redis.gatewayAdmit(
-      this.keys.requestWindow(input.keyId, window),
-      this.keys.requestWindow(input.keyId, window - 1),
-      this.keys.tokenWindow(input.keyId, window),
-      this.keys.tokenWindow(input.keyId, window - 1),
-      this.keys.quota(input.keyId),
-      this.keys.budget(input.keyId, budget?.period ?? "none", budget?.periodStart ?? 0),
-      carried?.tokenKey ?? this.keys.tokenWindow(input.keyId, window),
-      carried?.budgetKey ?? this.keys.budget(input.keyId, "none", 0),
+      this.keys.limits(input.keyId),
       input.rpm ?? 0,
       input.tpm ?? 0,
       elapsed,
@@ -145,7 +141,9 @@ export class LimitStore {
       holds ? input.reservationNano.toString() : "0",
       input.budget === null ? -1 : input.budget.limitNano.toString(),
       budget?.expiresAt ?? 0,
-      ...(carried ? ["1", ...settleArguments(carried)] : NO_SETTLEMENT),
+      window,
+      budget ? `${budget.period}:${budget.periodStart}` : NO_BUDGET,
+      ...(carried ? ["1", carried.tokenWindow, carried.budgetSuffix, ...settleArguments(carried)] : NO_SETTLEMENT),
     );
     if (carried) admitted.then(() => carried.waiters.forEach((waiter) => waiter.resolve()), (error: unknown) => carried.waiters.forEach((waiter) => waiter.reject(error)));
     const [verdict, requestsUsed, tokensUsed] = await admitted;
@@ -164,18 +162,16 @@ export class LimitStore {
 
   /** Books a finished request: its tokens, its cost, and the release of its reservation. Resolves once written. */
   settle(input: SettleInput): Promise<void> {
-    const window = Math.floor((input.now ?? Date.now()) / RATE_WINDOW_MS);
-    const tokenKey = this.keys.tokenWindow(input.keyId, window);
-    const budgetKey = this.keys.budget(input.keyId, input.budget?.period ?? "none", input.budget?.periodStart ?? 0);
-    const group = `${tokenKey}\n${budgetKey}\n${input.hasQuota ? 1 : 0}`;
+    const tokenWindow = String(Math.floor((input.now ?? Date.now()) / RATE_WINDOW_MS));
+    const budgetSuffix = input.budget ? `${input.budget.period}:${input.budget.periodStart}` : NO_BUDGET;
+    const group = `${input.keyId}\n${tokenWindow}\n${budgetSuffix}\n${input.hasQuota ? 1 : 0}`;
     let entry = this.pending.get(group);
     if (entry === undefined) {
       entry = {
         group,
         keyId: input.keyId,
-        tokenKey,
-        quotaKey: this.keys.quota(input.keyId),
-        budgetKey,
+        tokenWindow,
+        budgetSuffix,
         tokens: 0,
         reservationNano: 0n,
         costNano: 0n,
@@ -209,7 +205,7 @@ export class LimitStore {
     await Promise.all(
       [...batch.values()].map((entry) =>
         this.redis
-          .gatewaySettle(entry.tokenKey, entry.quotaKey, entry.budgetKey, entry.tokens, RATE_WINDOW_MS, ...settleArguments(entry).slice(1))
+          .gatewaySettle(this.keys.limits(entry.keyId), entry.tokenWindow, entry.budgetSuffix, entry.tokens, RATE_WINDOW_MS, ...settleArguments(entry).slice(1))
           .then(
             () => entry.waiters.forEach((waiter) => waiter.resolve()),
             (error: unknown) => entry.waiters.forEach((waiter) => waiter.reject(error)),

@@ -17,6 +17,12 @@ export interface RedisKeys {
    * Per-key limit counters. The `{keyId}` hash tag puts all of one key's counters in one cluster
    * slot, so one script can read and write them together.
    */
+  /**
+   * The common start of one key's counters (`…{keyId}`): the limit scripts take only this and
+   * name the counters below from it (same hash tag, so the same cluster slot), which keeps their
+   * arguments small. The suffixes are spelled in limit-scripts.ts too, and must stay the same.
+   */
+  limits(keyId: string): string;
   requestWindow(keyId: string, window: number): string;
   tokenWindow(keyId: string, window: number): string;
   quota(keyId: string): string;
@@ -31,6 +37,7 @@ export function redisKeys(prefix: string): RedisKeys {
     snapshot: `${base}routing-snapshot`,
     events: `${base}events`,
     queuePrefix: `${base}{bull}`,
+    limits: (keyId) => `${base}{${keyId}}`,
     requestWindow: (keyId, window) => `${base}{${keyId}}:rpm:${window}`,
     tokenWindow: (keyId, window) => `${base}{${keyId}}:tpm:${window}`,
     quota: (keyId) => `${base}{${keyId}}:quota`,
