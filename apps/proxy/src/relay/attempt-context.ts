@@ -47,7 +47,10 @@ export interface AttemptOutcome {
 }
 
 /** Reads at most `limit` bytes of an error body, then drops the rest. */
-export async function readBounded(body: AsyncIterable<Buffer> & { destroy?: () => void }, limit = 64 * 1024): Promise<string> {
+/** How much of an upstream's error body is kept (its message is near the start). */
+export const ERROR_BODY_LIMIT = 64 * 1024;
+
+export async function readBounded(body: AsyncIterable<Buffer> & { destroy?: () => void }, limit = ERROR_BODY_LIMIT): Promise<string> {
   const chunks: Buffer[] = [];
   let size = 0;
   try {

@@ -9,7 +9,7 @@ import { streamAttempt } from "./stream-attempt.ts";
 
 function contextWhosePreparationThrows(calls: string[]): AttemptContext {
   return {
-    client: { send: async () => void calls.push("send") },
+    client: { send: async () => void calls.push("send"), read: async () => void calls.push("read") },
     target: { upstream: { name: "up", shape: "openai", secretEnv: null, firstByteTimeoutMs: 1000 }, model: "m" },
     upstreamWire: { upstreamPath: "/v1/chat/completions", upstreamBody: () => { throw new RangeError("Maximum call stack size exceeded"); } },
     adapter: { headers: () => ({}) },

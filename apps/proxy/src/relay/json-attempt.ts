@@ -1,5 +1,5 @@
 import { AttemptFailure, FirstByteTimeout, statusFailure, transportFailure } from "./attempt-failure.ts";
-import { readBounded, upstreamBody, upstreamHeaders, type AttemptContext, type AttemptOutcome } from "./attempt-context.ts";
+import { ERROR_BODY_LIMIT, upstreamBody, upstreamHeaders, type AttemptContext, type AttemptOutcome } from "./attempt-context.ts";
 import { estimateUsage } from "./usage-estimate.ts";
 
 /**
@@ -19,7 +19,7 @@ export async function jsonAttempt(context: AttemptContext): Promise<AttemptOutco
   context.clientSignal.addEventListener("abort", onClientAbort, { once: true });
   const timer = setTimeout(() => attempt.abort(new FirstByteTimeout()), target.upstream.firstByteTimeoutMs);
   try {
-    const upstream = await context.client.send({
+    const upstream = await context.client.read({
       upstream: target.upstream,
       path: upstreamWire.upstreamPath,
       headers,
@@ -27,9 +27,10 @@ export async function jsonAttempt(context: AttemptContext): Promise<AttemptOutco
       signal: attempt.signal,
       headersTimeoutMs: target.upstream.firstByteTimeoutMs,
       bodyTimeoutMs: context.streamIdleTimeoutMs,
+      errorBodyLimit: ERROR_BODY_LIMIT,
     });
-    if (upstream.statusCode >= 400) throw statusFailure(upstream.statusCode, await readBounded(upstream.body), context.adapter);
-    const bytes = Buffer.from(await upstream.body.arrayBuffer());
+    if (upstream.statusCode >= 400) throw statusFailure(upstream.statusCode, upstream.body.toString("utf8"), context.adapter);
+    const bytes = upstream.body;
     let parsed: unknown;
     try {
       parsed = JSON.parse(bytes.toString("utf8"));
