@@ -157,7 +157,17 @@ export class LimitStore {
     this.pendingByKey.delete(keyId);
     const entry = this.pending.get(group);
     this.pending.delete(group);
+    // Nothing else to write: no timer wakes the process for an empty batch (one request after
+    // another, each settlement rides along with the next admission and no timer ever fires).
+    if (this.pending.size === 0) this.cancelFlushTimer();
     return entry;
+  }
+
+  private cancelFlushTimer(): void {
+    if (this.flushTimer === null) return;
+    clearTimeout(this.flushTimer as NodeJS.Timeout);
+    clearImmediate(this.flushTimer as NodeJS.Immediate);
+    this.flushTimer = null;
   }
 
   /** Books a finished request: its tokens, its cost, and the release of its reservation. Resolves once written. */
@@ -192,11 +202,7 @@ export class LimitStore {
 
   /** Writes every pending settlement now (also on shutdown); resolves when Redis has them all. */
   async flush(): Promise<void> {
-    if (this.flushTimer !== null) {
-      clearTimeout(this.flushTimer as NodeJS.Timeout);
-      clearImmediate(this.flushTimer as NodeJS.Immediate);
-      this.flushTimer = null;
-    }
+    this.cancelFlushTimer();
     if (this.pending.size === 0) return;
     const batch = this.pending;
     this.pending = new Map();
