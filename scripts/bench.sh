@@ -150,10 +150,13 @@ WORKER_PID="${PIDS[-1]}"
 DEPLOYED_NODE_OPTIONS="$(sed -n 's/^ENV NODE_OPTIONS="\(.*\)"$/\1/p' apps/proxy/Dockerfile)"
 # ... and with the image's malloc setting (ENV MALLOC_ARENA_MAX), exported to every process of the
 # bench alike (the floor and Portkey too: differences are code, not allocator settings).
+# ... with the Node flags of the image's command line (CMD ["node", <flags>, "apps/proxy/dist/main.mjs"]),
+# given to the floor and Portkey too ...
+read -r -a DEPLOYED_NODE_FLAGS <<<"$(sed -n 's/^CMD \["node", \(.*\)"apps\/proxy\/dist\/main.mjs"\]$/\1/p' apps/proxy/Dockerfile | tr -d '",')"
 DEPLOYED_MALLOC_ARENA_MAX="$(sed -n 's/^ENV MALLOC_ARENA_MAX=\([0-9]*\)$/\1/p' apps/proxy/Dockerfile)"
 [ -n "$DEPLOYED_MALLOC_ARENA_MAX" ] && export MALLOC_ARENA_MAX="$DEPLOYED_MALLOC_ARENA_MAX"
-read -r -a PROXY_NODE_FLAGS <<<"${BENCH_PROXY_NODE_FLAGS:-}"
-export BENCH_PROXY_NODE_FLAGS="${DEPLOYED_NODE_OPTIONS}${BENCH_PROXY_NODE_FLAGS:+ $BENCH_PROXY_NODE_FLAGS}"
+read -r -a PROXY_NODE_FLAGS <<<"${DEPLOYED_NODE_FLAGS[*]} ${BENCH_PROXY_NODE_FLAGS:-}"
+export BENCH_PROXY_NODE_FLAGS="${DEPLOYED_NODE_OPTIONS} ${DEPLOYED_NODE_FLAGS[*]}${BENCH_PROXY_NODE_FLAGS:+ $BENCH_PROXY_NODE_FLAGS}"
 if [ "${BENCH_PROFILE:-0}" = 1 ]; then
   rm -rf "$PROFILE_DIR" && mkdir -p "$PROFILE_DIR"
   PROXY_NODE_FLAGS+=(--cpu-prof --cpu-prof-dir="$PROFILE_DIR")
@@ -172,14 +175,14 @@ if wants_step scaling; then
   # The same proxy with a process per core behind one port (node:cluster), on both cores.
   SCALING_PROCESSES="${BENCH_SCALING_PROCESSES:-2}"
   UPSTREAM_CONNECTIONS=2048 NODE_OPTIONS="$DEPLOYED_NODE_OPTIONS" PROXY_PROCESSES="$SCALING_PROCESSES" \
-    start_app proxy-scaling "$SCALING_PROXY_PORT" taskset -c "$PROXY_CORE,$LOAD_CORE" node "$PROXY_ENTRY"
+    start_app proxy-scaling "$SCALING_PROXY_PORT" taskset -c "$PROXY_CORE,$LOAD_CORE" node "${DEPLOYED_NODE_FLAGS[@]}" "$PROXY_ENTRY"
   SCALING_ENV=(BENCH_SCALING_PROXY_URL="http://127.0.0.1:$SCALING_PROXY_PORT" BENCH_SCALING_PROXY_PID="${PIDS[-1]}" BENCH_SCALING_PROCESSES="$SCALING_PROCESSES")
 fi
 # The floor, on the same core as the proxy (idle while the proxy is measured, and the other way round).
 FLOOR_ENV=()
 if [ "${BENCH_FLOOR:-1}" != 0 ]; then
   FLOOR_UPSTREAM_URL="$BENCH_SIMULATOR_URL" NODE_OPTIONS="$DEPLOYED_NODE_OPTIONS" \
-    start_app floor "$FLOOR_PORT" taskset -c "$PROXY_CORE" node apps/bench/src/floor-proxy.ts
+    start_app floor "$FLOOR_PORT" taskset -c "$PROXY_CORE" node "${DEPLOYED_NODE_FLAGS[@]}" apps/bench/src/floor-proxy.ts
   FLOOR_ENV=(BENCH_FLOOR_URL="http://127.0.0.1:$FLOOR_PORT" BENCH_FLOOR_PID="${PIDS[-1]}")
 fi
 
@@ -201,7 +204,7 @@ if [ "${BENCH_PORTKEY:-1}" != 0 ] && [ "${BENCH_PROXY_ONLY:-0}" != 1 ]; then
   fi
   READY_PATH=/ NODE_ENV=production NODE_OPTIONS="$DEPLOYED_NODE_OPTIONS" \
     PORTKEY_ENTRY="$PORTKEY_DIR/node_modules/@portkey-ai/gateway/build/start-server.js" \
-    start_app portkey "$PORTKEY_PORT" taskset -c "$PROXY_CORE" node apps/bench/src/portkey-server.ts
+    start_app portkey "$PORTKEY_PORT" taskset -c "$PROXY_CORE" node "${DEPLOYED_NODE_FLAGS[@]}" apps/bench/src/portkey-server.ts
   PORTKEY_ENV=(BENCH_PORTKEY_URL="http://127.0.0.1:$PORTKEY_PORT" BENCH_PORTKEY_PID="${PIDS[-1]}"
     BENCH_PORTKEY_DESCRIPTION="Portkey's gateway $PORTKEY_VERSION (@hono/node-server $PORTKEY_HONO_NODE_SERVER)")
 fi

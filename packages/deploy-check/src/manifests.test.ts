@@ -59,8 +59,10 @@ describe.each(["demo", "production"])("infra/k8s/overlays/%s", (overlay) => {
   it("runs each Dockerfile's command on the app's port, probed on /readyz and /healthz", () => {
     for (const app of apps) {
       const main = container(app);
+      // The image's command, Node flags included (the proxy's --single-threaded-gc): the entry is last.
       expect(main.command).toEqual(app.command);
-      const entry = app.command[1]!;
+      expect(app.command[0]).toBe("node");
+      const entry = app.command.at(-1)!;
       if (entry.includes("/dist/")) {
         // A production build (the proxy's bundle): made by the app's build script from its sources.
         const scripts = (JSON.parse(readFileSync(`${REPO_ROOT}apps/${app.name}/package.json`, "utf8")) as { scripts?: Record<string, string> }).scripts;
