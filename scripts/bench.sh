@@ -148,15 +148,16 @@ WORKER_PID="${PIDS[-1]}"
 # apps/proxy/Dockerfile); BENCH_PROXY_NODE_FLAGS adds flags to the proxy's command line (later
 # flags win), to compare a tuning (e.g. --max-semi-space-size=16).
 DEPLOYED_NODE_OPTIONS="$(sed -n 's/^ENV NODE_OPTIONS="\(.*\)"$/\1/p' apps/proxy/Dockerfile)"
+# ... with the Node flags of the image's command line, if any (CMD ["node", <flags>,
+# "apps/proxy/dist/main.mjs"]: flags Node refuses in NODE_OPTIONS), given to the floor and Portkey too ...
+read -r -a DEPLOYED_NODE_FLAGS <<<"$(sed -n 's/^CMD \["node", \(.*\)"apps\/proxy\/dist\/main.mjs"\]$/\1/p' apps/proxy/Dockerfile | tr -d '",')"
 # ... and with the image's malloc setting (ENV MALLOC_ARENA_MAX), exported to every process of the
 # bench alike (the floor and Portkey too: differences are code, not allocator settings).
-# ... with the Node flags of the image's command line (CMD ["node", <flags>, "apps/proxy/dist/main.mjs"]),
-# given to the floor and Portkey too ...
-read -r -a DEPLOYED_NODE_FLAGS <<<"$(sed -n 's/^CMD \["node", \(.*\)"apps\/proxy\/dist\/main.mjs"\]$/\1/p' apps/proxy/Dockerfile | tr -d '",')"
 DEPLOYED_MALLOC_ARENA_MAX="$(sed -n 's/^ENV MALLOC_ARENA_MAX=\([0-9]*\)$/\1/p' apps/proxy/Dockerfile)"
 [ -n "$DEPLOYED_MALLOC_ARENA_MAX" ] && export MALLOC_ARENA_MAX="$DEPLOYED_MALLOC_ARENA_MAX"
 read -r -a PROXY_NODE_FLAGS <<<"${DEPLOYED_NODE_FLAGS[*]} ${BENCH_PROXY_NODE_FLAGS:-}"
-export BENCH_PROXY_NODE_FLAGS="${DEPLOYED_NODE_OPTIONS} ${DEPLOYED_NODE_FLAGS[*]}${BENCH_PROXY_NODE_FLAGS:+ $BENCH_PROXY_NODE_FLAGS}"
+DEPLOYED_NODE_COMMAND_LINE="${DEPLOYED_NODE_OPTIONS}${DEPLOYED_NODE_FLAGS[*]:+ ${DEPLOYED_NODE_FLAGS[*]}}"
+export BENCH_PROXY_NODE_FLAGS="${DEPLOYED_NODE_COMMAND_LINE}${BENCH_PROXY_NODE_FLAGS:+ $BENCH_PROXY_NODE_FLAGS}"
 if [ "${BENCH_PROFILE:-0}" = 1 ]; then
   rm -rf "$PROFILE_DIR" && mkdir -p "$PROFILE_DIR"
   PROXY_NODE_FLAGS+=(--cpu-prof --cpu-prof-dir="$PROFILE_DIR")

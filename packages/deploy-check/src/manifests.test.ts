@@ -59,7 +59,7 @@ describe.each(["demo", "production"])("infra/k8s/overlays/%s", (overlay) => {
   it("runs each Dockerfile's command on the app's port, probed on /readyz and /healthz", () => {
     for (const app of apps) {
       const main = container(app);
-      // The image's command, Node flags included (the proxy's --single-threaded-gc): the entry is last.
+      // The image's command, Node flags included if it has any: the entry is last.
       expect(main.command).toEqual(app.command);
       expect(app.command[0]).toBe("node");
       const entry = app.command.at(-1)!;

@@ -52,6 +52,76 @@ export function childCache<Child>(make: (values: string[]) => Child): (...values
   };
 }
 
+/** prom-client 15's per-series state (its `hashMap`), which `get()` and every registry read. */
+interface SeriesState {
+  labels: Record<string, string | number>;
+  value?: number;
+  bucketValues?: Record<number, number>;
+  sum?: number;
+  count?: number;
+}
+interface MetricState {
+  hashMap?: Record<string, SeriesState>;
+  labelNames?: string[];
+  upperBounds?: number[];
+}
+
+/** The series of `metric` with exactly these label values (after prom-client created it), if its state is where prom-client 15 keeps it. */
+function seriesOf(metric: unknown, values: string[]): SeriesState | undefined {
+  const { hashMap, labelNames } = metric as MetricState;
+  if (!hashMap || !labelNames) return undefined;
+  return Object.values(hashMap).find((series) => labelNames.every((name, index) => String(series.labels[name]) === values[index]));
+}
+
+/**
+ * Counter children that add to their series in place. prom-client's own children hash and
+ * validate their label object on every `inc` (several per request on the proxy's hot path); these
+ * do it once per label set, then add to the series prom-client reads when it is collected. Falls
+ * back to prom-client's child if its internal state is not where version 15 keeps it (a test
+ * compares both outputs).
+ */
+export function counterChildren(counter: Counter<string>): (...values: string[]) => { inc(): void } {
+  return childCache((values) => {
+    const child = counter.labels(...values);
+    child.inc(0);
+    const series = seriesOf(counter, values);
+    if (series === undefined || typeof series.value !== "number") return { inc: () => child.inc() };
+    return {
+      inc: () => {
+        series.value! += 1;
+      },
+    };
+  });
+}
+
+/** Histogram children that add to their series in place (see `counterChildren`). */
+export function histogramChildren(histogram: Histogram<string>): (...values: string[]) => { observe(value: number): void } {
+  return childCache((values) => {
+    const child = histogram.labels(...values);
+    let series: SeriesState | undefined;
+    const bounds = (histogram as unknown as MetricState).upperBounds;
+    const fast = (value: number) => {
+      // prom-client's bucket: the first upper bound >= value (+Inf is the count); the sum and count.
+      for (const bound of bounds!) {
+        if (value <= bound) {
+          series!.bucketValues![bound]! += 1;
+          break;
+        }
+      }
+      series!.sum! += value;
+      series!.count! += 1;
+    };
+    let observe = (value: number) => {
+      // The first observation goes through prom-client, which creates the series.
+      child.observe(value);
+      series = seriesOf(histogram, values);
+      const usable = series !== undefined && Array.isArray(bounds) && series.bucketValues !== undefined && typeof series.sum === "number" && typeof series.count === "number";
+      observe = usable ? fast : (next: number) => child.observe(next);
+    };
+    return { observe: (value: number) => (Number.isFinite(value) ? observe(value) : child.observe(value)) };
+  });
+}
+
 interface RoutedRequest extends IncomingMessage {
   route?: { path?: unknown };
 }
@@ -71,8 +141,8 @@ export interface HttpMetrics {
 export function httpMetrics(registry: Registry): HttpMetrics {
   const requests = new Counter({ name: "gateway_http_requests_total", help: "HTTP requests by route, method and status.", labelNames: ["route", "method", "status"], registers: [registry] });
   const duration = new Histogram({ name: "gateway_http_request_duration_seconds", help: "HTTP request latency by route, method and status.", labelNames: ["route", "method", "status"], buckets: LATENCY_BUCKETS, registers: [registry] });
-  const requestsFor = childCache((values) => requests.labels(...values));
-  const durationFor = childCache((values) => duration.labels(...values));
+  const requestsFor = counterChildren(requests);
+  const durationFor = histogramChildren(duration);
   const record = (route: string, request: IncomingMessage, response: ServerResponse, started: number) => {
     const method = request.method ?? "GET";
     const status = String(response.statusCode);

@@ -1,4 +1,4 @@
-import { childCache, Counter, Gauge, Histogram, LATENCY_BUCKETS, type Registry } from "@gateway/metrics";
+import { Counter, counterChildren, Gauge, Histogram, histogramChildren, LATENCY_BUCKETS, type Registry } from "@gateway/metrics";
 import type { BillingEvent } from "@gateway/contracts";
 
 /**
@@ -10,6 +10,10 @@ export class ProxyMetrics {
   private readonly duration: Histogram<"endpoint" | "model" | "upstream" | "outcome">;
   private readonly ttfb: Histogram<"endpoint" | "model" | "upstream">;
   private readonly attempts: Counter<"upstream" | "result">;
+  private readonly requestsFor: ReturnType<typeof counterChildren>;
+  private readonly durationFor: ReturnType<typeof histogramChildren>;
+  private readonly ttfbFor: ReturnType<typeof histogramChildren>;
+  private readonly attemptsFor: ReturnType<typeof counterChildren>;
 
   constructor(registry: Registry, sources: { openCircuits: () => string[]; billingPending: () => number; billingDropped: () => number }) {
     const registers = [registry];
@@ -18,6 +22,10 @@ export class ProxyMetrics {
     this.duration = new Histogram({ name: "gateway_model_request_duration_seconds", help: "Model request latency, start to last byte.", labelNames: labels, buckets: LATENCY_BUCKETS, registers });
     this.ttfb = new Histogram({ name: "gateway_stream_ttfb_seconds", help: "Time to the first byte sent to the client.", labelNames: ["endpoint", "model", "upstream"], buckets: LATENCY_BUCKETS, registers });
     this.attempts = new Counter({ name: "gateway_upstream_attempts_total", help: "Upstream attempts by upstream and result; failures before the first byte lead to failover.", labelNames: ["upstream", "result"], registers });
+    this.requestsFor = counterChildren(this.requests);
+    this.durationFor = histogramChildren(this.duration);
+    this.ttfbFor = histogramChildren(this.ttfb);
+    this.attemptsFor = counterChildren(this.attempts);
     new Gauge({
       name: "gateway_circuit_open",
       help: "1 for each upstream whose circuit is open (cooling down).",
@@ -32,10 +40,6 @@ export class ProxyMetrics {
     new Gauge({ name: "gateway_billing_events_dropped", help: "Billing events refused because the buffer was full.", registers, collect() { this.set(sources.billingDropped()); } });
   }
 
-  private readonly requestsFor = childCache((values) => this.requests.labels(...values));
-  private readonly durationFor = childCache((values) => this.duration.labels(...values));
-  private readonly ttfbFor = childCache((values) => this.ttfb.labels(...values));
-  private readonly attemptsFor = childCache((values) => this.attempts.labels(...values));
 
   observeBilling(event: BillingEvent): void {
     const upstream = event.upstream ?? "none";
