@@ -1,8 +1,10 @@
 // A flood of malformed and oversized requests alongside good ones (issue 8): every bad request
 // gets the envelope with its status, good requests keep succeeding, and the proxy process's memory
-// stays bounded. The proxy is a real process so its resident memory is its own.
+// stays bounded. The proxy is a real process so its resident memory is its own, run with its image's heap
+// and allocator settings.
 import { randomBytes, randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseGatewayFile } from "@gateway/config";
 import { createLogger } from "@gateway/logger";
@@ -37,7 +39,7 @@ beforeAll(async () => {
     vendorId: vendor.id, serverOption: "standard", name: "flood", quotaNano: null, expiresAt: null, rpm: 1_000_000, tpm: 1_000_000_000, metadata: {},
   });
   key = minted.plaintext;
-  proxy = await spawnProxy({ REDIS_URL: redisUrl, REDIS_PREFIX: prefix, TEST_SIMULATOR_KEY: SIMULATOR_SECRET, BODY_LIMIT_BYTES: String(LIMIT) });
+  proxy = await spawnProxy({ REDIS_URL: redisUrl, REDIS_PREFIX: prefix, TEST_SIMULATOR_KEY: SIMULATOR_SECRET, BODY_LIMIT_BYTES: String(LIMIT), ...imageMemorySettings() });
 });
 
 afterAll(async () => {
@@ -48,6 +50,19 @@ afterAll(async () => {
   await simulator?.close();
   await database?.drop();
 });
+
+/**
+ * The heap and allocator settings of the proxy's image (ENV NODE_OPTIONS and MALLOC_ARENA_MAX in
+ * apps/proxy/Dockerfile), so the memory measured is that of the process as it is deployed, not of
+ * V8's defaults for this machine (whose young generation alone can grow by 100 MB and more).
+ */
+function imageMemorySettings(): Record<string, string> {
+  const dockerfile = readFileSync(fileURLToPath(new URL("../Dockerfile", import.meta.url)), "utf8");
+  const nodeOptions = /^ENV NODE_OPTIONS="(.*)"$/m.exec(dockerfile)?.[1];
+  const arenas = /^ENV MALLOC_ARENA_MAX=(\d+)$/m.exec(dockerfile)?.[1];
+  if (!nodeOptions || !arenas) throw new Error("apps/proxy/Dockerfile sets no NODE_OPTIONS or MALLOC_ARENA_MAX");
+  return { NODE_OPTIONS: nodeOptions, MALLOC_ARENA_MAX: arenas };
+}
 
 /** Resident memory of the proxy process, from the kernel. */
 function rssBytes(): number {
