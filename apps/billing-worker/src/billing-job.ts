@@ -1,5 +1,5 @@
 import { UnrecoverableError } from "bullmq";
-import { BILLING_JOB, billingEventSchema, billingEventsOf, type BillingEvent } from "@gateway/contracts";
+import { BILLING_JOB, billingEventSchema, type BillingEvent } from "@gateway/contracts";
 import type { PrismaClient } from "@gateway/db";
 import type { Logger } from "@gateway/logger";
 import type { PriceLoader } from "./price-loader.ts";
@@ -166,8 +166,8 @@ export function createBillingJobHandler(dependencies: BillingJobDependencies): (
 
   return async (job) => {
     if (job.name === BILLING_JOB.batch) {
-      const events = billingEventsOf(job.data);
-      if (!Array.isArray((job.data as { events?: unknown } | null)?.events)) throw new UnrecoverableError(`batch job ${job.id ?? "(no id)"} holds no events list`);
+      const events = (job.data as { events?: unknown } | null)?.events;
+      if (!Array.isArray(events)) throw new UnrecoverableError(`batch job ${job.id ?? "(no id)"} holds no events list`);
       return handleBatch(job, events);
     }
     return handleEvent(job.data, job.id);

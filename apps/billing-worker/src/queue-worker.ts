@@ -1,12 +1,10 @@
 import { Worker, type Job, type JobJson } from "bullmq";
-import { BILLING_JOB, BILLING_QUEUE } from "@gateway/contracts";
+import { BILLING_JOB, BILLING_JOB_OPTIONS, BILLING_QUEUE } from "@gateway/contracts";
 import { createBillingJobHandler, type BillingJobResult } from "./billing-job.ts";
 import { LedgerBatcher } from "./ledger-batcher.ts";
 import { permanentDatabaseError, recordUsageBatch } from "./record-usage.ts";
 import type { BillingWorkerServices } from "./services.ts";
 
-/** A split-out event's job: retried like the producer's jobs while the failure is transient, kept when it fails. */
-const SPLIT_OUT_JOB_OPTIONS = { attempts: 20, backoff: { type: "exponential", delay: 500 }, removeOnComplete: { count: 1_000 }, removeOnFail: false } as const;
 
 /** Most jobs fetched from the queue and not yet started (see BillingQueueWorker). */
 const MAX_FETCHED_AHEAD = 32;
@@ -64,7 +62,7 @@ export function createQueueWorker(services: BillingWorkerServices, batcher: Ledg
     recordMany: (entries) => batcher.recordMany(entries),
     // A batch's bad event becomes a job of its own (the producer's options), which fails and is kept.
     splitOut: async (events) => {
-      await services.queue.addBulk(events.map(({ jobId, data }) => ({ name: BILLING_JOB.single, data, opts: { ...SPLIT_OUT_JOB_OPTIONS, jobId } })));
+      await services.queue.addBulk(events.map(({ jobId, data }) => ({ name: BILLING_JOB.single, data, opts: { ...BILLING_JOB_OPTIONS, jobId } })));
     },
   });
   const worker = new BillingQueueWorker(BILLING_QUEUE, (job) => handle(job), {

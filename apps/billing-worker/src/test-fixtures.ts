@@ -1,19 +1,14 @@
 // Shared by this app's tests: real Postgres and Redis, seeded directly with Prisma.
 import { randomUUID } from "node:crypto";
 import { Queue } from "bullmq";
-import { BILLING_JOB, BILLING_QUEUE, billingBatchJobId, newId, type BillingBatch, type BillingEvent } from "@gateway/contracts";
+import { BILLING_JOB, BILLING_JOB_OPTIONS, BILLING_QUEUE, billingBatchJobId, newId, type BillingBatch, type BillingEvent } from "@gateway/contracts";
 import type { PrismaClient } from "@gateway/db";
 import { connectRedis, redisKeys } from "@gateway/redis-store";
 import { createTestDatabase, resolveTestServices, type TestDatabase } from "@gateway/testing";
 import { loadBillingWorkerConfig, type BillingWorkerConfig } from "./config.ts";
 
-/** The producer's job options (apps/proxy/src/billing/billing-producer.ts), copied on purpose. */
-export const PRODUCER_JOB_OPTIONS = {
-  attempts: 20,
-  backoff: { type: "exponential", delay: 500 },
-  removeOnComplete: { count: 1_000 },
-  removeOnFail: false,
-} as const;
+/** The producer's job options (apps/proxy/src/billing/billing-producer.ts). */
+export const PRODUCER_JOB_OPTIONS = BILLING_JOB_OPTIONS;
 
 /**
  * Queues `events` as the proxy does (apps/proxy/src/billing/billing-producer.ts): `usage-batch`

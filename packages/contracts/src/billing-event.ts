@@ -17,6 +17,19 @@ export const BILLING_QUEUE = "billing";
 
 export const BILLING_JOB = { batch: "usage-batch", single: "usage" } as const;
 
+/**
+ * Options of every billing job (the proxy's batches, the worker's split-out events): retried with
+ * backoff while failures are transient; failed jobs kept for an operator. Completed jobs are kept
+ * (the last 1,000: with up to 500 events each, more would hold hundreds of MB of Redis) so a batch
+ * re-sent after a lost reply finds its job id.
+ */
+export const BILLING_JOB_OPTIONS = {
+  attempts: 20,
+  backoff: { type: "exponential", delay: 500 },
+  removeOnComplete: { count: 1_000 },
+  removeOnFail: false,
+} as const;
+
 /** The data of a `usage-batch` job. */
 export interface BillingBatch {
   events: BillingEvent[];

@@ -113,12 +113,13 @@ return {0, math.floor(requests) + 1, math.floor(tokens), committed + reservation
 `;
 
 /**
- * KEYS: the key's counter base (as ADMIT_SCRIPT). ARGV: the token window's number, the budget's
- * `<period>:<start>` (of the period the requests were admitted in), tokens used, window ms,
- * reservation to release as a negative integer string, cost to add (nano-USD), whether the key has
- * a quota (1/0), whether it has a budget (1/0), budget expiry (epoch ms).
+ * KEYS: the key's counter base (as ADMIT_SCRIPT). ARGV: window ms, then the settlement as ADMIT_SCRIPT
+ * carries it: the token window's number, the budget's `<period>:<start>` (of the period the
+ * requests were admitted in), tokens used, reservation to release as a negative integer string,
+ * cost to add (nano-USD), whether the key has a quota (1/0), whether it has a budget (1/0), budget
+ * expiry (epoch ms).
  */
 export const SETTLE_SCRIPT = `${SETTLE_FUNCTION}
-settle_counters(KEYS[1], ARGV[1], ARGV[2], tonumber(ARGV[3]), tonumber(ARGV[4]), ARGV[5], ARGV[6], ARGV[7], ARGV[8], tonumber(ARGV[9]))
+settle_counters(KEYS[1], ARGV[2], ARGV[3], tonumber(ARGV[4]), tonumber(ARGV[1]), ARGV[5], ARGV[6], ARGV[7], ARGV[8], tonumber(ARGV[9]))
 return 1
 `;

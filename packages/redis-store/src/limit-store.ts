@@ -50,9 +50,15 @@ const NO_SETTLEMENT = ["0"] as const;
 /** The budget suffix of a key without a budget (never read by the scripts then). */
 const NO_BUDGET = "none:0";
 
-/** A pending settlement's amounts as the scripts take them: tokens, release (negative), cost, has-quota, has-budget, budget expiry. */
-function settleArguments(entry: PendingSettlement): [number, string, string, string, string, number] {
+/**
+ * A pending settlement as both scripts take it (SETTLE_FUNCTION's arguments after the counter
+ * base): token window, budget `<period>:<start>`, tokens, release (negative), cost, has-quota,
+ * has-budget, budget expiry.
+ */
+function settleArguments(entry: PendingSettlement): [string, string, number, string, string, string, string, number] {
   return [
+    entry.tokenWindow,
+    entry.budgetSuffix,
     entry.tokens,
     (-entry.reservationNano).toString(),
     entry.costNano.toString(),
@@ -143,7 +149,7 @@ export class LimitStore {
       budget?.expiresAt ?? 0,
       window,
       budget ? `${budget.period}:${budget.periodStart}` : NO_BUDGET,
-      ...(carried ? ["1", carried.tokenWindow, carried.budgetSuffix, ...settleArguments(carried)] : NO_SETTLEMENT),
+      ...(carried ? ["1", ...settleArguments(carried)] : NO_SETTLEMENT),
     );
     if (carried) admitted.then(() => carried.waiters.forEach((waiter) => waiter.resolve()), (error: unknown) => carried.waiters.forEach((waiter) => waiter.reject(error)));
     const [verdict, requestsUsed, tokensUsed] = await admitted;
@@ -211,7 +217,7 @@ export class LimitStore {
     await Promise.all(
       [...batch.values()].map((entry) =>
         this.redis
-          .gatewaySettle(this.keys.limits(entry.keyId), entry.tokenWindow, entry.budgetSuffix, entry.tokens, RATE_WINDOW_MS, ...settleArguments(entry).slice(1))
+          .gatewaySettle(this.keys.limits(entry.keyId), RATE_WINDOW_MS, ...settleArguments(entry))
           .then(
             () => entry.waiters.forEach((waiter) => waiter.resolve()),
             (error: unknown) => entry.waiters.forEach((waiter) => waiter.reject(error)),

@@ -1,5 +1,5 @@
 import type { Queue } from "bullmq";
-import { BILLING_JOB, billingBatchJobId, type BillingBatch, type BillingEvent } from "@gateway/contracts";
+import { BILLING_JOB, BILLING_JOB_OPTIONS, billingBatchJobId, type BillingBatch, type BillingEvent } from "@gateway/contracts";
 import type { Logger } from "@gateway/logger";
 
 /**
@@ -12,17 +12,6 @@ import type { Logger } from "@gateway/logger";
 const FLUSH_DELAY_MS = 25;
 /** Most events in one job; a full batch is written at once. */
 const BATCH_SIZE = 500;
-
-/**
- * A batch job's options. Completed jobs are kept (the last 1,000: with up to BATCH_SIZE events each,
- * more would hold hundreds of MB of Redis) so a batch re-sent after a lost reply finds its job id.
- */
-const JOB_OPTIONS = {
-  attempts: 20,
-  backoff: { type: "exponential", delay: 500 },
-  removeOnComplete: { count: 1_000 },
-  removeOnFail: false,
-} as const;
 
 /**
  * Puts billing events on the queue off the response's critical path. `record` only appends to a
@@ -93,7 +82,7 @@ export class BillingProducer {
       this.sending = this.buffer.length <= BATCH_SIZE ? this.buffer : this.buffer.slice(0, BATCH_SIZE);
       this.buffer = this.buffer.length <= BATCH_SIZE ? [] : this.buffer.slice(BATCH_SIZE);
       const data: BillingBatch = { events: this.sending };
-      const opts = { ...JOB_OPTIONS, jobId: billingBatchJobId(this.sending) };
+      const opts = { ...BILLING_JOB_OPTIONS, jobId: billingBatchJobId(this.sending) };
       for (;;) {
         try {
           await this.queue.add(BILLING_JOB.batch, data, opts);
