@@ -41,6 +41,8 @@ export function loadProxyConfig(env: Record<string, string | undefined> = proces
      * Longer holds other replicas' view of the reservations longer (conservative, never over).
      */
     LIMIT_SETTLE_BATCH_MS: z.coerce.number().int().min(0).max(1000).default(2),
+    LIMIT_LEASE_REQUESTS: z.coerce.number().int().min(0).max(100_000).default(200),
+    LIMIT_LEASE_MS: z.coerce.number().int().min(1).max(60_000).default(1_000),
     /** Upstream attempts per request across the model's ordered targets. */
     MAX_ATTEMPTS: envVars.positiveInt(3),
     /** Consecutive failures that open a target's circuit, and how long it stays open. */

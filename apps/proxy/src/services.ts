@@ -54,7 +54,12 @@ export async function createProxyServices(config: ProxyConfig, logger = createLo
   const routing = new RoutingTable(records, logger);
   const queue = new Queue(BILLING_QUEUE, { connection: queueConnection, prefix: records.keys.queuePrefix });
   queue.on("error", (error: Error) => logger.warn({ err: error.message }, "billing queue error"));
-  const limitStore = new LimitStore(redis, config.REDIS_PREFIX, { settleBatchMs: config.LIMIT_SETTLE_BATCH_MS });
+  const limitStore = new LimitStore(redis, config.REDIS_PREFIX, {
+    settleBatchMs: config.LIMIT_SETTLE_BATCH_MS,
+    leaseRequests: config.LIMIT_LEASE_REQUESTS,
+    leaseMs: config.LIMIT_LEASE_MS,
+    onWriteError: (error) => logger.warn({ err: (error as Error).message }, "limit lease not given back; Redis drops it later"),
+  });
   const limiter = new Limiter(limitStore, logger);
   const registry = createRegistry("proxy");
   const breaker: CircuitBreaker = new CircuitBreaker({
@@ -127,8 +132,8 @@ export async function createProxyServices(config: ProxyConfig, logger = createLo
     async close() {
       clearInterval(refreshTimer);
       await billing.close(config.SHUTDOWN_DEADLINE_MS);
-      // The last settlements (the billing flush above booked them) reach Redis before it closes.
-      await limitStore.flush().catch((error: unknown) => logger.warn({ err: (error as Error).message }, "limit settlements not written at shutdown"));
+      // Leases end, and the last settlements (the billing flush above booked them) reach Redis before it closes.
+      await limitStore.close().catch((error: unknown) => logger.warn({ err: (error as Error).message }, "limit settlements not written at shutdown"));
       await exporter?.shutdown().catch(() => undefined);
       await services.upstreams.close();
       await services.controlPlane.close();

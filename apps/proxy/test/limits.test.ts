@@ -4,6 +4,7 @@ import OpenAI from "openai";
 import { parseGatewayFile } from "@gateway/config";
 import { createLogger } from "@gateway/logger";
 import { createTestDatabase, resolveTestServices, type TestDatabase } from "@gateway/testing";
+import { LimitStore } from "@gateway/redis-store";
 import { startSimulator, type Simulator } from "@gateway/simulator";
 import { applyGatewayFile, createControlPlaneServices, loadControlPlaneConfig, mintKey, type ControlPlaneServices } from "@gateway/control-plane";
 import { loadBillingWorkerConfig, startBillingWorker, type RunningBillingWorker } from "@gateway/billing-worker";
@@ -113,6 +114,35 @@ describe("limits across three proxy processes sharing one Redis", () => {
     const limited = results.filter((r) => r.status === 429);
     expect(limited).toHaveLength(33);
     expect(limited.every((r) => r.code === "rate_limit_exceeded" && Number(r.retryAfter) >= 1)).toBe(true);
+  });
+
+  it("leases: a burst over three processes never passes the RPM, the requests leases did not use come back, and the quota's counters equal the ledger", async () => {
+    await awayFromMinuteBoundary();
+    // Large enough for leases (an eighth of what is left: 10 requests at first), small enough to reach.
+    const minted = await newKey({ rpm: 80, quotaNano: 10n ** 9n });
+    // A burst that stops while the three processes' leases still hold requests they did not use.
+    const burst = await flood(minted.plaintext, 30, 9);
+    expect(burst.every((r) => r.status === 200)).toBe(true);
+    // Once the leases have ended (LIMIT_LEASE_MS, 1 s) those requests are back. Another burst
+    // never passes the 80 (near the limit a process can be refused while another's lease still
+    // holds a few); once those leases end too, the minute's last requests can be used, not one more.
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    const second = await flood(minted.plaintext, 90, 9);
+    const admitted = 30 + second.filter((r) => r.status === 200).length;
+    expect(admitted).toBeLessThanOrEqual(80);
+    expect(admitted).toBeGreaterThan(60);
+    expect(second.filter((r) => r.status !== 200).every((r) => r.status === 429 && r.code === "rate_limit_exceeded")).toBe(true);
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    const last = await flood(minted.plaintext, 90 - admitted, 1);
+    expect(admitted + last.filter((r) => r.status === 200).length).toBe(80);
+    // Every request settled: Redis's spend is the ledger's, nothing is held by a lease or a reservation.
+    const limits = new LimitStore(controlPlane.redis, prefix);
+    await expect
+      .poll(async () => {
+        const ledger = await controlPlane.db.prisma.usageRecord.aggregate({ where: { apiKeyId: minted.row.id }, _sum: { costNano: true }, _count: true });
+        return { ledger: ledger._count, quota: await limits.readQuota(minted.row.id), spent: ledger._sum.costNano };
+      }, { timeout: 15_000 })
+      .toSatisfy((state: { ledger: number; quota: { spent: bigint; reserved: bigint }; spent: bigint | null }) => state.ledger === 80 && state.quota.reserved === 0n && state.quota.spent === state.spent);
   });
 
   it("the x-ratelimit-* headers are on the response, as the official openai client reads them", async () => {

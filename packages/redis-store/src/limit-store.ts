@@ -32,6 +32,8 @@ export interface AdmitInput {
   budget: { limitNano: bigint; period: BudgetPeriod } | null;
   /** nano-USD held (on the quota and the budget) until the request settles. */
   reservationNano: bigint;
+  /** Whether this admission may be served from, or ask for, a lease (false: one call, one request). */
+  lease?: boolean;
   now?: number;
 }
 
@@ -43,8 +45,61 @@ export interface AdmitResult {
   resetMs: number;
   /** The budget counter the reservation was taken on (settle there), null without a budget. */
   budget: BudgetCounter | null;
+  /** The lease the request was admitted under (hand it to `settle`), null for an admission of its own. */
+  lease: AdmissionLease | null;
 }
 
+/**
+ * A slice of one key's limits granted to this process by an admission: requests already counted
+ * in the window, nano-USD held in the key's `:leases` hash. Requests are admitted from it without
+ * a call until it runs out, its limits change, its rate window or budget period ends, or
+ * `leaseMs` passes; then what is left goes back (riding along with the key's next admission).
+ */
+export interface AdmissionLease {
+  readonly id: string;
+  readonly keyId: string;
+  /** The limits it was granted under; a request under other limits (a changed key) ends it. */
+  readonly limits: string;
+  readonly endsAt: number;
+  /** The rate window its requests were counted in; 0 when the key has no rpm. */
+  readonly window: number;
+  readonly countsRequests: boolean;
+  readonly hasQuota: boolean;
+  readonly budget: BudgetCounter | null;
+  /** nano-USD held for it in Redis at the grant (0: the key holds no money, or the request reserved none). */
+  readonly sliceNano: bigint;
+  requestsLeft: number;
+  requestsBefore: number;
+  admitted: number;
+  tokensBefore: number;
+  tokensSince: number;
+  /** Settled cost of its requests: the slice shrinks by it in Redis as they settle. */
+  consumedNano: bigint;
+  /** Reservations of its requests still in flight. */
+  inFlightNano: bigint;
+  ended: boolean;
+  timer: NodeJS.Timeout | null;
+}
+
+export interface LimitStoreOptions {
+  /** ms a settlement waits to be summed with others of its key (0: the next event-loop turn). */
+  settleBatchMs?: number;
+  /** Requests one lease may hold (below 2: no leases, one call per admission). */
+  leaseRequests?: number;
+  /** How long a lease admits before what is left goes back. */
+  leaseMs?: number;
+  /** A write off the request path that failed (a lease's give-back); the caller logs it. */
+  onWriteError?: (error: unknown) => void;
+}
+
+/**
+ * How long Redis keeps a lease's slice after the lease ends, for the requests still in flight
+ * under it; a process that dies loses its slices at the latest then.
+ */
+export const LEASE_HOLD_MS = 15 * 60_000;
+
+/** ADMIT_SCRIPT's lease arguments when none is asked for. */
+const NO_LEASE = [0, "0", "", 0] as const;
 /** ADMIT_SCRIPT's arguments when no settlement rides along. */
 const NO_SETTLEMENT = ["0"] as const;
 /** The budget suffix of a key without a budget (never read by the scripts then). */
@@ -53,9 +108,9 @@ const NO_BUDGET = "none:0";
 /**
  * A pending settlement as both scripts take it (SETTLE_FUNCTION's arguments after the counter
  * base): token window, budget `<period>:<start>`, tokens, release (negative), cost, has-quota,
- * has-budget, budget expiry.
+ * has-budget, budget expiry, lease id, lease release (negative), requests given back, their window.
  */
-function settleArguments(entry: PendingSettlement): [string, string, number, string, string, string, string, number] {
+function settleArguments(entry: PendingSettlement): (string | number)[] {
   return [
     entry.tokenWindow,
     entry.budgetSuffix,
@@ -65,13 +120,17 @@ function settleArguments(entry: PendingSettlement): [string, string, number, str
     entry.hasQuota ? "1" : "0",
     entry.budgetExpiresAt > 0 ? "1" : "0",
     entry.budgetExpiresAt,
+    entry.leaseId,
+    (-entry.leaseReleaseNano).toString(),
+    entry.requestsBack,
+    entry.requestsWindow,
   ];
 }
 
 const VERDICTS: AdmitVerdict[] = ["admitted", "requests_limited", "tokens_limited", "quota_exhausted", "budget_exhausted"];
 
 type LimitCommands = {
-  gatewayAdmit(...args: (string | number)[]): Promise<[number, number, number, number]>;
+  gatewayAdmit(...args: (string | number)[]): Promise<[number, number, number, number, number, number]>;
   gatewaySettle(...args: (string | number)[]): Promise<number>;
 };
 
@@ -82,6 +141,8 @@ export interface SettleInput {
   costNano: bigint;
   hasQuota: boolean;
   budget: BudgetCounter | null;
+  /** The lease the request was admitted under, if any. */
+  lease?: AdmissionLease | null;
   now?: number;
 }
 
@@ -98,30 +159,56 @@ interface PendingSettlement {
   costNano: bigint;
   hasQuota: boolean;
   budgetExpiresAt: number;
+  /** The lease whose slice shrinks by `leaseReleaseNano` ('' = none). */
+  leaseId: string;
+  leaseReleaseNano: bigint;
+  /** Requests a lease counted in `requestsWindow` and did not use. */
+  requestsBack: number;
+  requestsWindow: number;
   waiters: { resolve: () => void; reject: (error: unknown) => void }[];
 }
 
+type Settlement = Omit<PendingSettlement, "group" | "waiters">;
+
+/** The limits a lease was granted under, as one string. */
+function limitsOf(input: AdmitInput): string {
+  return `${input.rpm}|${input.tpm}|${input.quotaNano}|${input.budget?.limitNano}|${input.budget?.period}`;
+}
+
 /**
- * Rate limits and quota counters in Redis: one script call per admission, the only Redis round trip
- * on the request path. Settlements are summed per key and counters off the response path and ride
- * along with the key's next admission (booked first, in the same script call), or, when no
- * admission of that key comes within `settleBatchMs`, are written with one script call per key.
- * Until then the request's reservation stays held, so no replica can spend what is not there;
- * sums commute, so every replica sees exact counters a few milliseconds later. The proxy reads and
- * writes through this class; the control plane rebuilds `spent` from the Postgres ledger with
- * `setSpent`.
+ * Rate limits and quota counters in Redis: at most one script call per admission, the only Redis
+ * round trip on the request path, and none for a request admitted from the key's lease.
+ * Settlements are summed per key and counters off the response path and ride along with the key's
+ * next admission call (booked first, in the same script call), or, when none comes within
+ * `settleBatchMs`, are written with one script call per key. Until then the request's reservation
+ * (or its lease's slice) stays held, so no replica can spend what is not there; sums commute, so
+ * every replica sees exact counters a few milliseconds later. The proxy reads and writes through
+ * this class; the control plane rebuilds `spent` from the Postgres ledger with `setSpent`.
  */
 export class LimitStore {
   private readonly redis: RedisClient & LimitCommands;
   readonly keys: RedisKeys;
   private readonly settleBatchMs: number;
+  private readonly leaseRequests: number;
+  private readonly leaseMs: number;
+  private readonly onWriteError: (error: unknown) => void;
   private pending = new Map<string, PendingSettlement>();
   /** The group of each api key's first pending settlement: the one its next admission carries. */
   private pendingByKey = new Map<string, string>();
   private flushTimer: NodeJS.Timeout | NodeJS.Immediate | null = null;
+  /** Each key's current lease in this process. */
+  private readonly leases = new Map<string, AdmissionLease>();
+  /** Keys with an admission call asking for a lease in flight: others meanwhile do not ask too. */
+  private readonly leaseAsked = new Set<string>();
+  /** Lease ids: unique per process (a random tag) and per lease (a count). */
+  private readonly leaseTag = Math.random().toString(36).slice(2, 10);
+  private leaseCount = 0;
 
-  constructor(redis: RedisClient, prefix: string, options: { settleBatchMs?: number } = {}) {
+  constructor(redis: RedisClient, prefix: string, options: LimitStoreOptions = {}) {
     this.settleBatchMs = options.settleBatchMs ?? 0;
+    this.leaseRequests = options.leaseRequests ?? 0;
+    this.leaseMs = options.leaseMs ?? 1000;
+    this.onWriteError = options.onWriteError ?? (() => undefined);
     if (!("gatewayAdmit" in redis)) {
       redis.defineCommand("gatewayAdmit", { numberOfKeys: 1, lua: ADMIT_SCRIPT });
       redis.defineCommand("gatewaySettle", { numberOfKeys: 1, lua: SETTLE_SCRIPT });
@@ -134,8 +221,33 @@ export class LimitStore {
     const now = input.now ?? Date.now();
     const window = Math.floor(now / RATE_WINDOW_MS);
     const elapsed = now - window * RATE_WINDOW_MS;
+    const holds = input.quotaNano !== null || input.budget !== null;
+    const reservationNano = holds ? input.reservationNano : 0n;
+    const leasing = this.leaseRequests > 1 && input.lease !== false;
+    const limits = leasing ? limitsOf(input) : "";
+    if (leasing) {
+      const lease = this.leases.get(input.keyId);
+      if (lease !== undefined) {
+        const fits =
+          lease.limits === limits &&
+          now < lease.endsAt &&
+          lease.requestsLeft > 0 &&
+          lease.consumedNano + lease.inFlightNano + reservationNano <= lease.sliceNano &&
+          (input.tpm === null || lease.tokensBefore + lease.tokensSince < input.tpm);
+        if (fits) {
+          lease.requestsLeft -= 1;
+          lease.admitted += 1;
+          lease.inFlightNano += reservationNano;
+          return { verdict: "admitted", requestsUsed: lease.requestsBefore + lease.admitted, tokensUsed: lease.tokensBefore + lease.tokensSince, resetMs: RATE_WINDOW_MS - elapsed, budget: lease.budget, lease };
+        }
+        // What is left of it goes back with this very call (booked before the check).
+        this.endLease(lease);
+      }
+    }
+    const asking = leasing && !this.leaseAsked.has(input.keyId);
+    const leaseId = asking ? `${this.leaseTag}.${++this.leaseCount}` : "";
+    if (asking) this.leaseAsked.add(input.keyId);
     const budget = input.budget && budgetCounter(input.budget.period, now);
-    const holds = input.quotaNano !== null || budget !== null;
     const carried = this.takePending(input.keyId);
     const admitted = this.redis.gatewayAdmit(
       this.keys.limits(input.keyId),
@@ -144,16 +256,78 @@ export class LimitStore {
       elapsed,
       RATE_WINDOW_MS,
       input.quotaNano === null ? -1 : input.quotaNano.toString(),
-      holds ? input.reservationNano.toString() : "0",
+      reservationNano.toString(),
       input.budget === null ? -1 : input.budget.limitNano.toString(),
       budget?.expiresAt ?? 0,
       window,
       budget ? `${budget.period}:${budget.periodStart}` : NO_BUDGET,
+      ...(asking ? [this.leaseRequests, (reservationNano * BigInt(this.leaseRequests)).toString(), leaseId, now + this.leaseMs + LEASE_HOLD_MS] : NO_LEASE),
       ...(carried ? ["1", ...settleArguments(carried)] : NO_SETTLEMENT),
     );
     if (carried) admitted.then(() => carried.waiters.forEach((waiter) => waiter.resolve()), (error: unknown) => carried.waiters.forEach((waiter) => waiter.reject(error)));
-    const [verdict, requestsUsed, tokensUsed] = await admitted;
-    return { verdict: VERDICTS[verdict] ?? "admitted", requestsUsed, tokensUsed, resetMs: RATE_WINDOW_MS - elapsed, budget };
+    let reply;
+    try {
+      reply = await admitted;
+    } finally {
+      if (asking) this.leaseAsked.delete(input.keyId);
+    }
+    const [verdict, requestsUsed, tokensUsed, , granted, slice] = reply;
+    const result: AdmitResult = { verdict: VERDICTS[verdict] ?? "admitted", requestsUsed, tokensUsed, resetMs: RATE_WINDOW_MS - elapsed, budget, lease: null };
+    if (verdict === 0 && granted > 1) result.lease = this.startLease(input, leaseId, limits, now, window, granted, BigInt(slice), reservationNano, requestsUsed, tokensUsed, budget);
+    return result;
+  }
+
+  private startLease(input: AdmitInput, id: string, limits: string, now: number, window: number, granted: number, sliceNano: bigint, reservationNano: bigint, requestsUsed: number, tokensUsed: number, budget: BudgetCounter | null): AdmissionLease {
+    // Never past the rate window its requests were counted in, nor the budget period its slice is held in.
+    let endsAt = Math.min(now + this.leaseMs, (window + 1) * RATE_WINDOW_MS);
+    if (budget) endsAt = Math.min(endsAt, budget.expiresAt - BUDGET_COUNTER_GRACE_MS);
+    const lease: AdmissionLease = {
+      id,
+      keyId: input.keyId,
+      limits,
+      endsAt,
+      window,
+      countsRequests: input.rpm !== null,
+      hasQuota: input.quotaNano !== null,
+      budget,
+      sliceNano,
+      requestsLeft: granted - 1,
+      requestsBefore: requestsUsed - 1,
+      admitted: 1,
+      tokensBefore: tokensUsed,
+      tokensSince: 0,
+      consumedNano: 0n,
+      inFlightNano: reservationNano,
+      ended: false,
+      timer: null,
+    };
+    const previous = this.leases.get(input.keyId);
+    if (previous !== undefined) this.endLease(previous);
+    this.leases.set(input.keyId, lease);
+    lease.timer = setTimeout(() => this.endLease(lease), Math.max(0, endsAt - Date.now()));
+    lease.timer.unref();
+    return lease;
+  }
+
+  /** A lease admits no more: the requests it did not use and the slice its requests do not hold go back. */
+  private endLease(lease: AdmissionLease): void {
+    if (lease.ended) return;
+    lease.ended = true;
+    if (lease.timer !== null) clearTimeout(lease.timer);
+    lease.timer = null;
+    if (this.leases.get(lease.keyId) === lease) this.leases.delete(lease.keyId);
+    const requestsBack = lease.countsRequests ? lease.requestsLeft : 0;
+    const leaseReleaseNano = lease.sliceNano - lease.consumedNano - lease.inFlightNano;
+    if (requestsBack === 0 && leaseReleaseNano <= 0n) return;
+    this.queue(
+      { keyId: lease.keyId, tokens: 0, reservationNano: 0n, costNano: 0n, hasQuota: lease.hasQuota, budget: lease.budget },
+      { leaseId: lease.sliceNano > 0n ? lease.id : "", leaseReleaseNano: leaseReleaseNano > 0n ? leaseReleaseNano : 0n, requestsBack, requestsWindow: lease.window },
+    ).catch(this.onWriteError);
+  }
+
+  /** Ends every lease of this process (shutdown): what is left goes back with the next flush. */
+  endLeases(): void {
+    for (const lease of [...this.leases.values()]) this.endLease(lease);
   }
 
   /** The key's first pending settlement, taken out of the batch to ride along with its admission. */
@@ -176,11 +350,30 @@ export class LimitStore {
     this.flushTimer = null;
   }
 
-  /** Books a finished request: its tokens, its cost, and the release of its reservation. Resolves once written. */
+  /**
+   * Books a finished request: its tokens, its cost, and the release of its reservation (from
+   * `reserved`, or from its lease's slice). Resolves once written.
+   */
   settle(input: SettleInput): Promise<void> {
+    const lease = input.lease;
+    if (!lease) return this.queue(input, null);
+    if (!lease.ended) {
+      // The lease goes on: the reservation returns to it, the cost is spent out of its slice.
+      lease.inFlightNano -= input.reservationNano;
+      lease.consumedNano += input.costNano;
+      lease.tokensSince += input.tokens;
+      return this.queue({ ...input, reservationNano: 0n }, { leaseId: lease.sliceNano > 0n ? lease.id : "", leaseReleaseNano: lease.sliceNano > 0n ? input.costNano : 0n, requestsBack: 0, requestsWindow: 0 });
+    }
+    // The lease has ended and kept this request's reservation in its slice until now.
+    return this.queue({ ...input, reservationNano: 0n }, { leaseId: lease.sliceNano > 0n ? lease.id : "", leaseReleaseNano: lease.sliceNano > 0n ? input.reservationNano : 0n, requestsBack: 0, requestsWindow: 0 });
+  }
+
+  private queue(input: SettleInput, fromLease: Pick<Settlement, "leaseId" | "leaseReleaseNano" | "requestsBack" | "requestsWindow"> | null): Promise<void> {
     const tokenWindow = String(Math.floor((input.now ?? Date.now()) / RATE_WINDOW_MS));
     const budgetSuffix = input.budget ? `${input.budget.period}:${input.budget.periodStart}` : NO_BUDGET;
-    const group = `${input.keyId}\n${tokenWindow}\n${budgetSuffix}\n${input.hasQuota ? 1 : 0}`;
+    const leaseId = fromLease?.leaseId ?? "";
+    const requestsWindow = fromLease?.requestsBack ? fromLease.requestsWindow : 0;
+    const group = `${input.keyId}\n${tokenWindow}\n${budgetSuffix}\n${input.hasQuota ? 1 : 0}\n${leaseId}\n${requestsWindow}`;
     let entry = this.pending.get(group);
     if (entry === undefined) {
       entry = {
@@ -193,6 +386,10 @@ export class LimitStore {
         costNano: 0n,
         hasQuota: input.hasQuota,
         budgetExpiresAt: input.budget?.expiresAt ?? 0,
+        leaseId,
+        leaseReleaseNano: 0n,
+        requestsBack: 0,
+        requestsWindow,
         waiters: [],
       };
       this.pending.set(group, entry);
@@ -201,12 +398,16 @@ export class LimitStore {
     entry.tokens += input.tokens;
     entry.reservationNano += input.reservationNano;
     entry.costNano += input.costNano;
+    if (fromLease) {
+      entry.leaseReleaseNano += fromLease.leaseReleaseNano;
+      entry.requestsBack += fromLease.requestsBack;
+    }
     const written = new Promise<void>((resolve, reject) => entry.waiters.push({ resolve, reject }));
     this.flushTimer ??= this.settleBatchMs > 0 ? setTimeout(() => void this.flush(), this.settleBatchMs) : setImmediate(() => void this.flush());
     return written;
   }
 
-  /** Writes every pending settlement now (also on shutdown); resolves when Redis has them all. */
+  /** Writes every pending settlement now; resolves when Redis has them all. */
   async flush(): Promise<void> {
     this.cancelFlushTimer();
     if (this.pending.size === 0) return;
@@ -226,6 +427,12 @@ export class LimitStore {
     );
   }
 
+  /** Shutdown: every lease ends and everything pending is written. */
+  async close(): Promise<void> {
+    this.endLeases();
+    await this.flush();
+  }
+
   /**
    * The ledger's spend in the budget's current period replaces its counter: after a rebuild
    * (reservations in flight are forgotten), or when a key gains a budget
@@ -237,9 +444,10 @@ export class LimitStore {
     await this.redis.pexpireat(key, counter.expiresAt);
   }
 
+  /** The budget's spend and what is held against it: reservations and live leases' slices, as admissions count them. */
   async readBudget(keyId: string, counter: BudgetCounter): Promise<{ spent: bigint; reserved: bigint }> {
     const [spent, reserved] = await this.redis.hmget(this.keys.budget(keyId, counter.period, counter.periodStart), "spent", "reserved");
-    return { spent: BigInt(spent ?? "0"), reserved: BigInt(reserved ?? "0") };
+    return { spent: BigInt(spent ?? "0"), reserved: BigInt(reserved ?? "0") + (await this.leased(keyId)) };
   }
 
   /** The ledger's figure replaces the counter; reservations in flight are forgotten. */
@@ -247,8 +455,15 @@ export class LimitStore {
     await this.redis.hset(this.keys.quota(keyId), { spent: spentNano.toString(), reserved: "0" });
   }
 
+  /** The quota's spend and what is held against it: reservations and live leases' slices, as admissions count them. */
   async readQuota(keyId: string): Promise<{ spent: bigint; reserved: bigint }> {
     const [spent, reserved] = await this.redis.hmget(this.keys.quota(keyId), "spent", "reserved");
-    return { spent: BigInt(spent ?? "0"), reserved: BigInt(reserved ?? "0") };
+    return { spent: BigInt(spent ?? "0"), reserved: BigInt(reserved ?? "0") + (await this.leased(keyId)) };
+  }
+
+  /** nano-USD the key's live leases hold (every process's). */
+  async leased(keyId: string): Promise<bigint> {
+    const [slices, live] = await Promise.all([this.redis.hgetall(this.keys.leases(keyId)), this.redis.zrangebyscore(this.keys.leaseEnds(keyId), Date.now(), "+inf")]);
+    return live.reduce((sum, id) => sum + BigInt(slices[id] ?? "0"), 0n);
   }
 }

@@ -16,8 +16,7 @@ export interface RedisKeys {
   /**
    * Per-key limit counters. The `{keyId}` hash tag puts all of one key's counters in one cluster
    * slot, so one script can read and write them together.
-   */
-  /**
+   *
    * The common start of one key's counters (`…{keyId}`): the limit scripts take only this and
    * name the counters below from it (same hash tag, so the same cluster slot), which keeps their
    * arguments small. The suffixes are spelled in limit-scripts.ts too, and must stay the same.
@@ -28,6 +27,9 @@ export interface RedisKeys {
   quota(keyId: string): string;
   /** The key's budget counter for the `period` ("day", "week", "month") starting at `periodStart` (epoch ms). */
   budget(keyId: string, period: string, periodStart: number): string;
+  /** The key's admission leases: nano-USD held per lease id (a hash), and when each is dropped (a sorted set). */
+  leases(keyId: string): string;
+  leaseEnds(keyId: string): string;
 }
 
 export function redisKeys(prefix: string): RedisKeys {
@@ -42,5 +44,7 @@ export function redisKeys(prefix: string): RedisKeys {
     tokenWindow: (keyId, window) => `${base}{${keyId}}:tpm:${window}`,
     quota: (keyId) => `${base}{${keyId}}:quota`,
     budget: (keyId, period, periodStart) => `${base}{${keyId}}:budget:${period}:${periodStart}`,
+    leases: (keyId) => `${base}{${keyId}}:leases`,
+    leaseEnds: (keyId) => `${base}{${keyId}}:lease-ends`,
   };
 }

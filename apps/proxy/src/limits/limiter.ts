@@ -1,6 +1,6 @@
 import { costOfUsage, GatewayError, type BillingEvent, type ScaledPrices } from "@gateway/contracts";
 import type { Logger } from "@gateway/logger";
-import type { BudgetCounter, KeyRecord, LimitStore, ServerOptionRecord } from "@gateway/redis-store";
+import type { AdmissionLease, BudgetCounter, KeyRecord, LimitStore, ServerOptionRecord } from "@gateway/redis-store";
 import type { EndpointName, ParsedRequest } from "../upstreams/index.ts";
 import { requestBoundNano, unitPrices } from "./request-bound.ts";
 
@@ -10,6 +10,7 @@ interface Held {
   hasQuota: boolean;
   budget: BudgetCounter | null;
   prices: ScaledPrices | null;
+  lease: AdmissionLease | null;
 }
 
 export interface Admission {
@@ -39,8 +40,9 @@ function seconds(ms: number): string {
 
 /**
  * Rate limits (RPM, TPM) and the quota, checked in one Redis script before the upstream is called
- * and settled when the request's billing event is recorded. Limits hold across replicas because
- * the counters live in Redis. When Redis cannot answer, requests are let through (logged): the
+ * (or from the key's lease in this process, without a call) and settled when the request's billing
+ * event is recorded. Limits hold across replicas because the counters, and every lease's slice of
+ * them, live in Redis. When Redis cannot answer, requests are let through (logged): the
  * ledger still records every cost, and availability wins over a counter.
  */
 export class Limiter {
@@ -78,7 +80,7 @@ export class Limiter {
     const { rpm, tpm, quotaNano, budget, reservationNano, prices } = limits;
     let result;
     try {
-      result = await this.store.admit({ keyId: key.id, rpm, tpm, quotaNano, budget, reservationNano });
+      result = await this.store.admit({ keyId: key.id, rpm, tpm, quotaNano, budget, reservationNano, lease: limits.settles });
     } catch (error) {
       this.logger.warn({ requestId, err: (error as Error).message }, "limit check unavailable; request let through");
       return NO_LIMITS;
@@ -97,7 +99,7 @@ export class Limiter {
     const retryAfter = Math.max(1, Math.ceil(result.resetMs / 1000));
     switch (result.verdict) {
       case "admitted":
-        if (limits.settles) this.held.set(requestId, { keyId: key.id, reservationNano, hasQuota: quotaNano !== null, budget: result.budget, prices });
+        if (limits.settles) this.held.set(requestId, { keyId: key.id, reservationNano, hasQuota: quotaNano !== null, budget: result.budget, prices, lease: result.lease });
         return { headers, refusal: null };
       case "requests_limited":
         return { headers, refusal: new GatewayError("rate_limit_exceeded", `Rate limit reached: ${rpm} requests per minute.`, { retryAfter }) };
@@ -133,7 +135,7 @@ export class Limiter {
 
   private write(requestId: string, held: Held, tokens: number, costNano: bigint): void {
     this.store
-      .settle({ keyId: held.keyId, tokens, reservationNano: held.reservationNano, costNano, hasQuota: held.hasQuota, budget: held.budget })
+      .settle({ keyId: held.keyId, tokens, reservationNano: held.reservationNano, costNano, hasQuota: held.hasQuota, budget: held.budget, lease: held.lease })
       .catch((error: unknown) => this.logger.warn({ requestId, err: (error as Error).message }, "limit settlement failed"));
   }
 }
