@@ -93,15 +93,17 @@ describe("on a Redis Cluster", () => {
 
   it("grants, admits from and gives back leases for keys spread over all slots", async () => {
     const limits = new LimitStore(redis, prefix, { leaseRequests: 10, leaseMs: 60_000 });
+    const settled: Promise<void>[] = [];
     const keyIds = Array.from({ length: 12 }, (_, index) => `key_${randomUUID().slice(0, 8)}_${index}`);
     for (const keyId of keyIds) {
       const input = { keyId, rpm: 1_000, tpm: 100_000, quotaNano: 10n ** 9n, budget: { limitNano: 10n ** 9n, period: "day" as const }, reservationNano: 100n };
       const admitted = [];
       for (let i = 0; i < 5; i += 1) admitted.push(await limits.admit(input));
       expect(admitted.every((a) => a.verdict === "admitted" && a.lease === admitted[0]!.lease && a.lease !== null)).toBe(true);
-      for (const a of admitted) await limits.settle({ keyId, tokens: 3, reservationNano: 100n, costNano: 70n, hasQuota: true, budget: a.budget, lease: a.lease });
+      for (const a of admitted) settled.push(limits.settle({ keyId, tokens: 3, reservationNano: 100n, costNano: 70n, hasQuota: true, budget: a.budget, lease: a.lease }));
     }
     await limits.close();
+    await Promise.all(settled);
     const window = Math.floor(Date.now() / 60_000);
     for (const keyId of keyIds) {
       expect(await limits.readQuota(keyId)).toEqual({ spent: 350n, reserved: 0n });

@@ -81,12 +81,19 @@ describe("admission leases", () => {
     expect(calls()).toBe(1);
     // Half settle while the lease is live, then it ends (limits changed) with fifteen in flight.
     let cost = 0n;
+    const settled: Promise<void>[] = [];
     for (const [i, admitted] of admissions.slice(0, 15).entries()) {
       cost += BigInt(1_000 + i);
-      await limits.settle({ keyId, tokens: 10, reservationNano: 5_000n, costNano: BigInt(1_000 + i), hasQuota: true, budget: admitted.budget, lease: admitted.lease });
+      // Under a live lease a settlement waits for the key's next call or the lease's end.
+      settled.push(limits.settle({ keyId, tokens: 10, reservationNano: 5_000n, costNano: BigInt(1_000 + i), hasQuota: true, budget: admitted.budget, lease: admitted.lease }));
     }
+    // Nothing written yet: the key's committed total (spent + slice) would not change by it.
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(await limits.readQuota(keyId)).toEqual({ spent: 0n, reserved: 50n * 5_000n }); // the slice: 50 reservations
+    // The next call carries them (booked before its check), and ends the lease: its limits changed.
     expect((await limits.admit({ ...input, rpm: 20_000 })).verdict).toBe("admitted");
     expect(calls()).toBe(2);
+    await Promise.all(settled);
     await limits.close();
     // In flight: the fifteen requests' reservations are still held in the ended lease's slice.
     expect(await limits.readQuota(keyId)).toEqual({ spent: cost, reserved: 15n * 5_000n + 5_000n });
@@ -135,6 +142,7 @@ describe("admission leases", () => {
     const input: AdmitInput = { keyId, rpm: null, tpm: null, quotaNano, budget: null, reservationNano: 10_000n };
     let spent = 0n;
     let leased = 0;
+    const settled: Promise<void>[] = [];
     const refused = new Set<string>();
     for (let i = 0; refused.size < 2 && i < 1_000; i += 1) {
       const process = i % 2 ? a : b;
@@ -146,13 +154,14 @@ describe("admission leases", () => {
       }
       if (admitted.lease) leased += 1;
       spent += 9_000n;
-      await process.limits.settle({ keyId, tokens: 0, reservationNano: 10_000n, costNano: 9_000n, hasQuota: true, budget: null, lease: admitted.lease });
+      settled.push(process.limits.settle({ keyId, tokens: 0, reservationNano: 10_000n, costNano: 9_000n, hasQuota: true, budget: null, lease: admitted.lease }));
     }
     expect(leased).toBeGreaterThan(0);
     expect(a.calls() + b.calls()).toBeLessThan(200);
     expect(spent).toBeGreaterThan(quotaNano - 10_000n);
     expect(spent).toBeLessThanOrEqual(quotaNano + 10_000n);
     await Promise.all([a.limits.close(), b.limits.close()]);
+    await Promise.all(settled);
     expect(await a.limits.readQuota(keyId)).toEqual({ spent, reserved: 0n });
   });
 

@@ -318,7 +318,11 @@ export class LimitStore {
     if (this.leases.get(lease.keyId) === lease) this.leases.delete(lease.keyId);
     const requestsBack = lease.countsRequests ? lease.requestsLeft : 0;
     const leaseReleaseNano = lease.sliceNano - lease.consumedNano - lease.inFlightNano;
-    if (requestsBack === 0 && leaseReleaseNano <= 0n) return;
+    if (requestsBack === 0 && leaseReleaseNano <= 0n) {
+      // Its requests' settlements may be waiting for this end.
+      if (this.pending.size > 0) this.armFlush();
+      return;
+    }
     this.queue(
       { keyId: lease.keyId, tokens: 0, reservationNano: 0n, costNano: 0n, hasQuota: lease.hasQuota, budget: lease.budget },
       { leaseId: lease.sliceNano > 0n ? lease.id : "", leaseReleaseNano: leaseReleaseNano > 0n ? leaseReleaseNano : 0n, requestsBack, requestsWindow: lease.window },
@@ -358,17 +362,20 @@ export class LimitStore {
     const lease = input.lease;
     if (!lease) return this.queue(input, null);
     if (!lease.ended) {
-      // The lease goes on: the reservation returns to it, the cost is spent out of its slice.
+      // The lease goes on: the reservation returns to it, the cost is spent out of its slice. What
+      // the key has committed (spent + slices) does not change, so this waits for the key's next
+      // call or the lease's end rather than arming the short timer; other processes see the tokens
+      // and the spend at the latest when the lease ends.
       lease.inFlightNano -= input.reservationNano;
       lease.consumedNano += input.costNano;
       lease.tokensSince += input.tokens;
-      return this.queue({ ...input, reservationNano: 0n }, { leaseId: lease.sliceNano > 0n ? lease.id : "", leaseReleaseNano: lease.sliceNano > 0n ? input.costNano : 0n, requestsBack: 0, requestsWindow: 0 });
+      return this.queue({ ...input, reservationNano: 0n }, { leaseId: lease.sliceNano > 0n ? lease.id : "", leaseReleaseNano: lease.sliceNano > 0n ? input.costNano : 0n, requestsBack: 0, requestsWindow: 0 }, false);
     }
     // The lease has ended and kept this request's reservation in its slice until now.
     return this.queue({ ...input, reservationNano: 0n }, { leaseId: lease.sliceNano > 0n ? lease.id : "", leaseReleaseNano: lease.sliceNano > 0n ? input.reservationNano : 0n, requestsBack: 0, requestsWindow: 0 });
   }
 
-  private queue(input: SettleInput, fromLease: Pick<Settlement, "leaseId" | "leaseReleaseNano" | "requestsBack" | "requestsWindow"> | null): Promise<void> {
+  private queue(input: SettleInput, fromLease: Pick<Settlement, "leaseId" | "leaseReleaseNano" | "requestsBack" | "requestsWindow"> | null, soon = true): Promise<void> {
     const tokenWindow = String(Math.floor((input.now ?? Date.now()) / RATE_WINDOW_MS));
     const budgetSuffix = input.budget ? `${input.budget.period}:${input.budget.periodStart}` : NO_BUDGET;
     const leaseId = fromLease?.leaseId ?? "";
@@ -403,8 +410,12 @@ export class LimitStore {
       entry.requestsBack += fromLease.requestsBack;
     }
     const written = new Promise<void>((resolve, reject) => entry.waiters.push({ resolve, reject }));
-    this.flushTimer ??= this.settleBatchMs > 0 ? setTimeout(() => void this.flush(), this.settleBatchMs) : setImmediate(() => void this.flush());
+    if (soon) this.armFlush();
     return written;
+  }
+
+  private armFlush(): void {
+    this.flushTimer ??= this.settleBatchMs > 0 ? setTimeout(() => void this.flush(), this.settleBatchMs) : setImmediate(() => void this.flush());
   }
 
   /** Writes every pending settlement now; resolves when Redis has them all. */
