@@ -6,7 +6,7 @@ import { Queue, Worker } from "bullmq";
 import { BILLING_QUEUE } from "@gateway/contracts";
 import { startRedisCluster, startRedisSentinel, type LocalRedisTopology } from "@gateway/testing";
 import { connectRedisFromConfig, redisReady, type RedisClient } from "./connect.ts";
-import { LimitStore } from "./limit-store.ts";
+import { LimitStore, type AdmitResult } from "./limit-store.ts";
 import { RecordStore } from "./record-store.ts";
 import { redisKeys } from "./redis-keys.ts";
 import type { KeyRecord, StoreEvent } from "./records.ts";
@@ -97,7 +97,7 @@ describe("on a Redis Cluster", () => {
     const keyIds = Array.from({ length: 12 }, (_, index) => `key_${randomUUID().slice(0, 8)}_${index}`);
     for (const keyId of keyIds) {
       const input = { keyId, rpm: 1_000, tpm: 100_000, quotaNano: 10n ** 9n, budget: { limitNano: 10n ** 9n, period: "day" as const }, reservationNano: 100n };
-      const admitted = [];
+      const admitted: AdmitResult[] = [];
       for (let i = 0; i < 5; i += 1) admitted.push(await limits.admit(input));
       expect(admitted.every((a) => a.verdict === "admitted" && a.lease === admitted[0]!.lease && a.lease !== null)).toBe(true);
       for (const a of admitted) settled.push(limits.settle({ keyId, tokens: 3, reservationNano: 100n, costNano: 70n, hasQuota: true, budget: a.budget, lease: a.lease }));

@@ -72,6 +72,21 @@ describe("admission leases", () => {
     expect(await limits.readQuota(keyId)).toEqual({ spent: 0n, reserved: 11_000n });
   });
 
+  it("requests that arrive while the key's lease is being asked for wait for it: sixteen at once, one call", async () => {
+    const { limits, calls } = await processStore({ leaseRequests: 50, leaseMs: 60_000 });
+    const keyId = newKey();
+    const input: AdmitInput = { keyId, rpm: 10_000, tpm: null, quotaNano: 10n ** 12n, budget: null, reservationNano: 1_000n };
+    const admitted = await Promise.all(Array.from({ length: 16 }, () => limits.admit(input)));
+    expect(admitted.every((a) => a.verdict === "admitted" && a.lease !== null && a.lease === admitted[0]!.lease)).toBe(true);
+    expect(admitted.map((a) => a.requestsUsed).sort((x, y) => x - y)).toEqual(Array.from({ length: 16 }, (_, i) => i + 1));
+    expect(calls()).toBe(1);
+    // Past the lease's fifty, the next asks again (and those arriving meanwhile wait for that one).
+    const more = await Promise.all(Array.from({ length: 40 }, () => limits.admit(input)));
+    expect(more.every((a) => a.verdict === "admitted")).toBe(true);
+    expect(calls()).toBe(2);
+    await limits.close();
+  });
+
   it("settlements under a lease book the exact cost and tokens; nothing stays held once the requests and the lease end", async () => {
     const { limits, calls } = await processStore({ leaseRequests: 50, leaseMs: 60_000 });
     const keyId = newKey();

@@ -198,8 +198,8 @@ export class LimitStore {
   private flushTimer: NodeJS.Timeout | NodeJS.Immediate | null = null;
   /** Each key's current lease in this process. */
   private readonly leases = new Map<string, AdmissionLease>();
-  /** Keys with an admission call asking for a lease in flight: others meanwhile do not ask too. */
-  private readonly leaseAsked = new Set<string>();
+  /** Keys with an admission call asking for a lease in flight: others meanwhile wait for it. */
+  private readonly leaseAsked = new Map<string, Promise<unknown>>();
   /** Lease ids: unique per process (a random tag) and per lease (a count). */
   private readonly leaseTag = Math.random().toString(36).slice(2, 10);
   private leaseCount = 0;
@@ -218,35 +218,52 @@ export class LimitStore {
   }
 
   async admit(input: AdmitInput): Promise<AdmitResult> {
-    const now = input.now ?? Date.now();
+    const leasing = this.leaseRequests > 1 && input.lease !== false;
+    if (!leasing) return this.call(input, input.now ?? Date.now(), "", false);
+    const limits = limitsOf(input);
+    // A request that finds the key's lease being asked for waits for it rather than calling too
+    // (under load every request of that round trip would otherwise make its own call); a few
+    // rounds at most, then a call of its own.
+    for (let round = 0; ; round += 1) {
+      const now = input.now ?? Date.now();
+      const local = this.fromLease(input, limits, now);
+      if (local !== null) return local;
+      const asked = this.leaseAsked.get(input.keyId);
+      if (asked === undefined) return this.call(input, now, limits, true);
+      if (round === 2) return this.call(input, now, limits, false);
+      await asked.catch(() => undefined);
+    }
+  }
+
+  /** Admits from the key's lease when the request fits in it; a lease it does not fit in ends. */
+  private fromLease(input: AdmitInput, limits: string, now: number): AdmitResult | null {
+    const lease = this.leases.get(input.keyId);
+    if (lease === undefined) return null;
+    const reservationNano = input.quotaNano !== null || input.budget !== null ? input.reservationNano : 0n;
+    const fits =
+      lease.limits === limits &&
+      now < lease.endsAt &&
+      lease.requestsLeft > 0 &&
+      lease.consumedNano + lease.inFlightNano + reservationNano <= lease.sliceNano &&
+      (input.tpm === null || lease.tokensBefore + lease.tokensSince < input.tpm);
+    if (!fits) {
+      // What is left of it goes back with the key's next call (booked before its check).
+      this.endLease(lease);
+      return null;
+    }
+    lease.requestsLeft -= 1;
+    lease.admitted += 1;
+    lease.inFlightNano += reservationNano;
+    const resetMs = RATE_WINDOW_MS - (now % RATE_WINDOW_MS);
+    return { verdict: "admitted", requestsUsed: lease.requestsBefore + lease.admitted, tokensUsed: lease.tokensBefore + lease.tokensSince, resetMs, budget: lease.budget, lease };
+  }
+
+  /** One admission script call, asking for a lease or not. */
+  private async call(input: AdmitInput, now: number, limits: string, asking: boolean): Promise<AdmitResult> {
     const window = Math.floor(now / RATE_WINDOW_MS);
     const elapsed = now - window * RATE_WINDOW_MS;
-    const holds = input.quotaNano !== null || input.budget !== null;
-    const reservationNano = holds ? input.reservationNano : 0n;
-    const leasing = this.leaseRequests > 1 && input.lease !== false;
-    const limits = leasing ? limitsOf(input) : "";
-    if (leasing) {
-      const lease = this.leases.get(input.keyId);
-      if (lease !== undefined) {
-        const fits =
-          lease.limits === limits &&
-          now < lease.endsAt &&
-          lease.requestsLeft > 0 &&
-          lease.consumedNano + lease.inFlightNano + reservationNano <= lease.sliceNano &&
-          (input.tpm === null || lease.tokensBefore + lease.tokensSince < input.tpm);
-        if (fits) {
-          lease.requestsLeft -= 1;
-          lease.admitted += 1;
-          lease.inFlightNano += reservationNano;
-          return { verdict: "admitted", requestsUsed: lease.requestsBefore + lease.admitted, tokensUsed: lease.tokensBefore + lease.tokensSince, resetMs: RATE_WINDOW_MS - elapsed, budget: lease.budget, lease };
-        }
-        // What is left of it goes back with this very call (booked before the check).
-        this.endLease(lease);
-      }
-    }
-    const asking = leasing && !this.leaseAsked.has(input.keyId);
+    const reservationNano = input.quotaNano !== null || input.budget !== null ? input.reservationNano : 0n;
     const leaseId = asking ? `${this.leaseTag}.${++this.leaseCount}` : "";
-    if (asking) this.leaseAsked.add(input.keyId);
     const budget = input.budget && budgetCounter(input.budget.period, now);
     const carried = this.takePending(input.keyId);
     const admitted = this.redis.gatewayAdmit(
@@ -265,6 +282,7 @@ export class LimitStore {
       ...(carried ? ["1", ...settleArguments(carried)] : NO_SETTLEMENT),
     );
     if (carried) admitted.then(() => carried.waiters.forEach((waiter) => waiter.resolve()), (error: unknown) => carried.waiters.forEach((waiter) => waiter.reject(error)));
+    if (asking) this.leaseAsked.set(input.keyId, admitted);
     let reply;
     try {
       reply = await admitted;

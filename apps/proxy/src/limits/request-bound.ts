@@ -5,10 +5,19 @@ import type { EndpointName, ParsedRequest } from "../upstreams/index.ts";
 /** Output tokens assumed when the request sets no bound of its own. */
 export const DEFAULT_OUTPUT_BOUND = 4096;
 
+/** Each published price record's parsed form, kept as long as the routing snapshot holds the record. */
+const parsedPrices = new WeakMap<object, ScaledPrices>();
+
 /** The option's scaled prices for `model` (tiers resolved), as the control plane published them. */
 export function unitPrices(option: ServerOptionRecord, model: string): ScaledPrices | null {
   const prices = option.prices[model];
-  return prices ? scaledPricesFromStrings(prices) : null;
+  if (!prices) return null;
+  let parsed = parsedPrices.get(prices);
+  if (parsed === undefined) {
+    parsed = scaledPricesFromStrings(prices);
+    parsedPrices.set(prices, parsed);
+  }
+  return parsed;
 }
 
 function positiveInteger(value: unknown): number | null {
