@@ -59,7 +59,7 @@ export interface AdmissionLease {
   readonly id: string;
   readonly keyId: string;
   /** The limits it was granted under; a request under other limits (a changed key) ends it. */
-  readonly limits: string;
+  readonly limits: Pick<AdmitInput, "rpm" | "tpm" | "quotaNano" | "budget">;
   readonly endsAt: number;
   /** The rate window its requests were counted in; 0 when the key has no rpm. */
   readonly window: number;
@@ -77,6 +77,11 @@ export interface AdmissionLease {
   consumedNano: bigint;
   /** Reservations of its requests still in flight. */
   inFlightNano: bigint;
+  /** Tokens and cost its requests settled that are not yet queued for Redis (see `settle`). */
+  unwrittenTokens: number;
+  unwrittenCostNano: bigint;
+  /** Resolves when the unwritten settlements are written; created by the first of them. */
+  written: Deferred | null;
   ended: boolean;
   timer: NodeJS.Timeout | null;
 }
@@ -170,9 +175,32 @@ interface PendingSettlement {
 
 type Settlement = Omit<PendingSettlement, "group" | "waiters">;
 
-/** The limits a lease was granted under, as one string. */
-function limitsOf(input: AdmitInput): string {
-  return `${input.rpm}|${input.tpm}|${input.quotaNano}|${input.budget?.limitNano}|${input.budget?.period}`;
+/** Whether a request's limits are the ones a lease was granted under. */
+function sameLimits(lease: AdmissionLease, input: AdmitInput): boolean {
+  const { limits } = lease;
+  return (
+    limits.rpm === input.rpm &&
+    limits.tpm === input.tpm &&
+    limits.quotaNano === input.quotaNano &&
+    limits.budget?.limitNano === input.budget?.limitNano &&
+    limits.budget?.period === input.budget?.period
+  );
+}
+
+interface Deferred {
+  promise: Promise<void>;
+  resolve: () => void;
+  reject: (error: unknown) => void;
+}
+
+function deferred(): Deferred {
+  let resolve!: () => void;
+  let reject!: (error: unknown) => void;
+  const promise = new Promise<void>((ok, fail) => {
+    resolve = ok;
+    reject = fail;
+  });
+  return { promise, resolve, reject };
 }
 
 /**
@@ -219,29 +247,28 @@ export class LimitStore {
 
   async admit(input: AdmitInput): Promise<AdmitResult> {
     const leasing = this.leaseRequests > 1 && input.lease !== false;
-    if (!leasing) return this.call(input, input.now ?? Date.now(), "", false);
-    const limits = limitsOf(input);
+    if (!leasing) return this.call(input, input.now ?? Date.now(), false);
     // A request that finds the key's lease being asked for waits for it rather than calling too
     // (under load every request of that round trip would otherwise make its own call); a few
     // rounds at most, then a call of its own.
     for (let round = 0; ; round += 1) {
       const now = input.now ?? Date.now();
-      const local = this.fromLease(input, limits, now);
+      const local = this.fromLease(input, now);
       if (local !== null) return local;
       const asked = this.leaseAsked.get(input.keyId);
-      if (asked === undefined) return this.call(input, now, limits, true);
-      if (round === 2) return this.call(input, now, limits, false);
+      if (asked === undefined) return this.call(input, now, true);
+      if (round === 2) return this.call(input, now, false);
       await asked.catch(() => undefined);
     }
   }
 
   /** Admits from the key's lease when the request fits in it; a lease it does not fit in ends. */
-  private fromLease(input: AdmitInput, limits: string, now: number): AdmitResult | null {
+  private fromLease(input: AdmitInput, now: number): AdmitResult | null {
     const lease = this.leases.get(input.keyId);
     if (lease === undefined) return null;
     const reservationNano = input.quotaNano !== null || input.budget !== null ? input.reservationNano : 0n;
     const fits =
-      lease.limits === limits &&
+      sameLimits(lease, input) &&
       now < lease.endsAt &&
       lease.requestsLeft > 0 &&
       lease.consumedNano + lease.inFlightNano + reservationNano <= lease.sliceNano &&
@@ -259,12 +286,15 @@ export class LimitStore {
   }
 
   /** One admission script call, asking for a lease or not. */
-  private async call(input: AdmitInput, now: number, limits: string, asking: boolean): Promise<AdmitResult> {
+  private async call(input: AdmitInput, now: number, asking: boolean): Promise<AdmitResult> {
     const window = Math.floor(now / RATE_WINDOW_MS);
     const elapsed = now - window * RATE_WINDOW_MS;
     const reservationNano = input.quotaNano !== null || input.budget !== null ? input.reservationNano : 0n;
     const leaseId = asking ? `${this.leaseTag}.${++this.leaseCount}` : "";
     const budget = input.budget && budgetCounter(input.budget.period, now);
+    // A live lease's settled requests ride along too (a request-only admission while it lives).
+    const live = this.leases.get(input.keyId);
+    if (live !== undefined) this.queueLeaseSettlements(live, true);
     const carried = this.takePending(input.keyId);
     const admitted = this.redis.gatewayAdmit(
       this.keys.limits(input.keyId),
@@ -291,18 +321,18 @@ export class LimitStore {
     }
     const [verdict, requestsUsed, tokensUsed, , granted, slice] = reply;
     const result: AdmitResult = { verdict: VERDICTS[verdict] ?? "admitted", requestsUsed, tokensUsed, resetMs: RATE_WINDOW_MS - elapsed, budget, lease: null };
-    if (verdict === 0 && granted > 1) result.lease = this.startLease(input, leaseId, limits, now, window, granted, BigInt(slice), reservationNano, requestsUsed, tokensUsed, budget);
+    if (verdict === 0 && granted > 1) result.lease = this.startLease(input, leaseId, now, window, granted, BigInt(slice), reservationNano, requestsUsed, tokensUsed, budget);
     return result;
   }
 
-  private startLease(input: AdmitInput, id: string, limits: string, now: number, window: number, granted: number, sliceNano: bigint, reservationNano: bigint, requestsUsed: number, tokensUsed: number, budget: BudgetCounter | null): AdmissionLease {
+  private startLease(input: AdmitInput, id: string, now: number, window: number, granted: number, sliceNano: bigint, reservationNano: bigint, requestsUsed: number, tokensUsed: number, budget: BudgetCounter | null): AdmissionLease {
     // Never past the rate window its requests were counted in, nor the budget period its slice is held in.
     let endsAt = Math.min(now + this.leaseMs, (window + 1) * RATE_WINDOW_MS);
     if (budget) endsAt = Math.min(endsAt, budget.expiresAt - BUDGET_COUNTER_GRACE_MS);
     const lease: AdmissionLease = {
       id,
       keyId: input.keyId,
-      limits,
+      limits: { rpm: input.rpm, tpm: input.tpm, quotaNano: input.quotaNano, budget: input.budget },
       endsAt,
       window,
       countsRequests: input.rpm !== null,
@@ -316,6 +346,9 @@ export class LimitStore {
       tokensSince: 0,
       consumedNano: 0n,
       inFlightNano: reservationNano,
+      unwrittenTokens: 0,
+      unwrittenCostNano: 0n,
+      written: null,
       ended: false,
       timer: null,
     };
@@ -334,6 +367,7 @@ export class LimitStore {
     if (lease.timer !== null) clearTimeout(lease.timer);
     lease.timer = null;
     if (this.leases.get(lease.keyId) === lease) this.leases.delete(lease.keyId);
+    this.queueLeaseSettlements(lease);
     const requestsBack = lease.countsRequests ? lease.requestsLeft : 0;
     const leaseReleaseNano = lease.sliceNano - lease.consumedNano - lease.inFlightNano;
     if (requestsBack === 0 && leaseReleaseNano <= 0n) {
@@ -345,6 +379,18 @@ export class LimitStore {
       { keyId: lease.keyId, tokens: 0, reservationNano: 0n, costNano: 0n, hasQuota: lease.hasQuota, budget: lease.budget },
       { leaseId: lease.sliceNano > 0n ? lease.id : "", leaseReleaseNano: leaseReleaseNano > 0n ? leaseReleaseNano : 0n, requestsBack, requestsWindow: lease.window },
     ).catch(this.onWriteError);
+  }
+
+  /** Queues what a lease's settled requests summed on it: their tokens, and their cost moved from its slice to the spend. */
+  private queueLeaseSettlements(lease: AdmissionLease, soon = false): void {
+    const written = lease.written;
+    if (written === null) return;
+    const settlement = { keyId: lease.keyId, tokens: lease.unwrittenTokens, reservationNano: 0n, costNano: lease.unwrittenCostNano, hasQuota: lease.hasQuota, budget: lease.budget };
+    const fromLease = { leaseId: lease.sliceNano > 0n ? lease.id : "", leaseReleaseNano: lease.sliceNano > 0n ? lease.unwrittenCostNano : 0n, requestsBack: 0, requestsWindow: 0 };
+    lease.unwrittenTokens = 0;
+    lease.unwrittenCostNano = 0n;
+    lease.written = null;
+    this.queue(settlement, fromLease, soon).then(written.resolve, written.reject);
   }
 
   /** Ends every lease of this process (shutdown): what is left goes back with the next flush. */
@@ -381,13 +427,16 @@ export class LimitStore {
     if (!lease) return this.queue(input, null);
     if (!lease.ended) {
       // The lease goes on: the reservation returns to it, the cost is spent out of its slice. What
-      // the key has committed (spent + slices) does not change, so this waits for the key's next
-      // call or the lease's end rather than arming the short timer; other processes see the tokens
-      // and the spend at the latest when the lease ends.
+      // the key has committed (spent + slices) does not change by it, so it is summed on the lease
+      // and queued with the key's next call or the lease's end (other processes see the tokens and
+      // the spend at the latest then), not written on the short timer.
       lease.inFlightNano -= input.reservationNano;
       lease.consumedNano += input.costNano;
       lease.tokensSince += input.tokens;
-      return this.queue({ ...input, reservationNano: 0n }, { leaseId: lease.sliceNano > 0n ? lease.id : "", leaseReleaseNano: lease.sliceNano > 0n ? input.costNano : 0n, requestsBack: 0, requestsWindow: 0 }, false);
+      lease.unwrittenTokens += input.tokens;
+      lease.unwrittenCostNano += input.costNano;
+      lease.written ??= deferred();
+      return lease.written.promise;
     }
     // The lease has ended and kept this request's reservation in its slice until now.
     return this.queue({ ...input, reservationNano: 0n }, { leaseId: lease.sliceNano > 0n ? lease.id : "", leaseReleaseNano: lease.sliceNano > 0n ? input.reservationNano : 0n, requestsBack: 0, requestsWindow: 0 });
