@@ -4,7 +4,7 @@ import type { ServerResponse } from "node:http";
 import { AttemptFailure, FirstByteTimeout, statusFailure, transportFailure } from "./attempt-failure.ts";
 import { readBounded, upstreamBody, upstreamHeaders, type AttemptContext, type AttemptOutcome } from "./attempt-context.ts";
 import { clientStream } from "./client-stream.ts";
-import { RawEvents } from "./raw-events.ts";
+import { RawEvents, type RawPlan } from "./raw-events.ts";
 import { estimateUsage } from "./usage-estimate.ts";
 
 const SSE_HEADERS = {
@@ -18,6 +18,19 @@ const SSE_HEADERS = {
 async function drained(response: ServerResponse): Promise<void> {
   if (response.destroyed) return;
   await Promise.race([once(response, "drain"), once(response, "close")]);
+}
+
+/** Writes one upstream chunk's events for the client: its own bytes where they are unchanged, then frames. */
+function writeChunk(response: ServerResponse, out: string, plan: RawPlan | null): boolean {
+  if (plan === null) return response.write(out);
+  if (plan.fromOut >= out.length) return plan.raw === null || response.write(plan.raw);
+  if (plan.raw === null) return response.write(plan.fromOut === 0 ? out : out.slice(plan.fromOut));
+  // One socket write for both.
+  response.cork();
+  response.write(plan.raw);
+  const flushed = response.write(out.slice(plan.fromOut));
+  response.uncork();
+  return flushed;
 }
 
 /**
@@ -43,11 +56,12 @@ export async function streamAttempt(context: AttemptContext): Promise<AttemptOut
   let ttfbMs: number | null = null;
   let out = "";
   let upstreamError: EventSourceMessage | null = null;
-  // Same shape, the whole events of a chunk that all reach the client unchanged go out as the
-  // upstream's bytes (no re-framing, no re-encoding); `out` is used otherwise.
+  // Same shape, the whole events of a chunk that reach the client unchanged go out as the
+  // upstream's bytes (no re-framing, no re-encoding), up to the first that does not; `out` from there.
   const raw = new RawEvents(stream.relaysAsIs);
   const parser = createParser({
     onEvent(event) {
+      raw.event(out.length);
       if (tracker.isError(event)) {
         // Before the first byte an error event is a failed attempt; after it, the client gets it.
         if (!committed && out === "") upstreamError = event;
@@ -95,7 +109,7 @@ export async function streamAttempt(context: AttemptContext): Promise<AttemptOut
         response.writeHead(200, SSE_HEADERS);
       }
       if (out !== "") {
-        const flushed = response.write(raw.asIs() ?? out);
+        const flushed = writeChunk(response, out, raw.plan());
         out = "";
         if (!flushed) await drained(response);
       }
