@@ -7,15 +7,17 @@ const text = (bytes: Buffer | null | undefined) => (bytes == null ? null : bytes
 function relay(raw: RawEvents, chunk: string, events: { frame: string; changed?: boolean }[]): string {
   raw.begin(Buffer.from(chunk));
   let out = "";
+  let changed = "";
   for (const event of events) {
-    raw.event(out.length);
+    raw.event();
     if (event.changed) raw.changed();
     out += event.frame;
+    if (raw.changing) changed += event.frame;
   }
   const plan = raw.plan();
   if (plan === null) return `frames:${out}`;
-  if (plan.fromOut >= out.length) return `raw:${text(plan.raw) ?? ""}`;
-  return `raw:${text(plan.raw) ?? ""}|frames:${out.slice(plan.fromOut)}`;
+  if (!plan.changed) return `raw:${text(plan.raw) ?? ""}`;
+  return `raw:${text(plan.raw) ?? ""}|frames:${changed}`;
 }
 
 describe("RawEvents", () => {
@@ -48,7 +50,7 @@ describe("RawEvents", () => {
     // Changed first: frames only.
     expect(relay(raw, "data: 1\n\ndata: 2\n\n", [{ frame: "G1", changed: true }, { frame: "G2" }])).toBe("raw:|frames:G1G2");
     // Changed last and left out: only the bytes before it.
-    expect(relay(raw, "data: 1\n\ndata: 2\n\n", [{ frame: "H1" }, { frame: "", changed: true }])).toBe("raw:data: 1\n\n");
+    expect(relay(raw, "data: 1\n\ndata: 2\n\n", [{ frame: "H1" }, { frame: "", changed: true }])).toBe("raw:data: 1\n\n|frames:");
     // Unchanged: all raw.
     expect(relay(raw, "data: 3\n\n", [{ frame: "I3" }])).toBe("raw:data: 3\n\n");
   });

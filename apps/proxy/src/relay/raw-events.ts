@@ -1,12 +1,12 @@
 const CR = 0x0d;
 const BLANK_LINE = "\n\n";
 
-/** What to write for one chunk: the upstream's bytes of its first events, then `out` from `fromOut` on. */
+/** What to write for one chunk: the upstream's bytes of its first events, then (when one changed) the frames from the first changed event on. */
 export interface RawPlan {
   /** The upstream's own bytes of the events before the first one that changed (null: none). */
   raw: Buffer | null;
-  /** Where in the chunk's frames (`out`) the frames of the first changed event start; `out.length` or more when none changed. */
-  fromOut: number;
+  /** Whether an event changed: then its frames and all after it follow the raw bytes. */
+  changed: boolean;
 }
 
 /**
@@ -21,12 +21,10 @@ export class RawEvents {
   private enabled: boolean;
   private pending: Buffer | null = null;
   private whole: Buffer | null = null;
-  /** Events the parser gave for this chunk, and where the latest one's frames start in `out`. */
+  /** Events the parser gave for this chunk. */
   private events = 0;
-  private latestOut = 0;
-  /** The first changed event of this chunk (-1: none) and where its frames start in `out`. */
+  /** The first changed event of this chunk (-1: none). */
   private firstChanged = -1;
-  private changedOut = 0;
 
   constructor(enabled: boolean) {
     this.enabled = enabled;
@@ -53,24 +51,26 @@ export class RawEvents {
     this.pending = end + 2 < bytes.length ? bytes.subarray(end + 2) : null;
   }
 
-  /** The parser gave an event; its frames will start at `outLength` in the chunk's frames. */
-  event(outLength: number): void {
+  /** The parser gave an event. */
+  event(): void {
     this.events += 1;
-    this.latestOut = outLength;
   }
 
-  /** The latest event was left out, changed or replaced for the client. */
+  /** The latest event is left out, changed or replaced for the client (called before its frames are made). */
   changed(): void {
-    if (this.firstChanged !== -1) return;
-    this.firstChanged = this.events - 1;
-    this.changedOut = this.latestOut;
+    if (this.firstChanged === -1) this.firstChanged = this.events - 1;
+  }
+
+  /** Whether an event of this chunk changed: its frames, and every later event's, are needed. */
+  get changing(): boolean {
+    return this.firstChanged !== -1;
   }
 
   /** What to write for the chunk: null when its frames must all be written. */
   plan(): RawPlan | null {
     const whole = this.whole;
     if (!this.enabled || whole === null) return null;
-    if (this.firstChanged === -1) return { raw: whole, fromOut: Number.POSITIVE_INFINITY };
+    if (this.firstChanged === -1) return { raw: whole, changed: false };
     // The end of each block, until the one the first changed event is in; all of them counted.
     let blocks = 0;
     let prefixEnd = 0;
@@ -79,6 +79,6 @@ export class RawEvents {
       if (blocks === this.firstChanged) prefixEnd = at + 2;
     }
     if (blocks !== this.events) return null;
-    return { raw: prefixEnd > 0 ? whole.subarray(0, prefixEnd) : null, fromOut: this.changedOut };
+    return { raw: prefixEnd > 0 ? whole.subarray(0, prefixEnd) : null, changed: true };
   }
 }

@@ -20,15 +20,19 @@ async function drained(response: ServerResponse): Promise<void> {
   await Promise.race([once(response, "drain"), once(response, "close")]);
 }
 
-/** Writes one upstream chunk's events for the client: its own bytes where they are unchanged, then frames. */
-function writeChunk(response: ServerResponse, out: string, plan: RawPlan | null): boolean {
+/**
+ * Writes one upstream chunk's events for the client: its own bytes where they are unchanged, then
+ * the frames from the first changed event on (`changed`); all the frames (`out`) without a plan.
+ */
+function writeChunk(response: ServerResponse, out: string, changed: string, plan: RawPlan | null): boolean {
   if (plan === null) return response.write(out);
-  if (plan.fromOut >= out.length) return plan.raw === null || response.write(plan.raw);
-  if (plan.raw === null) return response.write(plan.fromOut === 0 ? out : out.slice(plan.fromOut));
+  if (!plan.changed) return response.write(plan.raw!);
+  if (plan.raw === null) return changed === "" || response.write(changed);
+  if (changed === "") return response.write(plan.raw);
   // One socket write for both.
   response.cork();
   response.write(plan.raw);
-  const flushed = response.write(out.slice(plan.fromOut));
+  const flushed = response.write(changed);
   response.uncork();
   return flushed;
 }
@@ -54,25 +58,32 @@ export async function streamAttempt(context: AttemptContext): Promise<AttemptOut
   const tracker = stream.tracker;
   let committed = false;
   let ttfbMs: number | null = null;
+  // The client's frames of the chunk's events; `changed` holds those from the first event that
+  // does not reach the client as it came (all that is written after its raw bytes).
   let out = "";
+  let changed = "";
   let upstreamError: EventSourceMessage | null = null;
   // Same shape, the whole events of a chunk that reach the client unchanged go out as the
-  // upstream's bytes (no re-framing, no re-encoding), up to the first that does not; `out` from there.
+  // upstream's bytes (no re-framing, no re-encoding), up to the first that does not.
   const raw = new RawEvents(stream.relaysAsIs);
+  const append = (frame: string) => {
+    out += frame;
+    if (raw.changing) changed += frame;
+  };
   const parser = createParser({
     onEvent(event) {
-      raw.event(out.length);
+      raw.event();
       if (tracker.isError(event)) {
+        raw.changed();
         // Before the first byte an error event is a failed attempt; after it, the client gets it.
         if (!committed && out === "") upstreamError = event;
-        else out += stream.upstreamError(event);
+        else append(stream.upstreamError(event));
         upstreamError ??= event;
-        raw.changed();
         return;
       }
       const frame = stream.event(event);
       if (frame === "") raw.changed();
-      out += frame;
+      append(frame);
     },
   });
 
@@ -109,8 +120,9 @@ export async function streamAttempt(context: AttemptContext): Promise<AttemptOut
         response.writeHead(200, SSE_HEADERS);
       }
       if (out !== "") {
-        const flushed = writeChunk(response, out, raw.plan());
+        const flushed = writeChunk(response, out, changed, raw.plan());
         out = "";
+        changed = "";
         if (!flushed) await drained(response);
       }
     }
