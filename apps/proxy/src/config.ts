@@ -41,7 +41,13 @@ export function loadProxyConfig(env: Record<string, string | undefined> = proces
      * Longer holds other replicas' view of the reservations longer (conservative, never over).
      */
     LIMIT_SETTLE_BATCH_MS: z.coerce.number().int().min(0).max(1000).default(2),
+    /**
+     * Requests an admission call may lease to this process (counted at once, with their
+     * reservations' worth of quota and budget held as the lease's slice; at most an eighth of what
+     * is left of any limit), admitted from it without a Redis call. Below 2: no leases.
+     */
     LIMIT_LEASE_REQUESTS: z.coerce.number().int().min(0).max(100_000).default(200),
+    /** How long a lease admits before what it did not use goes back. */
     LIMIT_LEASE_MS: z.coerce.number().int().min(1).max(60_000).default(1_000),
     /** Upstream attempts per request across the model's ordered targets. */
     MAX_ATTEMPTS: envVars.positiveInt(3),
