@@ -2,11 +2,10 @@
 // bad ones are split out into failing jobs of their own, a re-sent batch is one job, and a batch
 // redelivered under another id changes nothing.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Job } from "bullmq";
 import { BILLING_JOB, billingBatchJobId, newId, type BillingEvent } from "@gateway/contracts";
 import { createDb, type Db } from "@gateway/db";
 import { startBillingWorker, type RunningBillingWorker } from "./server.ts";
-import { billingEvent, createTestEnvironment, enqueueBatches, EVENT_COST_NANO, PRODUCER_JOB_OPTIONS, seedCatalog, waitFor, type Seeded, type TestEnvironment } from "./test-fixtures.ts";
+import { billingEvent, createTestEnvironment, jobSettled, enqueueBatches, EVENT_COST_NANO, PRODUCER_JOB_OPTIONS, seedCatalog, waitFor, type Seeded, type TestEnvironment } from "./test-fixtures.ts";
 import type { BillingBatchResult } from "./billing-job.ts";
 
 let environment: TestEnvironment;
@@ -27,14 +26,7 @@ afterAll(async () => {
   await environment?.cleanup();
 });
 
-async function settled(jobId: string): Promise<{ state: string; job: Job }> {
-  return waitFor(async () => {
-    const state = await environment.queue.getJobState(jobId);
-    if (state !== "completed" && state !== "failed") return undefined;
-    const job = await environment.queue.getJob(jobId);
-    return job ? { state, job } : undefined;
-  }, { what: `job ${jobId} to settle` });
-}
+const settled = (jobId: string) => jobSettled(environment.queue, jobId);
 
 const addBatch = (events: unknown[], jobId = billingBatchJobId(events as BillingEvent[])) =>
   environment.queue.add(BILLING_JOB.batch, { events }, { ...PRODUCER_JOB_OPTIONS, jobId }).then(() => jobId);

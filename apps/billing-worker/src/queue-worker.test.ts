@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Job } from "bullmq";
 import { createDb, type Db } from "@gateway/db";
 import { startBillingWorker, type RunningBillingWorker } from "./server.ts";
-import { billingEvent, createTestEnvironment, PRODUCER_JOB_OPTIONS, seedCatalog, waitFor, type Seeded, type TestEnvironment } from "./test-fixtures.ts";
+import { billingEvent, createTestEnvironment, jobSettled, PRODUCER_JOB_OPTIONS, seedCatalog, type Seeded, type TestEnvironment } from "./test-fixtures.ts";
 
 let environment: TestEnvironment;
 let db: Db;
@@ -22,18 +21,7 @@ afterAll(async () => {
   await environment?.cleanup();
 });
 
-/** Waits until the job is completed or failed; returns its final state. */
-async function settled(jobId: string): Promise<{ state: string; job: Job }> {
-  return waitFor(
-    async () => {
-      const state = await environment.queue.getJobState(jobId);
-      if (state !== "completed" && state !== "failed") return undefined;
-      const job = await environment.queue.getJob(jobId);
-      return job ? { state, job } : undefined;
-    },
-    { what: `job ${jobId} to settle` },
-  );
-}
+const settled = (jobId: string) => jobSettled(environment.queue, jobId);
 
 async function ledger(requestId: string) {
   const records = await db.prisma.usageRecord.findMany({ where: { requestId } });

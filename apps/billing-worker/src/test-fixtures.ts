@@ -1,6 +1,6 @@
 // Shared by this app's tests: real Postgres and Redis, seeded directly with Prisma.
 import { randomUUID } from "node:crypto";
-import { Queue } from "bullmq";
+import { Queue, type Job } from "bullmq";
 import { BILLING_JOB, BILLING_JOB_OPTIONS, BILLING_QUEUE, billingBatchJobId, newId, type BillingBatch, type BillingEvent } from "@gateway/contracts";
 import type { PrismaClient } from "@gateway/db";
 import { connectRedis, redisKeys } from "@gateway/redis-store";
@@ -150,6 +150,19 @@ export function billingEvent(seeded: Seeded, overrides: Partial<BillingEvent> = 
 }
 
 /** Polls `check` until it returns a value other than undefined/false, or fails after `timeoutMs`. */
+/** Waits until the job is completed or failed; returns its final state and the job. */
+export async function jobSettled(queue: Queue, jobId: string): Promise<{ state: string; job: Job }> {
+  return waitFor(
+    async () => {
+      const state = await queue.getJobState(jobId);
+      if (state !== "completed" && state !== "failed") return undefined;
+      const job = await queue.getJob(jobId);
+      return job ? { state, job } : undefined;
+    },
+    { what: `job ${jobId} to settle` },
+  );
+}
+
 export async function waitFor<T>(check: () => Promise<T | undefined | false>, options: { timeoutMs?: number; what?: string } = {}): Promise<T> {
   const deadline = Date.now() + (options.timeoutMs ?? 15_000);
   for (;;) {

@@ -1,12 +1,13 @@
 // Admission leases: one call grants a process a slice of a key's limits, admitted from without a
 // call; what is not used goes back, a dead process's slice is dropped, and limits hold exactly
 // across replicas (two LimitStores on two connections stand for two proxy processes).
-import { createHash, randomUUID } from "node:crypto";
+import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Redis } from "ioredis";
 import { resolveTestServices } from "@gateway/testing";
 import { LEASE_HOLD_MS, LimitStore, RATE_WINDOW_MS, type AdmitInput, type LimitStoreOptions } from "./limit-store.ts";
 import { ADMIT_SCRIPT } from "./limit-scripts.ts";
+import { countScriptCalls } from "./script-calls.ts";
 
 let redisUrl: string;
 let redis: Redis;
@@ -24,21 +25,12 @@ afterAll(async () => {
   redis.disconnect();
 });
 
-const ADMIT_SHA = createHash("sha1").update(ADMIT_SCRIPT).digest("hex");
-
 /** A LimitStore on a connection of its own (a proxy process), and a count of its admission calls. */
 async function processStore(options: LimitStoreOptions): Promise<{ limits: LimitStore; calls: () => number; client: Redis }> {
   const client = new Redis(redisUrl);
   clients.push(client);
-  // Connected first: a command queued before the connection is sent through sendCommand twice.
   await client.ping();
-  let calls = 0;
-  const original = client.sendCommand.bind(client);
-  client.sendCommand = ((command: { name: string; args: unknown[] }) => {
-    if ((command.name === "evalsha" && String(command.args[0]) === ADMIT_SHA) || (command.name === "eval" && String(command.args[0]) === ADMIT_SCRIPT)) calls += 1;
-    return original(command as never);
-  }) as typeof client.sendCommand;
-  return { limits: new LimitStore(client, prefix, { settleBatchMs: 1, ...options }), calls: () => calls, client };
+  return { limits: new LimitStore(client, prefix, { settleBatchMs: 1, ...options }), calls: countScriptCalls(client, ADMIT_SCRIPT), client };
 }
 
 const newKey = () => `key_${randomUUID()}`;

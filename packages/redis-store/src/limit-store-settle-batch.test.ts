@@ -1,11 +1,12 @@
 // Settlements off the response path: summed per key and counters, written with one script call per
 // key when the batch closes, and exact whatever the interleaving.
-import { createHash, randomUUID } from "node:crypto";
+import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Redis } from "ioredis";
 import { resolveTestServices } from "@gateway/testing";
 import { budgetCounter, LimitStore } from "./limit-store.ts";
 import { SETTLE_SCRIPT } from "./limit-scripts.ts";
+import { countScriptCalls } from "./script-calls.ts";
 
 let redis: Redis;
 const prefix = `test-${randomUUID().slice(0, 8)}`;
@@ -19,23 +20,10 @@ afterAll(async () => {
   redis.disconnect();
 });
 
-const SETTLE_SHA = createHash("sha1").update(SETTLE_SCRIPT).digest("hex");
-
-/** Counts the settle script's calls on this connection (by its SHA; EVAL carries the script itself). */
-function countSettleCalls(client: Redis): () => number {
-  let calls = 0;
-  const original = client.sendCommand.bind(client);
-  client.sendCommand = ((command: { name: string; args: unknown[] }) => {
-    if ((command.name === "evalsha" && String(command.args[0]) === SETTLE_SHA) || (command.name === "eval" && String(command.args[0]) === SETTLE_SCRIPT)) calls += 1;
-    return original(command as never);
-  }) as typeof client.sendCommand;
-  return () => calls;
-}
-
 describe("batched settlement", () => {
   it("sums 200 settlements of two keys into one script call per key, to the nano", async () => {
     const client = new Redis((await resolveTestServices()).redisUrl);
-    const calls = countSettleCalls(client);
+    const calls = countScriptCalls(client, SETTLE_SCRIPT);
     const limits = new LimitStore(client, prefix, { settleBatchMs: 20 });
     const [a, b] = [`key_${randomUUID()}`, `key_${randomUUID()}`];
     const now = Date.now();
@@ -68,7 +56,7 @@ describe("batched settlement", () => {
 
   it("a key's pending settlement rides along with its next admission, booked before the check", async () => {
     const client = new Redis((await resolveTestServices()).redisUrl);
-    const calls = countSettleCalls(client);
+    const calls = countScriptCalls(client, SETTLE_SCRIPT);
     const limits = new LimitStore(client, prefix, { settleBatchMs: 60_000 });
     const [keyId, other] = [`key_${randomUUID()}`, `key_${randomUUID()}`];
     const admit = (id: string) => limits.admit({ keyId: id, rpm: null, tpm: 1_000_000, quotaNano: 1_000n, budget: null, reservationNano: 1_000n });

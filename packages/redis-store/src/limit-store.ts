@@ -173,7 +173,14 @@ interface PendingSettlement {
   waiters: { resolve: () => void; reject: (error: unknown) => void }[];
 }
 
-type Settlement = Omit<PendingSettlement, "group" | "waiters">;
+/** A settlement's part for a lease: its slice shrinks, requests it did not use go back to their window. */
+type LeasePart = Pick<PendingSettlement, "leaseId" | "leaseReleaseNano" | "requestsBack" | "requestsWindow">;
+
+/** The slice of `lease` shrinks by `releaseNano` (when it holds one) and `requestsBack` go back to its rate window. */
+function leasePart(lease: AdmissionLease, releaseNano: bigint, requestsBack = 0): LeasePart {
+  const holds = lease.sliceNano > 0n;
+  return { leaseId: holds ? lease.id : "", leaseReleaseNano: holds ? releaseNano : 0n, requestsBack, requestsWindow: lease.window };
+}
 
 /** Whether a request's limits are the ones a lease was granted under. */
 function sameLimits(lease: AdmissionLease, input: AdmitInput): boolean {
@@ -377,7 +384,7 @@ export class LimitStore {
     }
     this.queue(
       { keyId: lease.keyId, tokens: 0, reservationNano: 0n, costNano: 0n, hasQuota: lease.hasQuota, budget: lease.budget },
-      { leaseId: lease.sliceNano > 0n ? lease.id : "", leaseReleaseNano: leaseReleaseNano > 0n ? leaseReleaseNano : 0n, requestsBack, requestsWindow: lease.window },
+      leasePart(lease, leaseReleaseNano > 0n ? leaseReleaseNano : 0n, requestsBack),
     ).catch(this.onWriteError);
   }
 
@@ -386,11 +393,11 @@ export class LimitStore {
     const written = lease.written;
     if (written === null) return;
     const settlement = { keyId: lease.keyId, tokens: lease.unwrittenTokens, reservationNano: 0n, costNano: lease.unwrittenCostNano, hasQuota: lease.hasQuota, budget: lease.budget };
-    const fromLease = { leaseId: lease.sliceNano > 0n ? lease.id : "", leaseReleaseNano: lease.sliceNano > 0n ? lease.unwrittenCostNano : 0n, requestsBack: 0, requestsWindow: 0 };
+    const shrink = leasePart(lease, lease.unwrittenCostNano);
     lease.unwrittenTokens = 0;
     lease.unwrittenCostNano = 0n;
     lease.written = null;
-    this.queue(settlement, fromLease, soon).then(written.resolve, written.reject);
+    this.queue(settlement, shrink, soon).then(written.resolve, written.reject);
   }
 
   /** Ends every lease of this process (shutdown): what is left goes back with the next flush. */
@@ -439,14 +446,14 @@ export class LimitStore {
       return lease.written.promise;
     }
     // The lease has ended and kept this request's reservation in its slice until now.
-    return this.queue({ ...input, reservationNano: 0n }, { leaseId: lease.sliceNano > 0n ? lease.id : "", leaseReleaseNano: lease.sliceNano > 0n ? input.reservationNano : 0n, requestsBack: 0, requestsWindow: 0 });
+    return this.queue({ ...input, reservationNano: 0n }, leasePart(lease, input.reservationNano));
   }
 
-  private queue(input: SettleInput, fromLease: Pick<Settlement, "leaseId" | "leaseReleaseNano" | "requestsBack" | "requestsWindow"> | null, soon = true): Promise<void> {
+  private queue(input: SettleInput, part: LeasePart | null, soon = true): Promise<void> {
     const tokenWindow = String(Math.floor((input.now ?? Date.now()) / RATE_WINDOW_MS));
     const budgetSuffix = input.budget ? `${input.budget.period}:${input.budget.periodStart}` : NO_BUDGET;
-    const leaseId = fromLease?.leaseId ?? "";
-    const requestsWindow = fromLease?.requestsBack ? fromLease.requestsWindow : 0;
+    const leaseId = part?.leaseId ?? "";
+    const requestsWindow = part?.requestsBack ? part.requestsWindow : 0;
     const group = `${input.keyId}\n${tokenWindow}\n${budgetSuffix}\n${input.hasQuota ? 1 : 0}\n${leaseId}\n${requestsWindow}`;
     let entry = this.pending.get(group);
     if (entry === undefined) {
@@ -472,9 +479,9 @@ export class LimitStore {
     entry.tokens += input.tokens;
     entry.reservationNano += input.reservationNano;
     entry.costNano += input.costNano;
-    if (fromLease) {
-      entry.leaseReleaseNano += fromLease.leaseReleaseNano;
-      entry.requestsBack += fromLease.requestsBack;
+    if (part) {
+      entry.leaseReleaseNano += part.leaseReleaseNano;
+      entry.requestsBack += part.requestsBack;
     }
     const written = new Promise<void>((resolve, reject) => entry.waiters.push({ resolve, reject }));
     if (soon) this.armFlush();
@@ -540,7 +547,7 @@ export class LimitStore {
   }
 
   /** nano-USD the key's live leases hold (every process's). */
-  async leased(keyId: string): Promise<bigint> {
+  private async leased(keyId: string): Promise<bigint> {
     const [slices, live] = await Promise.all([this.redis.hgetall(this.keys.leases(keyId)), this.redis.zrangebyscore(this.keys.leaseEnds(keyId), Date.now(), "+inf")]);
     return live.reduce((sum, id) => sum + BigInt(slices[id] ?? "0"), 0n);
   }
