@@ -163,9 +163,11 @@ if [ "${BENCH_PROFILE:-0}" = 1 ]; then
   PROXY_NODE_FLAGS+=(--cpu-prof --cpu-prof-dir="$PROFILE_DIR")
 fi
 # The proxy as built for production (one bundled module, apps/proxy/dist/main.mjs); BENCH_PROXY_SOURCE=1
-# runs the TypeScript sources instead (type stripping), to compare.
+# runs the TypeScript sources instead (type stripping), to compare; BENCH_PROXY_ENTRY=<file> runs a
+# bundle built before (an A/B of two commits: copy each one's dist/main.mjs aside, run each in turn).
 PROXY_ENTRY=apps/proxy/dist/main.mjs
-if [ "${BENCH_PROXY_SOURCE:-0}" = 1 ]; then PROXY_ENTRY=apps/proxy/src/main.ts; else
+if [ -n "${BENCH_PROXY_ENTRY:-}" ]; then PROXY_ENTRY="$BENCH_PROXY_ENTRY"
+elif [ "${BENCH_PROXY_SOURCE:-0}" = 1 ]; then PROXY_ENTRY=apps/proxy/src/main.ts; else
   log "building the proxy for production"; pnpm --filter @gateway/proxy run build >&2; fi
 # One pool connection per open stream: the 1,000-stream row needs more than the default 256.
 UPSTREAM_CONNECTIONS=2048 NODE_OPTIONS="$DEPLOYED_NODE_OPTIONS" PROXY_PROCESSES=1 \

@@ -27,7 +27,7 @@ const overloaded = sseEvents('event: error\ndata: {"type":"error","error":{"type
 describe("clientStream across shapes", () => {
   it("the upstream's tracker reads usage from its own events while the client gets its own shape", () => {
     const stream = clientStream(context("chat.completions", { model: "m", messages: [{ role: "user", content: "hi" }], stream: true }));
-    const text = fixtureEvents("anthropic-messages/text-cached.chunks.txt").map((event) => stream.event(event)).join("") + stream.finish();
+    const text = fixtureEvents("anthropic-messages/text-cached.chunks.txt").map((event) => stream.event(event, false)).join("") + stream.finish();
     expect(stream.tracker.complete).toBe(true);
     expect(stream.tracker.usage()).toMatchObject({ inputTokens: 2034, cachedInputTokens: 1800, cacheWriteTokens: 200, outputTokens: 10 });
     expect(payloads(text).every((chunk) => chunk.object === "chat.completion.chunk")).toBe(true);
@@ -35,7 +35,7 @@ describe("clientStream across shapes", () => {
 
   it("an upstream error mid-stream becomes the chat shape's final error event, with the upstream's message", () => {
     const stream = clientStream(context("chat.completions", { model: "m", messages: [{ role: "user", content: "hi" }], stream: true }));
-    stream.event(fixtureEvents("anthropic-messages/text-cached.chunks.txt")[0]!);
+    stream.event(fixtureEvents("anthropic-messages/text-cached.chunks.txt")[0]!, false);
     expect(stream.tracker.isError(overloaded)).toBe(true);
     expect(JSON.parse(sseEvents(stream.upstreamError(overloaded))[0]!.data)).toEqual({ error: { type: "api_error", message: "Overloaded", code: "upstream_error", param: null } });
     expect(stream.finish()).toBe("");
@@ -43,7 +43,7 @@ describe("clientStream across shapes", () => {
 
   it("a Responses error event takes the next sequence number", () => {
     const stream = clientStream(context("responses", { model: "m", input: "hi", stream: true }));
-    const written = payloads(fixtureEvents("anthropic-messages/text-cached.chunks.txt").slice(0, 4).map((event) => stream.event(event)).join(""));
+    const written = payloads(fixtureEvents("anthropic-messages/text-cached.chunks.txt").slice(0, 4).map((event) => stream.event(event, false)).join(""));
     const error = sseEvents(stream.error("The upstream connection failed mid-stream."))[0]!;
     expect(error.event).toBe("error");
     expect(JSON.parse(error.data)).toMatchObject({ type: "error", code: "upstream_error", sequence_number: written.length });

@@ -14,12 +14,11 @@ import type { AttemptContext } from "./attempt-context.ts";
 export interface ClientStream {
   readonly tracker: StreamTracker;
   /**
-   * True when an event `event()` returns a frame for reaches the client unchanged, so the
-   * upstream's own bytes for it may be written instead of the re-made frame (same shape).
+   * The client's frames for one upstream event that is not an error (possibly ""), or null when
+   * the event reaches the client exactly as it came and `hasBytes` says its own bytes are at hand
+   * (same shape): then those are written.
    */
-  readonly relaysAsIs: boolean;
-  /** The client's frames for one upstream event that is not an error (possibly ""). */
-  event(event: EventSourceMessage): string;
+  event(event: EventSourceMessage, hasBytes: boolean): string | null;
   /** The upstream's own error event, after the first byte reached the client. */
   upstreamError(event: EventSourceMessage): string;
   /** Frames still owed once the upstream stream ended whole. */
@@ -35,7 +34,6 @@ export function clientStream(context: AttemptContext): ClientStream {
 /** Same shape: the upstream's events are relayed as they are, minus what the client did not ask for. */
 class RelayedStream implements ClientStream {
   readonly tracker: StreamTracker;
-  readonly relaysAsIs = true;
   private readonly context: AttemptContext;
   private events = 0;
 
@@ -44,9 +42,10 @@ class RelayedStream implements ClientStream {
     this.tracker = context.wire.createStreamTracker(context.request);
   }
 
-  event(event: EventSourceMessage): string {
+  event(event: EventSourceMessage, hasBytes: boolean): string | null {
     this.events += 1;
-    return this.tracker.observe(event) ? sseFrame(event.data, event.event) : "";
+    if (!this.tracker.observe(event)) return "";
+    return hasBytes ? null : sseFrame(event.data, event.event);
   }
 
   upstreamError(event: EventSourceMessage): string {
@@ -65,7 +64,6 @@ class RelayedStream implements ClientStream {
 /** Across shapes: each upstream event is observed in its own format, then translated. */
 class TranslatedStream implements ClientStream {
   readonly tracker: StreamTracker;
-  readonly relaysAsIs = false;
   private readonly context: AttemptContext;
   private readonly translator: StreamTranslator;
   private ended = false;

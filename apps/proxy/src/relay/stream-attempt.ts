@@ -1,10 +1,10 @@
 import { once } from "node:events";
-import { createParser, type EventSourceMessage } from "eventsource-parser";
+import type { EventSourceMessage } from "eventsource-parser";
 import type { ServerResponse } from "node:http";
 import { AttemptFailure, FirstByteTimeout, statusFailure, transportFailure } from "./attempt-failure.ts";
 import { readBounded, upstreamBody, upstreamHeaders, type AttemptContext, type AttemptOutcome } from "./attempt-context.ts";
 import { clientStream } from "./client-stream.ts";
-import { RawEvents, type RawPlan } from "./raw-events.ts";
+import { ClientChunk, UpstreamEvents } from "./upstream-events.ts";
 import { estimateUsage } from "./usage-estimate.ts";
 
 const SSE_HEADERS = {
@@ -20,20 +20,12 @@ async function drained(response: ServerResponse): Promise<void> {
   await Promise.race([once(response, "drain"), once(response, "close")]);
 }
 
-/**
- * Writes one upstream chunk's events for the client: its own bytes where they are unchanged, then
- * the frames from the first changed event on (`changed`); all the frames (`out`) without a plan.
- */
-function writeChunk(response: ServerResponse, out: string, changed: string, plan: RawPlan | null): boolean {
-  if (plan === null) return response.write(out);
-  if (!plan.changed) return response.write(plan.raw!);
-  if (plan.raw === null) return changed === "" || response.write(changed);
-  if (changed === "") return response.write(plan.raw);
-  // One socket write for both.
-  response.cork();
-  response.write(plan.raw);
-  const flushed = response.write(changed);
-  response.uncork();
+/** Writes a chunk's pieces; false when the client's buffer is full. */
+function writePieces(response: ServerResponse, pieces: Array<Buffer | string>): boolean {
+  // No cork: node:http corks the socket at a response's first write in a tick and sends all of the
+  // tick's writes (and the end, when it comes in the same tick) as one writev on the next.
+  let flushed = true;
+  for (const piece of pieces) flushed = response.write(piece);
   return flushed;
 }
 
@@ -58,33 +50,21 @@ export async function streamAttempt(context: AttemptContext): Promise<AttemptOut
   const tracker = stream.tracker;
   let committed = false;
   let ttfbMs: number | null = null;
-  // The client's frames of the chunk's events; `changed` holds those from the first event that
-  // does not reach the client as it came (all that is written after its raw bytes).
-  let out = "";
-  let changed = "";
+  // What the chunk's events give the client: the upstream's own bytes for those that reach it as
+  // they came (same shape), frames for the rest.
+  const out = new ClientChunk();
   let upstreamError: EventSourceMessage | null = null;
-  // Same shape, the whole events of a chunk that reach the client unchanged go out as the
-  // upstream's bytes (no re-framing, no re-encoding), up to the first that does not.
-  const raw = new RawEvents(stream.relaysAsIs);
-  const append = (frame: string) => {
-    out += frame;
-    if (raw.changing) changed += frame;
-  };
-  const parser = createParser({
-    onEvent(event) {
-      raw.event();
-      if (tracker.isError(event)) {
-        raw.changed();
-        // Before the first byte an error event is a failed attempt; after it, the client gets it.
-        if (!committed && out === "") upstreamError = event;
-        else append(stream.upstreamError(event));
-        upstreamError ??= event;
-        return;
-      }
-      const frame = stream.event(event);
-      if (frame === "") raw.changed();
-      append(frame);
-    },
+  const events = new UpstreamEvents((event, raw, bytes, start, end) => {
+    if (tracker.isError(event)) {
+      // Before the first byte an error event is a failed attempt; after it, the client gets it.
+      if (!committed && out.empty) upstreamError = event;
+      else out.frame(stream.upstreamError(event));
+      upstreamError ??= event;
+      return;
+    }
+    const frame = stream.event(event, raw);
+    if (frame === null) out.raw(bytes, start, end);
+    else out.frame(frame);
   });
 
   const outcome = (status: AttemptOutcome["status"]): AttemptOutcome => {
@@ -107,24 +87,17 @@ export async function streamAttempt(context: AttemptContext): Promise<AttemptOut
       bodyTimeoutMs: context.streamIdleTimeoutMs,
     });
     if (upstream.statusCode >= 400) throw statusFailure(upstream.statusCode, await readBounded(upstream.body), context.adapter);
-    const decoder = new TextDecoder();
     for await (const chunk of upstream.body) {
-      raw.begin(chunk as Buffer);
-      parser.feed(decoder.decode(chunk as Buffer, { stream: true }));
+      events.push(chunk as Buffer);
       if (!committed) {
         if (upstreamError) throw new AttemptFailure("the upstream sent an error event before any content", { retryable: true });
-        if (out === "") continue;
+        if (out.empty) continue;
         clearTimeout(timer);
         committed = true;
         ttfbMs = Date.now() - context.startedAt;
         response.writeHead(200, SSE_HEADERS);
       }
-      if (out !== "") {
-        const flushed = writeChunk(response, out, changed, raw.plan());
-        out = "";
-        changed = "";
-        if (!flushed) await drained(response);
-      }
+      if (!out.empty && !writePieces(response, out.take())) await drained(response);
     }
     if (!committed) throw new AttemptFailure("the upstream closed the stream before the first event", { retryable: true });
     if (upstreamError) {

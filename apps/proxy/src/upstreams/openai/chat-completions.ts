@@ -11,7 +11,7 @@ import {
   requireMessages,
   tryJson,
 } from "../request-fields.ts";
-import { sseFrame } from "../sse.ts";
+import { dataIncludes, dataIs, dataStartsWith, sseFrame } from "../sse.ts";
 import { chatUsage } from "./usage.ts";
 
 function clientAskedForUsage(request: ParsedRequest): boolean {
@@ -29,16 +29,16 @@ class ChatStreamTracker implements StreamTracker {
   }
 
   observe(event: EventSourceMessage): boolean {
-    const data = event.data;
-    if (data === "[DONE]") {
+    if (dataIs(event, "[DONE]")) {
       this.complete = true;
       return true;
     }
     this.contentEvents += 1;
-    // Only chunks that carry a usage object are parsed; some upstreams put it on a chunk with
-    // choices, so the last non-null usage on any chunk wins (LiteLLM #36168).
-    if (!data.includes('"usage":{')) return true;
-    const chunk = asRecord(tryJson(data));
+    // Only chunks that carry a usage object are parsed (the others are not even decoded when they
+    // came as bytes); some upstreams put it on a chunk with choices, so the last non-null usage on
+    // any chunk wins (LiteLLM #36168).
+    if (!dataIncludes(event, '"usage":{')) return true;
+    const chunk = asRecord(tryJson(event.data));
     const usage = chatUsage(chunk?.usage);
     if (usage) this.captured = usage;
     const usageOnly = Array.isArray(chunk?.choices) && chunk.choices.length === 0;
@@ -46,7 +46,7 @@ class ChatStreamTracker implements StreamTracker {
   }
 
   isError(event: EventSourceMessage): boolean {
-    return event.event === "error" || (event.data.startsWith('{"error"') && asRecord(tryJson(event.data))?.error !== undefined);
+    return event.event === "error" || (dataStartsWith(event, '{"error"') && asRecord(tryJson(event.data))?.error !== undefined);
   }
 
   usage(): Usage | null {

@@ -1,0 +1,197 @@
+import { TextDecoder } from "node:util";
+import { createParser, type EventSourceMessage, type EventSourceParser } from "eventsource-parser";
+import { SseBytesEvent } from "../upstreams/sse.ts";
+
+const LF = 0x0a;
+const CR = 0x0d;
+const SPACE = 0x20;
+const BLANK_LINE = Buffer.from("\n\n");
+const DATA = Buffer.from("data:");
+const EVENT = Buffer.from("event:");
+
+/**
+ * Receives each upstream event. `raw` is true when the event came as one plain block (an optional
+ * `event:` line, one `data:` line, the blank line): then `bytes[start, end)` are its own bytes,
+ * blank line included, and relaying them is relaying the event exactly. Otherwise (a block with an
+ * id, a comment, several data lines, a byte-order mark; a stream with CR line ends) the event was parsed from
+ * text and only its frame can be written.
+ */
+export type EventSink = (event: EventSourceMessage, raw: boolean, bytes: Buffer, start: number, end: number) => void;
+
+const NO_BYTES = Buffer.alloc(0);
+
+function startsWith(bytes: Buffer, at: number, end: number, prefix: Buffer): boolean {
+  return end - at >= prefix.length && bytes.compare(prefix, 0, prefix.length, at, at + prefix.length) === 0;
+}
+
+/** Event names already read (a shape has a handful), shared by every stream so each is decoded once. */
+const NAMES: Array<{ bytes: Buffer; text: string }> = [];
+const MAX_NAMES = 64;
+
+function eventName(bytes: Buffer, start: number, end: number): string | undefined {
+  const length = end - start;
+  if (length <= 0) return undefined;
+  for (const name of NAMES) {
+    if (name.bytes.length === length && bytes.compare(name.bytes, 0, length, start, end) === 0) return name.text;
+  }
+  const text = bytes.toString("utf8", start, end);
+  if (NAMES.length < MAX_NAMES) NAMES.push({ bytes: Buffer.from(bytes.subarray(start, end)), text });
+  return text;
+}
+
+/**
+ * Splits an upstream event stream into its events from the bytes as they come: a block between
+ * blank lines that is one plain event becomes an `SseBytesEvent` without decoding anything (its data
+ * is decoded only if a tracker or translator asks for it); any other block is decoded and given to
+ * eventsource-parser, which reads it by the SSE rules. A stream that uses CR line ends is read as
+ * text from there on, all of it by eventsource-parser. Either
+ * way the events and their data are eventsource-parser's (upstream-events.test.ts checks it on
+ * random streams cut at random places).
+ */
+export class UpstreamEvents {
+  private readonly sink: EventSink;
+  /** Bytes after the last blank line, waiting for the rest of their block. */
+  private pending: Buffer[] = [];
+  private pendingBytes = 0;
+  private bytesLevel = true;
+  /** Whether a block was read already: then the stream's start, where a byte-order mark is dropped, is behind. */
+  private consumed = false;
+  private parser: EventSourceParser | null = null;
+  private decoder: TextDecoder | null = null;
+
+  constructor(sink: EventSink) {
+    this.sink = sink;
+  }
+
+  push(chunk: Buffer): void {
+    if (chunk.length === 0) return;
+    if (!this.bytesLevel) {
+      this.feedText(chunk);
+      return;
+    }
+    if (chunk.includes(CR)) {
+      // From here on, text: what is pending was never given to the parser.
+      this.bytesLevel = false;
+      const rest = this.pendingBytes > 0 ? Buffer.concat([...this.pending, chunk]) : chunk;
+      this.pending = [];
+      this.pendingBytes = 0;
+      this.feedText(rest);
+      return;
+    }
+    if (this.pendingBytes > 0 && !chunk.includes(LF)) {
+      // Still inside one block: keep the pieces, join them once its end comes.
+      this.pending.push(chunk);
+      this.pendingBytes += chunk.length;
+      return;
+    }
+    const bytes = this.pendingBytes > 0 ? Buffer.concat([...this.pending, chunk]) : chunk;
+    let start = 0;
+    for (let end = bytes.indexOf(BLANK_LINE); end !== -1; end = bytes.indexOf(BLANK_LINE, start)) {
+      if (end > start) this.block(bytes, start, end);
+      start = end + 2;
+      this.consumed = true;
+    }
+    if (start < bytes.length) {
+      this.pending = [start === 0 ? bytes : bytes.subarray(start)];
+      this.pendingBytes = bytes.length - start;
+    } else if (this.pendingBytes > 0) {
+      this.pending = [];
+      this.pendingBytes = 0;
+    }
+  }
+
+  /** One block `bytes[start, end)`, its blank line just after `end`. */
+  private block(bytes: Buffer, start: number, end: number): void {
+    let line = start;
+    let name: string | undefined;
+    if (startsWith(bytes, line, end, EVENT)) {
+      // Always found: the block's own end is a line end (a lone name line then fails the data test).
+      const lineEnd = bytes.indexOf(LF, line);
+      name = eventName(bytes, line + (bytes[line + 6] === SPACE ? 7 : 6), lineEnd);
+      line = lineEnd + 1;
+    }
+    if (!startsWith(bytes, line, end, DATA)) return this.textBlock(bytes, start, end);
+    const dataStart = Math.min(line + (bytes[line + 5] === SPACE ? 6 : 5), end);
+    // One data line: the next line end is the block's own.
+    if (bytes.indexOf(LF, dataStart) !== end) return this.textBlock(bytes, start, end);
+    this.sink(new SseBytesEvent(name, bytes, dataStart, end), true, bytes, start, end + 2);
+  }
+
+  /** A block that is not one plain event: read by the SSE rules (it ends at a blank line, so the parser starts clean after it). */
+  private textBlock(bytes: Buffer, start: number, end: number): void {
+    // The stream's first block is decoded as the whole stream would be: a leading byte-order mark dropped.
+    const text = this.consumed ? bytes.toString("utf8", start, end + 2) : new TextDecoder().decode(bytes.subarray(start, end + 2));
+    this.textParser().feed(text);
+  }
+
+  private feedText(chunk: Buffer): void {
+    this.decoder ??= new TextDecoder("utf-8", { ignoreBOM: this.consumed });
+    this.textParser().feed(this.decoder.decode(chunk, { stream: true }));
+  }
+
+  private textParser(): EventSourceParser {
+    if (this.parser === null) {
+      this.parser = createParser({ onEvent: (event) => this.sink(event, false, NO_BYTES, 0, 0) });
+      // Past the stream's start a byte-order mark is text: a blank line ends the parser's look for one.
+      if (this.consumed) this.parser.feed("\n");
+    }
+    return this.parser;
+  }
+}
+
+/**
+ * What one upstream chunk gives the client: runs of the upstream's own bytes (consecutive events
+ * relayed as they came) and frames (events changed, translated or made), in order. Consecutive
+ * bytes of one buffer are one piece; consecutive frames are one string.
+ */
+export class ClientChunk {
+  private readonly pieces: Array<Buffer | string> = [];
+  private runBytes: Buffer | null = null;
+  private runStart = 0;
+  private runEnd = 0;
+  private frames = "";
+
+  get empty(): boolean {
+    return this.pieces.length === 0 && this.runBytes === null && this.frames === "";
+  }
+
+  raw(bytes: Buffer, start: number, end: number): void {
+    if (this.frames !== "") this.endFrames();
+    if (this.runBytes === bytes && this.runEnd === start) {
+      this.runEnd = end;
+      return;
+    }
+    this.endRun();
+    this.runBytes = bytes;
+    this.runStart = start;
+    this.runEnd = end;
+  }
+
+  frame(frame: string): void {
+    if (frame === "") return;
+    this.endRun();
+    this.frames += frame;
+  }
+
+  /** The pieces to write, in order; the chunk is empty again after. */
+  take(): Array<Buffer | string> {
+    this.endRun();
+    this.endFrames();
+    const pieces = this.pieces.slice();
+    this.pieces.length = 0;
+    return pieces;
+  }
+
+  private endRun(): void {
+    const bytes = this.runBytes;
+    if (bytes === null) return;
+    this.pieces.push(this.runStart === 0 && this.runEnd === bytes.length ? bytes : bytes.subarray(this.runStart, this.runEnd));
+    this.runBytes = null;
+  }
+
+  private endFrames(): void {
+    if (this.frames === "") return;
+    this.pieces.push(this.frames);
+    this.frames = "";
+  }
+}
