@@ -1,4 +1,4 @@
-import { costOfUsage, EMPTY_USAGE, scaledPricesFromStrings, type ScaledPrices } from "@gateway/contracts";
+import { costOfUsage, pricesForInput, scaledPricesFromStrings, type ScaledPrices } from "@gateway/contracts";
 import type { ServerOptionRecord } from "@gateway/redis-store";
 import type { EndpointName, ParsedRequest } from "../upstreams/index.ts";
 
@@ -36,12 +36,16 @@ export function requestBoundNano(request: ParsedRequest, requestBytes: number, p
   const output = isImages || endpoint === "embeddings"
     ? 0
     : (positiveInteger(body.max_tokens) ?? positiveInteger(body.max_completion_tokens) ?? positiveInteger(body.max_output_tokens) ?? DEFAULT_OUTPUT_BOUND);
-  const bound = { ...EMPTY_USAGE, inputTokens: requestBytes, outputTokens: output, images: isImages ? (positiveInteger(body.n) ?? 1) : 0 };
+  const images = isImages ? (positiveInteger(body.n) ?? 1) : 0;
   // Input may come back as cache writes, dearer than plain input (1.25x, 2x): the bound is the
   // dearest way the same tokens can be charged, with the same one pricing function the worker uses.
-  return [
-    costOfUsage(bound, prices),
-    costOfUsage({ ...bound, cacheWriteTokens: requestBytes }, prices),
-    costOfUsage({ ...bound, cacheWriteTokens: requestBytes, cacheWrite1hTokens: requestBytes }, prices),
-  ].reduce((most, cost) => (cost > most ? cost : most));
+  // The tier is chosen by the input count, the same in every way, so the dearest way is all input
+  // at the tier's highest of the three rates: one pricing call instead of one per way.
+  const tier = pricesForInput(prices, requestBytes);
+  const writes = tier.cacheWritePrice > tier.inputPrice || tier.cacheWrite1hPrice > tier.inputPrice ? requestBytes : 0;
+  const writes1h = writes > 0 && tier.cacheWrite1hPrice > tier.cacheWritePrice ? requestBytes : 0;
+  return costOfUsage(
+    { inputTokens: requestBytes, outputTokens: output, cachedInputTokens: 0, cacheWriteTokens: writes, cacheWrite1hTokens: writes1h, reasoningTokens: 0, images, webSearchRequests: 0 },
+    prices,
+  );
 }

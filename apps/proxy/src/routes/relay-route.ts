@@ -35,7 +35,7 @@ export function relayRoute(services: ProxyServices, wire: WireFormat, checkHeade
     const admission = await services.limiter.admit(request.requestId, key, option, model.name, parsed, request.bodyBytes, wire.endpoint);
     for (const name in admission.headers) response.setHeader(name, admission.headers[name]!);
     if (admission.refusal) throw admission.refusal;
-    const traceparent = services.tracing.start(request.requestId, `${wire.endpoint} ${model.name}`, { "gen_ai.request.model": model.name, "gateway.endpoint": wire.endpoint }, request.headers);
+    const traceparent = services.tracing.start(request.requestId, wire.endpoint, model.name, request.headers);
     let failure: unknown = null;
     try {
       await relayRequest({ services, request, response, wire, parsed, key, model, traceparent });

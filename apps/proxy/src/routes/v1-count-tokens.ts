@@ -43,7 +43,7 @@ export function countTokensRoute(services: ProxyServices): RouteHandler {
     if (anthropic.length > 0) {
       const header = droppedParamsHeaderValue(modelDrop.removed);
       if (header) response.setHeader(DROPPED_PARAMS_HEADER, header);
-      const traceparent = services.tracing.start(request.requestId, `${wire.endpoint} ${model.name}`, { "gen_ai.request.model": model.name, "gateway.endpoint": wire.endpoint }, request.headers);
+      const traceparent = services.tracing.start(request.requestId, wire.endpoint, model.name, request.headers);
       let failure: unknown = null;
       try {
         const rawBody = modelDrop.removed.length > 0 ? null : request.rawBody;

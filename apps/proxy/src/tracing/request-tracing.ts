@@ -19,11 +19,15 @@ export class RequestTracing {
     this.tracer = tracer;
   }
 
-  /** Starts the request's span; returns the `traceparent` for its upstream calls. */
-  start(requestId: string, name: string, attributes: Record<string, string>, headers: Record<string, string | string[] | undefined>): string {
+  /**
+   * Starts the request's span (`<endpoint> <model>`); returns the `traceparent` for its upstream
+   * calls. Its name and attributes are made only when spans are exported.
+   */
+  start(requestId: string, endpoint: string, model: string, headers: Record<string, string | string[] | undefined>): string {
     if (!this.tracer) return upstreamTraceparent(headers.traceparent);
     const parent = propagator.extract(ROOT_CONTEXT, headers, defaultTextMapGetter);
-    const span = this.tracer.startSpan(name, { kind: SpanKind.SERVER, attributes: { ...attributes, "gateway.request_id": requestId } }, parent);
+    const attributes = { "gen_ai.request.model": model, "gateway.endpoint": endpoint, "gateway.request_id": requestId };
+    const span = this.tracer.startSpan(`${endpoint} ${model}`, { kind: SpanKind.SERVER, attributes }, parent);
     this.spans.set(requestId, span);
     const { traceId, spanId, traceFlags } = span.spanContext();
     return `00-${traceId}-${spanId}-${traceFlags.toString(16).padStart(2, "0")}`;
