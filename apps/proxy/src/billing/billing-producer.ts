@@ -3,15 +3,16 @@ import { BILLING_JOB, BILLING_JOB_OPTIONS, billingBatchJobId, type BillingBatch,
 import type { Logger } from "@gateway/logger";
 
 /**
- * How long the first event of a batch waits for others. Each flush is one BullMQ job holding all
- * its events (`usage-batch`): one add, one fetch and one finish on Redis and the worker, whatever
- * the number of events, where one job per event cost the proxy, Redis and the worker about as much
- * again as the rest of a request (issue 18). 25 ms is nothing to the ledger, and it bounds what a
- * killed process (SIGKILL, OOM) can lose; SIGTERM flushes.
+ * How long the first event of a batch waits for others, and the least time between the starts of
+ * two batches that are not full. Each flush is one BullMQ job holding all its events
+ * (`usage-batch`): one add, one fetch and one finish on Redis and the worker, whatever the number
+ * of events, where one job per event cost the proxy, Redis and the worker about as much again as
+ * the rest of a request (issue 18). 25 ms is nothing to the ledger, and it bounds what a killed
+ * process (SIGKILL, OOM) can lose; SIGTERM flushes.
  */
-const FLUSH_DELAY_MS = 25;
+export const FLUSH_DELAY_MS = 25;
 /** Most events in one job; a full batch is written at once. */
-const BATCH_SIZE = 500;
+export const BATCH_SIZE = 500;
 
 /**
  * Puts billing events on the queue off the response's critical path. `record` only appends to a
@@ -28,6 +29,8 @@ export class BillingProducer {
   private flushing: Promise<void> | null = null;
   private timer: NodeJS.Timeout | null = null;
   private retryDelayMs = 100;
+  /** Set by `close`: what is left goes at once, without waiting for company. */
+  private closing = false;
   private readonly queue: Queue;
   private readonly logger: Logger;
   private readonly limit: number;
@@ -79,6 +82,7 @@ export class BillingProducer {
 
   private async drain(): Promise<void> {
     while (this.buffer.length > 0) {
+      const started = Date.now();
       this.sending = this.buffer.length <= BATCH_SIZE ? this.buffer : this.buffer.slice(0, BATCH_SIZE);
       this.buffer = this.buffer.length <= BATCH_SIZE ? [] : this.buffer.slice(BATCH_SIZE);
       const data: BillingBatch = { events: this.sending };
@@ -95,11 +99,20 @@ export class BillingProducer {
           this.retryDelayMs = Math.min(this.retryDelayMs * 2, 5_000);
         }
       }
+      // Events that came while the add was out wait out the rest of the delay for company, as the
+      // first event of a batch does, unless they fill a batch: under steady load one job per
+      // FLUSH_DELAY_MS, not one per Redis round trip (each job costs Redis and the worker the same
+      // whatever its size).
+      const rest = FLUSH_DELAY_MS - (Date.now() - started);
+      if (rest > 0 && !this.closing && this.buffer.length > 0 && this.buffer.length < BATCH_SIZE) {
+        await new Promise((resolve) => setTimeout(resolve, rest));
+      }
     }
   }
 
   /** Flushes with a deadline; what could not be written is logged with its request ids. */
   async close(deadlineMs: number): Promise<void> {
+    this.closing = true;
     const timeout = new Promise<"timeout">((resolve) => setTimeout(() => resolve("timeout"), deadlineMs).unref());
     const result = await Promise.race([this.flush(), timeout]);
     if (result === "timeout" && this.pending > 0) {
