@@ -153,6 +153,26 @@ describe("after the first byte", () => {
     expect(stack.simulator.stats.requests.at(-1)!.chunksSent).toBe(6);
   });
 
+  it("a client that leaves while a non-streaming answer is awaited aborts the upstream call and is billed as gone", async () => {
+    const controller = new AbortController();
+    const before = stack.simulator.stats.requests.length;
+    const answer = openai.chat.completions
+      .create({ model: "gpt-test", messages: [{ role: "user", content: "#sim:latency_ms=3000 slow" }] }, { signal: controller.signal, maxRetries: 0 })
+      .catch((error: unknown) => error);
+    await expect.poll(() => stack.simulator.stats.requests.length, { timeout: 3_000 }).toBe(before + 1);
+    controller.abort();
+    expect(await answer).toBeInstanceOf(Error);
+    const upstreamCall = stack.simulator.stats.requests.at(-1)!;
+    // The upstream hears the client go at once: before the upstream's first-byte timeout (1.5 s in
+    // the test stack) would end the call anyway, long before its 3 s answer; nothing is retried.
+    await expect.poll(() => upstreamCall.outcome, { timeout: 1_000 }).toBe("aborted");
+    const requestId = upstreamCall.headers["x-request-id"]!;
+    await expect.poll(async () => (await stack.billingEvents(requestId)).length, { timeout: 3_000 }).toBe(1);
+    const [event] = await stack.billingEvents(requestId);
+    expect(event).toMatchObject({ status: "client_aborted", estimated: true });
+    expect(stack.simulator.stats.requests.length).toBe(before + 1);
+  });
+
   it("a client that leaves mid-stream aborts the upstream call and is billed for what was generated", async () => {
     const controller = new AbortController();
     const { data: stream, response } = await openai.chat.completions

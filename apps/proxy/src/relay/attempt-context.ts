@@ -30,13 +30,42 @@ export interface AttemptContext {
   rawBody: Buffer | null;
   clientHeaders: Record<string, string | string[] | undefined>;
   target: Target;
-  /** Aborted when the client goes away. */
-  clientSignal: AbortSignal;
+  /** The client's side: whether it went away, and a way to hear it go. */
+  clientConnection: ClientConnection;
   streamIdleTimeoutMs: number;
   /** The W3C trace context sent upstream. */
   traceparent: string;
   startedAt: number;
 }
+
+/**
+ * The client's connection as the attempts see it: gone once its response closed before it was
+ * finished. Read from the response itself, so a request needs no AbortController of its own
+ * (an EventTarget and its listener per request); each attempt's own controller hears `onGone`.
+ */
+export interface ClientConnection {
+  readonly gone: boolean;
+  /** Calls `listener` if the client goes away; returns what stops listening. */
+  onGone(listener: () => void): () => void;
+}
+
+export function clientConnection(response: ServerResponse): ClientConnection {
+  return {
+    get gone() {
+      return response.destroyed && !response.writableFinished;
+    },
+    onGone(listener) {
+      const onClose = () => {
+        if (!response.writableFinished) listener();
+      };
+      response.once("close", onClose);
+      return () => response.off("close", onClose);
+    },
+  };
+}
+
+/** Why an attempt was aborted when its client went away. */
+export const CLIENT_GONE = "client disconnected";
 
 /** What a finished attempt reports for billing. */
 export interface AttemptOutcome {

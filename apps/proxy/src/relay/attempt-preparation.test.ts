@@ -14,7 +14,7 @@ function contextWhosePreparationThrows(calls: string[]): AttemptContext {
     upstreamWire: { upstreamPath: "/v1/chat/completions", upstreamBody: () => { throw new RangeError("Maximum call stack size exceeded"); } },
     adapter: { headers: () => ({}) },
     clientHeaders: {},
-    clientSignal: new AbortController().signal,
+    clientConnection: { gone: false, onGone: () => () => undefined },
     requestId: "req_test",
     traceparent: "00-0-0-00",
   } as unknown as AttemptContext;

@@ -1,5 +1,5 @@
 import { AttemptFailure, FirstByteTimeout, statusFailure, transportFailure } from "./attempt-failure.ts";
-import { ERROR_BODY_LIMIT, upstreamBody, upstreamHeaders, type AttemptContext, type AttemptOutcome } from "./attempt-context.ts";
+import { CLIENT_GONE, ERROR_BODY_LIMIT, upstreamBody, upstreamHeaders, type AttemptContext, type AttemptOutcome } from "./attempt-context.ts";
 import { estimateUsage } from "./usage-estimate.ts";
 
 /**
@@ -15,8 +15,7 @@ export async function jsonAttempt(context: AttemptContext): Promise<AttemptOutco
   const headers = upstreamHeaders(context);
   const requestBody = upstreamBody(context);
   const attempt = new AbortController();
-  const onClientAbort = () => attempt.abort(context.clientSignal.reason);
-  context.clientSignal.addEventListener("abort", onClientAbort, { once: true });
+  const stopListening = context.clientConnection.onGone(() => attempt.abort(new Error(CLIENT_GONE)));
   const timer = setTimeout(() => attempt.abort(new FirstByteTimeout()), target.upstream.firstByteTimeoutMs);
   try {
     const upstream = await context.client.read({
@@ -46,12 +45,12 @@ export async function jsonAttempt(context: AttemptContext): Promise<AttemptOutco
     context.response.end(body);
     return { status: "ok", usage: usage ?? estimateUsage(context.requestBytes, 0), estimated: usage === null, ttfbMs };
   } catch (error) {
-    if (context.clientSignal.aborted) {
+    if (context.clientConnection.gone) {
       return { status: "client_aborted", usage: estimateUsage(context.requestBytes, 0), estimated: true, ttfbMs: null };
     }
     throw transportFailure(error, attempt.signal);
   } finally {
     clearTimeout(timer);
-    context.clientSignal.removeEventListener("abort", onClientAbort);
+    stopListening();
   }
 }

@@ -6,7 +6,7 @@ import { SHAPE_ADAPTERS, type ParsedRequest, type WireFormat } from "../upstream
 import type { ProxyServices } from "../services.ts";
 import { AttemptFailure } from "./attempt-failure.ts";
 import { planTargets } from "./attempt-plan.ts";
-import type { AttemptContext, AttemptOutcome } from "./attempt-context.ts";
+import { clientConnection, type AttemptContext, type AttemptOutcome } from "./attempt-context.ts";
 import { jsonAttempt } from "./json-attempt.ts";
 import { clientBetas, withRequestDrops } from "./request-drops.ts";
 import { DROPPED_PARAMS_HEADER, droppedParamsHeaderValue, withoutFields } from "../translation/shared/dropped-params.ts";
@@ -43,10 +43,7 @@ export async function relayRequest(input: RelayInput): Promise<void> {
     betas: clientBetas(request.headers["anthropic-beta"]).length > 0,
     strict: strictParams,
   });
-  const client = new AbortController();
-  response.on("close", () => {
-    if (!response.writableFinished) client.abort(new Error("client disconnected"));
-  });
+  const connection = clientConnection(response);
 
   const bill = (outcome: AttemptOutcome, upstream: string | null, upstreamModel: string | null) => {
     const event: BillingEvent = {
@@ -72,7 +69,7 @@ export async function relayRequest(input: RelayInput): Promise<void> {
   const attempts = services.config.MAX_ATTEMPTS;
   let lastFailure: AttemptFailure | null = null;
   let lastTarget = targets[0]!.target;
-  for (let index = 0; index < attempts && !client.signal.aborted; index += 1) {
+  for (let index = 0; index < attempts && !connection.gone; index += 1) {
     const { target, translation, upstreamRequest, droppedParams } = targets[index % targets.length]!;
     lastTarget = target;
     const context: AttemptContext = {
@@ -91,7 +88,7 @@ export async function relayRequest(input: RelayInput): Promise<void> {
       clientHeaders: request.headers,
       traceparent,
       target,
-      clientSignal: client.signal,
+      clientConnection: connection,
       streamIdleTimeoutMs: services.config.STREAM_IDLE_TIMEOUT_MS,
       startedAt: request.startedAt,
     };
@@ -117,7 +114,7 @@ export async function relayRequest(input: RelayInput): Promise<void> {
   }
   // Every attempt failed: nothing was answered with those drops.
   if (!response.headersSent) response.removeHeader(DROPPED_PARAMS_HEADER);
-  const status = client.signal.aborted ? "client_aborted" : "error";
+  const status = connection.gone ? "client_aborted" : "error";
   bill({ status, usage: EMPTY_USAGE, estimated: false, ttfbMs: null }, lastTarget.upstream.name, lastTarget.model);
   if (lastFailure?.timeout) throw new GatewayError("upstream_timeout", `Every upstream attempt for ${model.name} timed out.`);
   throw new GatewayError("upstream_error", `Every upstream attempt for ${model.name} failed: ${lastFailure?.message ?? "no attempt made"}.`);

@@ -2,7 +2,7 @@ import { once } from "node:events";
 import type { EventSourceMessage } from "eventsource-parser";
 import type { ServerResponse } from "node:http";
 import { AttemptFailure, FirstByteTimeout, statusFailure, transportFailure } from "./attempt-failure.ts";
-import { readBounded, upstreamBody, upstreamHeaders, type AttemptContext, type AttemptOutcome } from "./attempt-context.ts";
+import { CLIENT_GONE, readBounded, upstreamBody, upstreamHeaders, type AttemptContext, type AttemptOutcome } from "./attempt-context.ts";
 import { clientStream } from "./client-stream.ts";
 import { ClientChunk, UpstreamEvents } from "./upstream-events.ts";
 import { estimateUsage } from "./usage-estimate.ts";
@@ -42,8 +42,7 @@ export async function streamAttempt(context: AttemptContext): Promise<AttemptOut
   const headers = upstreamHeaders(context, { accept: "text/event-stream" });
   const requestBody = upstreamBody(context);
   const attempt = new AbortController();
-  const onClientAbort = () => attempt.abort(context.clientSignal.reason);
-  context.clientSignal.addEventListener("abort", onClientAbort, { once: true });
+  const stopListening = context.clientConnection.onGone(() => attempt.abort(new Error(CLIENT_GONE)));
   const timer = setTimeout(() => attempt.abort(new FirstByteTimeout()), target.upstream.firstByteTimeoutMs);
 
   const stream = clientStream(context);
@@ -108,12 +107,12 @@ export async function streamAttempt(context: AttemptContext): Promise<AttemptOut
     response.end(stream.finish());
     return outcome("ok");
   } catch (error) {
-    if (context.clientSignal.aborted) return outcome("client_aborted");
+    if (context.clientConnection.gone) return outcome("client_aborted");
     if (!committed) throw transportFailure(error, attempt.signal);
     const failure = transportFailure(error, attempt.signal);
     return endWithError(failure.timeout ? "The upstream stopped sending mid-stream." : "The upstream connection failed mid-stream.");
   } finally {
     clearTimeout(timer);
-    context.clientSignal.removeEventListener("abort", onClientAbort);
+    stopListening();
   }
 }

@@ -5,7 +5,7 @@ import { SHAPE_ADAPTERS, WIRE_FORMATS, type ParsedRequest } from "../upstreams/i
 import type { ProxyServices } from "../services.ts";
 import type { Target } from "../routing/routing-table.ts";
 import { AttemptFailure } from "../relay/attempt-failure.ts";
-import type { AttemptContext } from "../relay/attempt-context.ts";
+import { clientConnection, type AttemptContext } from "../relay/attempt-context.ts";
 import { jsonAttempt } from "../relay/json-attempt.ts";
 import { DROPPED_PARAMS_HEADER, DroppedParams, translationFor } from "../translation/index.ts";
 import { droppedParamsHeaderValue, withoutFields } from "../translation/shared/dropped-params.ts";
@@ -86,12 +86,9 @@ async function forward(
   traceparent: string,
   fallback: boolean,
 ): Promise<boolean> {
-  const client = new AbortController();
-  response.on("close", () => {
-    if (!response.writableFinished) client.abort(new Error("client disconnected"));
-  });
+  const connection = clientConnection(response);
   let lastFailure: AttemptFailure | null = null;
-  for (let index = 0; index < services.config.MAX_ATTEMPTS && !client.signal.aborted; index += 1) {
+  for (let index = 0; index < services.config.MAX_ATTEMPTS && !connection.gone; index += 1) {
     const target = targets[index % targets.length]!;
     const context: AttemptContext = {
       client: services.upstreams,
@@ -109,7 +106,7 @@ async function forward(
       clientHeaders: request.headers,
       traceparent,
       target,
-      clientSignal: client.signal,
+      clientConnection: connection,
       streamIdleTimeoutMs: services.config.STREAM_IDLE_TIMEOUT_MS,
       startedAt: request.startedAt,
     };
@@ -125,7 +122,7 @@ async function forward(
       lastFailure = failure;
     }
   }
-  if (client.signal.aborted) return true;
+  if (connection.gone) return true;
   if (fallback) return false;
   if (lastFailure?.timeout) throw new GatewayError("upstream_timeout", `Every upstream attempt to count tokens for ${modelName} timed out.`);
   throw new GatewayError("upstream_error", `Every upstream attempt to count tokens for ${modelName} failed: ${lastFailure?.message ?? "no attempt made"}.`);
