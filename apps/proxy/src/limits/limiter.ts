@@ -47,6 +47,12 @@ function seconds(ms: number): string {
  */
 export class Limiter {
   private readonly held = new Map<string, Held>();
+  /**
+   * Settlement writes already watched for failure. Settlements summed on one lease (and those
+   * batched together) share one write: one watcher for it, not a promise and a closure per
+   * request kept until the lease's end.
+   */
+  private readonly watched = new WeakSet<Promise<void>>();
   private readonly store: LimitStore;
   private readonly logger: Logger;
 
@@ -134,8 +140,9 @@ export class Limiter {
   }
 
   private write(requestId: string, held: Held, tokens: number, costNano: bigint): void {
-    this.store
-      .settle({ keyId: held.keyId, tokens, reservationNano: held.reservationNano, costNano, hasQuota: held.hasQuota, budget: held.budget, lease: held.lease })
-      .catch((error: unknown) => this.logger.warn({ requestId, err: (error as Error).message }, "limit settlement failed"));
+    const written = this.store.settle({ keyId: held.keyId, tokens, reservationNano: held.reservationNano, costNano, hasQuota: held.hasQuota, budget: held.budget, lease: held.lease });
+    if (this.watched.has(written)) return;
+    this.watched.add(written);
+    written.catch((error: unknown) => this.logger.warn({ requestId, err: (error as Error).message }, "limit settlement failed"));
   }
 }

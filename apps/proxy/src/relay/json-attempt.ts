@@ -24,7 +24,6 @@ export async function jsonAttempt(context: AttemptContext): Promise<AttemptOutco
       headers,
       body: requestBody,
       signal: attempt.signal,
-      headersTimeoutMs: target.upstream.firstByteTimeoutMs,
       bodyTimeoutMs: context.streamIdleTimeoutMs,
       errorBodyLimit: ERROR_BODY_LIMIT,
     });

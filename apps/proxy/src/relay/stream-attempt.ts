@@ -82,7 +82,6 @@ export async function streamAttempt(context: AttemptContext): Promise<AttemptOut
       headers,
       body: requestBody,
       signal: attempt.signal,
-      headersTimeoutMs: target.upstream.firstByteTimeoutMs,
       bodyTimeoutMs: context.streamIdleTimeoutMs,
     });
     if (upstream.statusCode >= 400) throw statusFailure(upstream.statusCode, await readBounded(upstream.body), context.adapter);

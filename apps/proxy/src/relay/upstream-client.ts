@@ -6,9 +6,12 @@ export interface UpstreamCall {
   path: string;
   headers: Record<string, string>;
   body: string | Buffer;
+  /**
+   * Aborts the call. The attempt's own first-byte timer aborts through it, so undici's headers
+   * timeout is off: a second timer per call (undici keeps timers of a second or more in a list
+   * it sweeps twice a second, so each one outlived its request by up to a second).
+   */
   signal: AbortSignal;
-  /** Time allowed until the response headers arrive. */
-  headersTimeoutMs: number;
   /** Longest pause between two body chunks. */
   bodyTimeoutMs: number;
 }
@@ -100,7 +103,7 @@ export class UpstreamClient {
       headers: call.headers,
       body: call.body,
       signal: call.signal,
-      headersTimeout: call.headersTimeoutMs,
+      headersTimeout: 0,
       bodyTimeout: call.bodyTimeoutMs,
     });
   }
@@ -114,7 +117,7 @@ export class UpstreamClient {
     return new Promise<UpstreamAnswer>((resolve, reject) => {
       const handler = new AnswerHandler(call.signal, call.errorBodyLimit, resolve, reject);
       route.pool.dispatch(
-        { path: route.basePath + call.path, method: "POST", headers: call.headers, body: call.body, headersTimeout: call.headersTimeoutMs, bodyTimeout: call.bodyTimeoutMs },
+        { path: route.basePath + call.path, method: "POST", headers: call.headers, body: call.body, headersTimeout: 0, bodyTimeout: call.bodyTimeoutMs },
         handler,
       );
     });
