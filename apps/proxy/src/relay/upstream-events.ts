@@ -1,6 +1,6 @@
 import { TextDecoder } from "node:util";
 import { createParser, type EventSourceMessage, type EventSourceParser } from "eventsource-parser";
-import { SseBytesEvent } from "../upstreams/sse.ts";
+import { bytesStartWith, SseBytesEvent } from "../upstreams/sse.ts";
 
 const LF = 0x0a;
 const CR = 0x0d;
@@ -20,14 +20,6 @@ export type EventSink = (event: EventSourceMessage, raw: boolean, bytes: Buffer,
 
 const NO_BYTES = Buffer.alloc(0);
 
-/** Whether `bytes[at, end)` begins with `prefix`. A loop: for a few bytes, cheaper than a call into Buffer.compare. */
-function startsWith(bytes: Buffer, at: number, end: number, prefix: Buffer): boolean {
-  const length = prefix.length;
-  if (end - at < length) return false;
-  for (let index = 0; index < length; index += 1) if (bytes[at + index] !== prefix[index]) return false;
-  return true;
-}
-
 /** Event names already read (a shape has a handful), shared by every stream so each is decoded once. */
 const NAMES: Array<{ bytes: Buffer; text: string }> = [];
 const MAX_NAMES = 64;
@@ -36,7 +28,7 @@ function eventName(bytes: Buffer, start: number, end: number): string | undefine
   const length = end - start;
   if (length <= 0) return undefined;
   for (const name of NAMES) {
-    if (name.bytes.length === length && startsWith(bytes, start, end, name.bytes)) return name.text;
+    if (name.bytes.length === length && bytesStartWith(bytes, start, end, name.bytes)) return name.text;
   }
   const text = bytes.toString("utf8", start, end);
   if (NAMES.length < MAX_NAMES) NAMES.push({ bytes: Buffer.from(bytes.subarray(start, end)), text });
@@ -48,9 +40,8 @@ function eventName(bytes: Buffer, start: number, end: number): string | undefine
  * blank lines that is one plain event becomes an `SseBytesEvent` without decoding anything (its data
  * is decoded only if a tracker or translator asks for it); any other block is decoded and given to
  * eventsource-parser, which reads it by the SSE rules. A stream that uses CR line ends is read as
- * text from there on, all of it by eventsource-parser. Either
- * way the events and their data are eventsource-parser's (upstream-events.test.ts checks it on
- * random streams cut at random places).
+ * text from there on, all of it by eventsource-parser. Either way the events and their data are
+ * eventsource-parser's (upstream-events.test.ts checks it on random streams cut at random places).
  */
 export class UpstreamEvents {
   private readonly sink: EventSink;
@@ -108,13 +99,13 @@ export class UpstreamEvents {
   private block(bytes: Buffer, start: number, end: number): void {
     let line = start;
     let name: string | undefined;
-    if (startsWith(bytes, line, end, EVENT)) {
+    if (bytesStartWith(bytes, line, end, EVENT)) {
       // Always found: the block's own end is a line end (a lone name line then fails the data test).
       const lineEnd = bytes.indexOf(LF, line);
       name = eventName(bytes, line + (bytes[line + 6] === SPACE ? 7 : 6), lineEnd);
       line = lineEnd + 1;
     }
-    if (!startsWith(bytes, line, end, DATA)) return this.textBlock(bytes, start, end);
+    if (!bytesStartWith(bytes, line, end, DATA)) return this.textBlock(bytes, start, end);
     const dataStart = Math.min(line + (bytes[line + 5] === SPACE ? 6 : 5), end);
     // One data line: the next line end is the block's own.
     if (bytes.indexOf(LF, dataStart) !== end) return this.textBlock(bytes, start, end);
@@ -149,7 +140,7 @@ export class UpstreamEvents {
  * bytes of one buffer are one piece; consecutive frames are one string.
  */
 export class ClientChunk {
-  private readonly pieces: Array<Buffer | string> = [];
+  private pieces: Array<Buffer | string> = [];
   private runBytes: Buffer | null = null;
   private runStart = 0;
   private runEnd = 0;
@@ -181,8 +172,8 @@ export class ClientChunk {
   take(): Array<Buffer | string> {
     this.endRun();
     this.endFrames();
-    const pieces = this.pieces.slice();
-    this.pieces.length = 0;
+    const pieces = this.pieces;
+    this.pieces = [];
     return pieces;
   }
 

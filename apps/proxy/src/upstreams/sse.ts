@@ -5,6 +5,14 @@ export function sseFrame(data: string, event?: string): string {
   return event ? `event: ${event}\ndata: ${data}\n\n` : `data: ${data}\n\n`;
 }
 
+/** Whether `bytes[at, end)` begins with `prefix`. A loop: for a few bytes, cheaper than a call into Buffer.compare. */
+export function bytesStartWith(bytes: Buffer, at: number, end: number, prefix: Buffer): boolean {
+  const length = prefix.length;
+  if (end - at < length) return false;
+  for (let index = 0; index < length; index += 1) if (bytes[at + index] !== prefix[index]) return false;
+  return true;
+}
+
 /** ASCII probes (`[DONE]`, `{"error"`, ...) as bytes, made once each. */
 const PROBES = new Map<string, Buffer>();
 function probeBytes(text: string): Buffer {
@@ -43,12 +51,8 @@ export class SseBytesEvent implements EventSourceMessage {
   /** Whether the data begins with `prefix` (equals it, when `whole`). */
   startsWith(prefix: string, whole: boolean): boolean {
     const probe = probeBytes(prefix);
-    const length = this.end - this.start;
-    if (whole ? length !== probe.length : length < probe.length) return false;
-    // A loop: for a few bytes, cheaper than a call into Buffer.compare.
-    const bytes = this.bytes;
-    for (let index = 0, at = this.start; index < probe.length; index += 1, at += 1) if (bytes[at] !== probe[index]) return false;
-    return true;
+    if (whole && this.end - this.start !== probe.length) return false;
+    return bytesStartWith(this.bytes, this.start, this.end, probe);
   }
 
   includes(text: string): boolean {
