@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { request as httpRequest, type IncomingMessage } from "node:http";
+import { setTimeout as sleep } from "node:timers/promises";
 import OpenAI from "openai";
 import Anthropic from "@anthropic-ai/sdk";
 import { startStack, type Stack } from "./stack.ts";
@@ -151,6 +153,44 @@ describe("after the first byte", () => {
     expect(chunksSentWhenFirstArrived).not.toBeNull();
     expect(chunksSentWhenFirstArrived!).toBeLessThan(6);
     expect(stack.simulator.stats.requests.at(-1)!.chunksSent).toBe(6);
+  });
+
+  it("a client that stops reading holds the upstream back, and gets every event once it reads again", async () => {
+    // About 25 MB of events: more than the socket buffers between the simulator, the proxy and the
+    // client hold, so the simulator can only finish if the proxy reads on without the client.
+    const chunks = 120_000;
+    const { hostname, port } = new URL(stack.proxy.url);
+    const body = JSON.stringify({ model: "gpt-test", stream: true, messages: [{ role: "user", content: `#sim:chunks=${chunks} a long answer` }] });
+    const response = await new Promise<IncomingMessage>((resolve, reject) => {
+      const request = httpRequest({ hostname, port, method: "POST", path: "/v1/chat/completions", headers: { authorization: `Bearer ${key}`, "content-type": "application/json" } }, resolve);
+      request.on("error", reject);
+      request.end(body);
+    });
+    expect(response.statusCode).toBe(200);
+    response.pause();
+    await sleep(1_000);
+    const upstream = stack.simulator.stats.requests.at(-1)!;
+    expect(upstream.flushedAt).toBeNull();
+
+    let text = "";
+    response.setEncoding("utf8");
+    let contentEvents = 0;
+    let done = false;
+    for await (const piece of response) {
+      text += piece;
+      let end = text.indexOf("\n\n");
+      while (end !== -1) {
+        const data = text.slice(0, end).replace(/^data: /, "");
+        if (data === "[DONE]") done = true;
+        else if (JSON.parse(data).choices?.[0]?.delta?.content) contentEvents += 1;
+        text = text.slice(end + 2);
+        end = text.indexOf("\n\n");
+      }
+    }
+    expect(done).toBe(true);
+    expect(contentEvents).toBe(chunks);
+    expect(upstream.flushedAt).not.toBeNull();
+    expect(upstream.outcome).toBe("ok");
   });
 
   it("a client that leaves while a non-streaming answer is awaited aborts the upstream call and is billed as gone", async () => {

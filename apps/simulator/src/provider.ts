@@ -114,6 +114,9 @@ export async function handleProvider(ctx: SimContext, req: IncomingMessage, res:
   res.on('close', () => {
     if (record.outcome === 'pending' && !res.writableFinished) ctx.stats.finish(record, 'aborted');
   });
+  res.once('finish', () => {
+    record.flushedAt = Date.now();
+  });
 
   if (!authorized) {
     return provider === 'openai'

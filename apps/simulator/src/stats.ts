@@ -41,7 +41,7 @@ export class SimulatorStats {
   }
 
   /** Start a record (outcome "pending"); finish it with `finish`. */
-  begin(fields: Omit<StatsRecord, 'id' | 'outcome' | 'status' | 'usage' | 'chunksSent' | 'startedAt' | 'durationMs'>): StatsRecord {
+  begin(fields: Omit<StatsRecord, 'id' | 'outcome' | 'status' | 'usage' | 'chunksSent' | 'startedAt' | 'durationMs' | 'flushedAt'>): StatsRecord {
     const record: StatsRecord = {
       id: `simreq_${this.#nextId++}`,
       ...fields,
@@ -51,6 +51,7 @@ export class SimulatorStats {
       chunksSent: 0,
       startedAt: Date.now(),
       durationMs: null,
+      flushedAt: null,
     };
     this.totals.requests += 1;
     if (this.#ring.length < this.maxRecords) this.#ring.push(record);

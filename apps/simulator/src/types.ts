@@ -82,4 +82,9 @@ export interface StatsRecord {
   chunksSent: number;
   startedAt: number;
   durationMs: number | null;
+  /**
+   * When the whole response had been handed to the network (its 'finish'); null until then. A
+   * caller that stops reading holds it back once the socket buffers between them are full.
+   */
+  flushedAt: number | null;
 }

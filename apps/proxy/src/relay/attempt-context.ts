@@ -3,7 +3,7 @@ import type { Usage } from "@gateway/contracts";
 import type { ParsedRequest, UpstreamShapeAdapter, WireFormat } from "../upstreams/index.ts";
 import type { Target } from "../routing/routing-table.ts";
 import type { Translation } from "../translation/index.ts";
-import type { UpstreamClient } from "./upstream-client.ts";
+import type { CallAbort, UpstreamCall, UpstreamClient } from "./upstream-client.ts";
 import { DEFAULT_DROP_BETAS } from "@gateway/config";
 import { clientBetas } from "./request-drops.ts";
 
@@ -75,31 +75,15 @@ export interface AttemptOutcome {
   ttfbMs: number | null;
 }
 
-/** Reads at most `limit` bytes of an error body, then drops the rest. */
 /** How much of an upstream's error body is kept (its message is near the start). */
-export const ERROR_BODY_LIMIT = 64 * 1024;
-
-export async function readBounded(body: AsyncIterable<Buffer> & { destroy?: () => void }, limit = ERROR_BODY_LIMIT): Promise<string> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  try {
-    for await (const chunk of body) {
-      chunks.push(chunk);
-      size += chunk.length;
-      if (size >= limit) break;
-    }
-  } catch {
-    // An error body cut short still tells us the status; its text is optional.
-  }
-  return Buffer.concat(chunks).toString("utf8").slice(0, limit);
-}
+const ERROR_BODY_LIMIT = 64 * 1024;
 
 /**
  * Headers of every upstream call: the shape's auth, our request id, the trace context. The
  * client's `anthropic-beta` goes only to an Anthropic-shape upstream serving the same shape, minus
  * that upstream's `drop_betas` (OAuth betas by default); never cross-shape.
  */
-export function upstreamHeaders(context: AttemptContext, extra: Record<string, string> = {}): Record<string, string> {
+function upstreamHeaders(context: AttemptContext, extra: Record<string, string> = {}): Record<string, string> {
   const headers: Record<string, string> = { ...context.adapter.headers(upstreamSecret(context.target), context.clientHeaders), ...extra, "x-request-id": context.requestId, traceparent: context.traceparent };
   delete headers["anthropic-beta"];
   if (context.adapter.shape === "anthropic" && !context.translation) {
@@ -122,13 +106,30 @@ export function forwardedBetas(value: string | string[] | undefined, dropBetas: 
  * The body of the upstream call: the client's own bytes when the shapes match and nothing needs
  * changing (the common case), else the prepared body serialised once.
  */
-export function upstreamBody(context: AttemptContext): string | Buffer {
+function upstreamBody(context: AttemptContext): string | Buffer {
   const prepared = context.upstreamWire.upstreamBody(context.upstreamRequest, context.target.model);
   if (prepared === null) {
     if (!context.translation && context.rawBody) return context.rawBody;
     return JSON.stringify(context.upstreamRequest.body);
   }
   return JSON.stringify(prepared);
+}
+
+/**
+ * The attempt's upstream call, prepared in full before it starts: preparing is the gateway's own
+ * work, so a failure here is never the upstream's (it is thrown as is, so it neither fails over
+ * nor counts against the target's circuit).
+ */
+export function upstreamCall(context: AttemptContext, abort: CallAbort, extraHeaders?: Record<string, string>): UpstreamCall {
+  return {
+    upstream: context.target.upstream,
+    path: context.upstreamWire.upstreamPath,
+    headers: upstreamHeaders(context, extraHeaders),
+    body: upstreamBody(context),
+    abort,
+    bodyTimeoutMs: context.streamIdleTimeoutMs,
+    errorBodyLimit: ERROR_BODY_LIMIT,
+  };
 }
 
 const secrets = new Map<string, string>();

@@ -1,6 +1,7 @@
 import { GatewayError } from "@gateway/contracts";
 import type { UpstreamShapeAdapter } from "../upstreams/index.ts";
 import { tryJson } from "../upstreams/request-fields.ts";
+import type { CallAbort } from "./upstream-client.ts";
 
 /**
  * Why one upstream attempt failed, and whether another target may be tried. Everything that
@@ -32,9 +33,9 @@ export class FirstByteTimeout extends Error {
 const TIMEOUT_CODES = new Set(["UND_ERR_HEADERS_TIMEOUT", "UND_ERR_BODY_TIMEOUT", "UND_ERR_CONNECT_TIMEOUT"]);
 
 /** A thrown transport error -> a retryable failure (connection error, reset, timeout). */
-export function transportFailure(error: unknown, signal: AbortSignal): AttemptFailure {
+export function transportFailure(error: unknown, abort: CallAbort): AttemptFailure {
   if (error instanceof AttemptFailure) return error;
-  const reason = signal.aborted ? signal.reason : undefined;
+  const reason = abort.aborted ? abort.reason : undefined;
   const code = (error as { code?: string } | null)?.code;
   const timeout = reason instanceof FirstByteTimeout || (code !== undefined && TIMEOUT_CODES.has(code));
   const message = timeout ? "the upstream timed out" : `the upstream connection failed (${code ?? (error as Error)?.name ?? "error"})`;

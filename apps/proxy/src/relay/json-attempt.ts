@@ -1,5 +1,6 @@
 import { AttemptFailure, FirstByteTimeout, statusFailure, transportFailure } from "./attempt-failure.ts";
-import { CLIENT_GONE, ERROR_BODY_LIMIT, upstreamBody, upstreamHeaders, type AttemptContext, type AttemptOutcome } from "./attempt-context.ts";
+import { CLIENT_GONE, upstreamCall, type AttemptContext, type AttemptOutcome } from "./attempt-context.ts";
+import { CallAbort } from "./upstream-client.ts";
 import { estimateUsage } from "./usage-estimate.ts";
 
 /**
@@ -10,23 +11,12 @@ import { estimateUsage } from "./usage-estimate.ts";
  */
 export async function jsonAttempt(context: AttemptContext): Promise<AttemptOutcome> {
   const { target, upstreamWire, translation } = context;
-  // Preparing the call is the gateway's own work: a failure here is never the upstream's (it is
-  // thrown as is, so it neither fails over nor counts against the target's circuit).
-  const headers = upstreamHeaders(context);
-  const requestBody = upstreamBody(context);
-  const attempt = new AbortController();
+  const attempt = new CallAbort();
+  const call = upstreamCall(context, attempt);
   const stopListening = context.clientConnection.onGone(() => attempt.abort(new Error(CLIENT_GONE)));
   const timer = setTimeout(() => attempt.abort(new FirstByteTimeout()), target.upstream.firstByteTimeoutMs);
   try {
-    const upstream = await context.client.read({
-      upstream: target.upstream,
-      path: upstreamWire.upstreamPath,
-      headers,
-      body: requestBody,
-      signal: attempt.signal,
-      bodyTimeoutMs: context.streamIdleTimeoutMs,
-      errorBodyLimit: ERROR_BODY_LIMIT,
-    });
+    const upstream = await context.client.read(call);
     if (upstream.statusCode >= 400) throw statusFailure(upstream.statusCode, upstream.body.toString("utf8"), context.adapter);
     const bytes = upstream.body;
     let parsed: unknown;
@@ -47,7 +37,7 @@ export async function jsonAttempt(context: AttemptContext): Promise<AttemptOutco
     if (context.clientConnection.gone) {
       return { status: "client_aborted", usage: estimateUsage(context.requestBytes, 0), estimated: true, ttfbMs: null };
     }
-    throw transportFailure(error, attempt.signal);
+    throw transportFailure(error, attempt);
   } finally {
     clearTimeout(timer);
     stopListening();

@@ -1,9 +1,9 @@
-import { once } from "node:events";
 import type { EventSourceMessage } from "eventsource-parser";
 import type { ServerResponse } from "node:http";
 import { AttemptFailure, FirstByteTimeout, statusFailure, transportFailure } from "./attempt-failure.ts";
-import { CLIENT_GONE, readBounded, upstreamBody, upstreamHeaders, type AttemptContext, type AttemptOutcome } from "./attempt-context.ts";
+import { CLIENT_GONE, upstreamCall, type AttemptContext, type AttemptOutcome } from "./attempt-context.ts";
 import { clientStream } from "./client-stream.ts";
+import { CallAbort } from "./upstream-client.ts";
 import { ClientChunk, UpstreamEvents } from "./upstream-events.ts";
 import { estimateUsage } from "./usage-estimate.ts";
 
@@ -13,12 +13,6 @@ const SSE_HEADERS = {
   connection: "keep-alive",
   "x-accel-buffering": "no",
 };
-
-/** Waits until the client can take more, or has gone. */
-async function drained(response: ServerResponse): Promise<void> {
-  if (response.destroyed) return;
-  await Promise.race([once(response, "drain"), once(response, "close")]);
-}
 
 /** Writes a chunk's pieces; false when the client's buffer is full. */
 function writePieces(response: ServerResponse, pieces: Array<Buffer | string>): boolean {
@@ -36,12 +30,9 @@ function writePieces(response: ServerResponse, pieces: Array<Buffer | string>): 
  * ends the stream with the client's shape's own final error event.
  */
 export async function streamAttempt(context: AttemptContext): Promise<AttemptOutcome> {
-  const { target, upstreamWire, response } = context;
-  // Preparing the call is the gateway's own work: a failure here is never the upstream's (it is
-  // thrown as is, so it neither fails over nor counts against the target's circuit).
-  const headers = upstreamHeaders(context, { accept: "text/event-stream" });
-  const requestBody = upstreamBody(context);
-  const attempt = new AbortController();
+  const { target, response } = context;
+  const attempt = new CallAbort();
+  const call = upstreamCall(context, attempt, { accept: "text/event-stream" });
   const stopListening = context.clientConnection.onGone(() => attempt.abort(new Error(CLIENT_GONE)));
   const timer = setTimeout(() => attempt.abort(new FirstByteTimeout()), target.upstream.firstByteTimeoutMs);
 
@@ -75,28 +66,26 @@ export async function streamAttempt(context: AttemptContext): Promise<AttemptOut
     return outcome("error");
   };
 
-  try {
-    const upstream = await context.client.send({
-      upstream: target.upstream,
-      path: upstreamWire.upstreamPath,
-      headers,
-      body: requestBody,
-      signal: attempt.signal,
-      bodyTimeoutMs: context.streamIdleTimeoutMs,
-    });
-    if (upstream.statusCode >= 400) throw statusFailure(upstream.statusCode, await readBounded(upstream.body), context.adapter);
-    for await (const chunk of upstream.body) {
-      events.push(chunk as Buffer);
-      if (!committed) {
-        if (upstreamError) throw new AttemptFailure("the upstream sent an error event before any content", { retryable: true });
-        if (out.empty) continue;
-        clearTimeout(timer);
-        committed = true;
-        ttfbMs = Date.now() - context.startedAt;
-        response.writeHead(200, SSE_HEADERS);
-      }
-      if (!out.empty && !writePieces(response, out.take())) await drained(response);
+  // Each upstream chunk, in the tick it arrives: its events go out at once; a client that cannot
+  // take more pauses the upstream until it drains (or leaves, which aborts the call).
+  const relayChunk = (chunk: Buffer, resume: () => void): boolean => {
+    events.push(chunk);
+    if (!committed) {
+      if (upstreamError) throw new AttemptFailure("the upstream sent an error event before any content", { retryable: true });
+      if (out.empty) return true;
+      clearTimeout(timer);
+      committed = true;
+      ttfbMs = Date.now() - context.startedAt;
+      response.writeHead(200, SSE_HEADERS);
     }
+    if (out.empty || writePieces(response, out.take())) return true;
+    response.once("drain", resume);
+    return false;
+  };
+
+  try {
+    const upstream = await context.client.stream(call, relayChunk);
+    if (upstream.statusCode >= 400) throw statusFailure(upstream.statusCode, upstream.body.toString("utf8"), context.adapter);
     if (!committed) throw new AttemptFailure("the upstream closed the stream before the first event", { retryable: true });
     if (upstreamError) {
       response.end();
@@ -107,8 +96,8 @@ export async function streamAttempt(context: AttemptContext): Promise<AttemptOut
     return outcome("ok");
   } catch (error) {
     if (context.clientConnection.gone) return outcome("client_aborted");
-    if (!committed) throw transportFailure(error, attempt.signal);
-    const failure = transportFailure(error, attempt.signal);
+    if (!committed) throw transportFailure(error, attempt);
+    const failure = transportFailure(error, attempt);
     return endWithError(failure.timeout ? "The upstream stopped sending mid-stream." : "The upstream connection failed mid-stream.");
   } finally {
     clearTimeout(timer);

@@ -1,6 +1,36 @@
 import { Pool, type Dispatcher } from "undici";
 import type { UpstreamRecord } from "@gateway/redis-store";
 
+/**
+ * Cancels one upstream call: the attempt's first-byte timer and the client leaving abort through
+ * it. Not an AbortController: no EventTarget, listener map or event object per call, only the
+ * one listener a call has (its handler, once undici starts the request).
+ */
+export class CallAbort {
+  aborted = false;
+  reason: unknown = undefined;
+  private listener: ((reason: unknown) => void) | null = null;
+
+  abort(reason: unknown): void {
+    if (this.aborted) return;
+    this.aborted = true;
+    this.reason = reason;
+    const listener = this.listener;
+    this.listener = null;
+    listener?.(reason);
+  }
+
+  /** `listener` runs on abort, at once when the call was aborted already; it replaces any other. */
+  listen(listener: (reason: unknown) => void): void {
+    if (this.aborted) listener(this.reason);
+    else this.listener = listener;
+  }
+
+  unlisten(): void {
+    this.listener = null;
+  }
+}
+
 export interface UpstreamCall {
   upstream: UpstreamRecord;
   path: string;
@@ -11,12 +41,14 @@ export interface UpstreamCall {
    * timeout is off: a second timer per call (undici keeps timers of a second or more in a list
    * it sweeps twice a second, so each one outlived its request by up to a second).
    */
-  signal: AbortSignal;
+  abort: CallAbort;
   /** Longest pause between two body chunks. */
   bodyTimeoutMs: number;
+  /** For an error status (>= 400), the most of its body kept: it only says why. */
+  errorBodyLimit: number;
 }
 
-/** A non-streaming call's whole answer (`UpstreamClient.read`). */
+/** A call's answer: for `read`, its whole body; for `stream`, an error status's body only. */
 export interface UpstreamAnswer {
   statusCode: number;
   /** The body; for an error status (>= 400) at most `errorBodyLimit` bytes of it. */
@@ -24,54 +56,79 @@ export interface UpstreamAnswer {
 }
 
 /**
- * Collects one answer for `read`: undici's dispatch handler interface, so no Readable stream, no
- * AsyncResource and no listener bookkeeping of the request API per call (the hot path's
- * non-streaming attempts). The caller's signal aborts the call through its controller.
+ * Takes a successful (< 400) streamed answer's body chunks as they come, in the call's own tick
+ * (no Readable, no async iterator, no tick per chunk between the socket and the client). Returns
+ * false to pause the call until `resume` is called; a throw aborts the call with that error.
  */
-class AnswerHandler implements Dispatcher.DispatchHandler {
+export type BodySink = (chunk: Buffer, resume: () => void) => boolean;
+
+const NO_BODY = Buffer.alloc(0);
+
+/**
+ * One call's answer through undici's dispatch handler interface: no Readable stream, no
+ * AsyncResource and no listener bookkeeping of the request API per call. Without a sink the body
+ * is collected (`read`); with one, a successful answer's chunks go to it (`stream`). An error
+ * status's body is always collected, up to the limit, and the rest let go by.
+ */
+class CallHandler implements Dispatcher.DispatchHandler {
   private statusCode = 0;
   private readonly chunks: Buffer[] = [];
   private size = 0;
   private controller: Dispatcher.DispatchController | null = null;
-  private readonly signal: AbortSignal;
+  private readonly abort: CallAbort;
   private readonly errorBodyLimit: number;
+  private readonly sink: BodySink | null;
   private readonly resolve: (answer: UpstreamAnswer) => void;
   private readonly reject: (error: unknown) => void;
-  private readonly onAbort = () => this.controller?.abort(this.signal.reason);
+  private readonly resume = () => this.controller?.resume();
 
-  constructor(signal: AbortSignal, errorBodyLimit: number, resolve: (answer: UpstreamAnswer) => void, reject: (error: unknown) => void) {
-    this.signal = signal;
-    this.errorBodyLimit = errorBodyLimit;
+  constructor(call: UpstreamCall, sink: BodySink | null, resolve: (answer: UpstreamAnswer) => void, reject: (error: unknown) => void) {
+    this.abort = call.abort;
+    this.errorBodyLimit = call.errorBodyLimit;
+    this.sink = sink;
     this.resolve = resolve;
     this.reject = reject;
   }
 
   onRequestStart(controller: Dispatcher.DispatchController): void {
     this.controller = controller;
-    if (this.signal.aborted) controller.abort(this.signal.reason);
-    else this.signal.addEventListener("abort", this.onAbort, { once: true });
+    this.abort.listen((reason) => controller.abort(reason as Error));
   }
 
   onResponseStart(_controller: Dispatcher.DispatchController, statusCode: number): void {
     this.statusCode = statusCode;
   }
 
-  onResponseData(_controller: Dispatcher.DispatchController, chunk: Buffer): void {
-    // An error body only says why: keep its start, let the rest go by.
-    if (this.statusCode >= 400 && this.size >= this.errorBodyLimit) return;
+  onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    if (this.statusCode < 400) {
+      if (this.sink !== null) {
+        // A throw here aborts the call with it (undici), which ends in onResponseError.
+        if (!this.sink(chunk, this.resume)) controller.pause();
+        return;
+      }
+    } else if (this.size >= this.errorBodyLimit) {
+      return;
+    }
     this.chunks.push(chunk);
     this.size += chunk.length;
   }
 
   onResponseEnd(): void {
-    this.signal.removeEventListener("abort", this.onAbort);
-    const body = this.chunks.length === 1 ? this.chunks[0]! : Buffer.concat(this.chunks, this.size);
-    this.resolve({ statusCode: this.statusCode, body: this.statusCode >= 400 ? body.subarray(0, this.errorBodyLimit) : body });
+    this.abort.unlisten();
+    this.resolve({ statusCode: this.statusCode, body: this.body() });
   }
 
   onResponseError(_controller: Dispatcher.DispatchController, error: Error): void {
-    this.signal.removeEventListener("abort", this.onAbort);
-    this.reject(error);
+    this.abort.unlisten();
+    // An error status's body cut short still tells the status; its text is optional.
+    if (this.statusCode >= 400 && !this.abort.aborted) this.resolve({ statusCode: this.statusCode, body: this.body() });
+    else this.reject(error);
+  }
+
+  private body(): Buffer {
+    if (this.chunks.length === 0) return NO_BODY;
+    const body = this.chunks.length === 1 ? this.chunks[0]! : Buffer.concat(this.chunks, this.size);
+    return this.statusCode >= 400 ? body.subarray(0, this.errorBodyLimit) : body;
   }
 }
 
@@ -95,27 +152,27 @@ export class UpstreamClient {
     this.connections = options.connections;
   }
 
-  send(call: UpstreamCall): Promise<Dispatcher.ResponseData> {
-    const route = this.route(call.upstream);
-    return route.pool.request({
-      path: route.basePath + call.path,
-      method: "POST",
-      headers: call.headers,
-      body: call.body,
-      signal: call.signal,
-      headersTimeout: 0,
-      bodyTimeout: call.bodyTimeoutMs,
-    });
+  /**
+   * A non-streaming call, its whole answer read. Rejects with undici's error (or the abort's
+   * reason) when the call fails before the body has ended.
+   */
+  read(call: UpstreamCall): Promise<UpstreamAnswer> {
+    return this.dispatch(call, null);
   }
 
   /**
-   * A non-streaming call, its whole answer read (`send` gives the body as a stream). Rejects with
-   * undici's error (or the signal's reason) when the call fails before the body has ended.
+   * A streaming call: a successful answer's body goes to `sink` chunk by chunk and the promise
+   * resolves at its end (with an empty body); an error status resolves with its body. Rejects
+   * when the call fails (the sink's own throw included).
    */
-  read(call: UpstreamCall & { errorBodyLimit: number }): Promise<UpstreamAnswer> {
+  stream(call: UpstreamCall, sink: BodySink): Promise<UpstreamAnswer> {
+    return this.dispatch(call, sink);
+  }
+
+  private dispatch(call: UpstreamCall, sink: BodySink | null): Promise<UpstreamAnswer> {
     const route = this.route(call.upstream);
     return new Promise<UpstreamAnswer>((resolve, reject) => {
-      const handler = new AnswerHandler(call.signal, call.errorBodyLimit, resolve, reject);
+      const handler = new CallHandler(call, sink, resolve, reject);
       route.pool.dispatch(
         { path: route.basePath + call.path, method: "POST", headers: call.headers, body: call.body, headersTimeout: 0, bodyTimeout: call.bodyTimeoutMs },
         handler,

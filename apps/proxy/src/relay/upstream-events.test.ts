@@ -155,6 +155,24 @@ describe("SseBytesEvent probes", () => {
       { numRuns: 1000 },
     );
   });
+
+  it("find a probe only inside the event's own bytes, wherever it sits and however it overlaps itself", () => {
+    // Data and the bytes around it made of pieces of the probes, so that whole probes, near misses,
+    // self-overlaps ("aab" in "aaab") and probes cut by the event's bounds all come up often.
+    const probes = ["[DONE]", '{"error"', '"usage":{', "aab", "é"];
+    const piece = fc.constantFrom(...probes, '"usage":', '"usage"', "usage", ":{", "{", '"', "a", "aa", "b", "x");
+    const run = fc.array(piece, { maxLength: 8 }).map((pieces) => pieces.join(""));
+    fc.assert(
+      fc.property(run, run, run, fc.constantFrom(...probes), (before, data, after, probe) => {
+        const bytes = Buffer.from(`${before}${data}${after}`);
+        const start = Buffer.byteLength(before);
+        const event = new SseBytesEvent(undefined, bytes, start, start + Buffer.byteLength(data));
+        expect(dataIncludes(event, probe)).toBe(data.includes(probe));
+        expect(dataStartsWith(event, probe)).toBe(data.startsWith(probe));
+      }),
+      { numRuns: 3000 },
+    );
+  });
 });
 
 describe("ClientChunk", () => {

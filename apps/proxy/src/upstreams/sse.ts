@@ -13,15 +13,50 @@ export function bytesStartWith(bytes: Buffer, at: number, end: number, prefix: B
   return true;
 }
 
-/** ASCII probes (`[DONE]`, `{"error"`, ...) as bytes, made once each. */
-const PROBES = new Map<string, Buffer>();
-function probeBytes(text: string): Buffer {
-  let bytes = PROBES.get(text);
-  if (bytes === undefined) {
-    bytes = Buffer.from(text, "utf8");
-    PROBES.set(text, bytes);
+/**
+ * An ASCII probe (`[DONE]`, `{"error"`, `"usage":{`, ...) as bytes, with its Horspool skip table:
+ * how far a search may move on when the byte under the probe's last position is a given one.
+ */
+interface Probe {
+  bytes: Buffer;
+  skip: Uint8Array;
+}
+
+/** Probes made once each. */
+const PROBES = new Map<string, Probe>();
+function probeOf(text: string): Probe {
+  let probe = PROBES.get(text);
+  if (probe === undefined) {
+    const bytes = Buffer.from(text, "utf8");
+    const skip = new Uint8Array(256).fill(Math.min(bytes.length, 255));
+    for (let index = 0; index < bytes.length - 1; index += 1) skip[bytes[index]!] = Math.min(bytes.length - 1 - index, 255);
+    probe = { bytes, skip };
+    PROBES.set(text, probe);
   }
-  return bytes;
+  return probe;
+}
+
+/**
+ * Whether `bytes[start, end)` holds the probe (Horspool's search). A loop over the event's own
+ * bytes: a native `indexOf` has no end bound, so it needs a subarray per event or scans the
+ * chunk's later events too; this looks at about one byte in every probe length.
+ */
+function bytesInclude(bytes: Buffer, start: number, end: number, probe: Probe): boolean {
+  const needle = probe.bytes;
+  const last = needle.length - 1;
+  if (last < 0) return true;
+  const lastByte = needle[last]!;
+  const skip = probe.skip;
+  for (let at = start; at + last < end; ) {
+    const byte = bytes[at + last]!;
+    if (byte === lastByte) {
+      let index = last - 1;
+      while (index >= 0 && bytes[at + index] === needle[index]) index -= 1;
+      if (index < 0) return true;
+    }
+    at += skip[byte]!;
+  }
+  return false;
 }
 
 /**
@@ -50,13 +85,13 @@ export class SseBytesEvent implements EventSourceMessage {
 
   /** Whether the data begins with `prefix` (equals it, when `whole`). */
   startsWith(prefix: string, whole: boolean): boolean {
-    const probe = probeBytes(prefix);
+    const probe = probeOf(prefix).bytes;
     if (whole && this.end - this.start !== probe.length) return false;
     return bytesStartWith(this.bytes, this.start, this.end, probe);
   }
 
   includes(text: string): boolean {
-    return this.bytes.subarray(this.start, this.end).indexOf(probeBytes(text)) !== -1;
+    return bytesInclude(this.bytes, this.start, this.end, probeOf(text));
   }
 }
 
