@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import express from "express";
-import { Counter, counterChildren, createRegistry, Histogram, histogramChildren, httpMetrics, LATENCY_BUCKETS, metricsHandler, Registry } from "./index.ts";
+import { childCache, Counter, counterChildren, createRegistry, Histogram, histogramChildren, httpMetrics, LATENCY_BUCKETS, metricsHandler, Registry } from "./index.ts";
 
 describe("metrics", () => {
   it("counts requests by route pattern and serves the Prometheus text", async () => {
@@ -24,6 +24,21 @@ describe("metrics", () => {
 });
 
 describe("in-place label children", () => {
+  it("are one child per label set, made once with exactly its labels, whatever the label count", () => {
+    const made: string[][] = [];
+    const childFor = childCache((values) => {
+      made.push(values);
+      return { values };
+    });
+    const first = childFor("chat", "gpt", "up-a", "ok");
+    expect(childFor("chat", "gpt", "up-a", "ok")).toBe(first);
+    expect(childFor("chat", "gpt", "up-a", "error")).not.toBe(first);
+    expect(childFor("chat", "gpt", "up-aok")).not.toBe(first);
+    expect(childFor("x", "y")).toBe(childFor("x", "y"));
+    expect(childFor("x", "y")).not.toBe(childFor("xy"));
+    expect(made).toEqual([["chat", "gpt", "up-a", "ok"], ["chat", "gpt", "up-a", "error"], ["chat", "gpt", "up-aok"], ["x", "y"], ["xy"]]);
+  });
+
   it("give exactly the Prometheus text of prom-client's own children, for counters and histograms", async () => {
     const observations: [string, string, number][] = [
       ["a", "ok", 0.0004], ["a", "ok", 0.003], ["b", "error", 7], ["a", "ok", 0.25], ["b", "error", 250], ["a", "ok", 0.0025], ["c", "ok", 0],
