@@ -19,7 +19,9 @@
 # BENCH_OPEN_STREAMS (1000), BENCH_PROXY_CORE (0), BENCH_LOAD_CORE (1),
 # BENCH_PORTKEY=0 (no Portkey side), BENCH_FLOOR=0 (no floor side), BENCH_PROXY_ONLY=1 (skip the
 # direct, floor and Portkey sides), BENCH_SCALING_PROCESSES (2),
-# BENCH_PROFILE=1 (CPU profile of the proxy into bench-results/profile/, top functions printed),
+# BENCH_PROFILE=1 (CPU profiles of the proxy into bench-results/profile/ and of the floor into
+# bench-results/profile/floor/: the proxy's top functions printed, and, for one row, both processes'
+# CPU per request by kind of work: apps/bench/src/profile-compare.ts),
 # BENCH_SHARED_REDIS=1 / BENCH_SHARED_POSTGRES=1 (use the shared servers at REDIS_URL /
 # DATABASE_URL instead of private ones on the load core), BENCH_PROXY_NODE_FLAGS (extra Node flags
 # for the proxy, to compare a tuning), BENCH_SETTLE_TIMEOUT_S (60: longest wait for the ledger to
@@ -81,6 +83,9 @@ cleanup() {
   fi
   if [ "${BENCH_PROFILE:-0}" = 1 ] && [ -d "$PROFILE_DIR" ]; then
     node apps/bench/src/profile-report.ts "$PROFILE_DIR" 30 || true
+    if compgen -G "$PROFILE_DIR/floor/*.cpuprofile" >/dev/null && [ -f bench-results/latest.json ]; then
+      node apps/bench/src/profile-compare.ts "$PROFILE_DIR/floor" "$PROFILE_DIR" bench-results/latest.json || true
+    fi
   fi
   exit "$status"
 }
@@ -184,8 +189,10 @@ fi
 # The floor, on the same core as the proxy (idle while the proxy is measured, and the other way round).
 FLOOR_ENV=()
 if [ "${BENCH_FLOOR:-1}" != 0 ]; then
+  FLOOR_NODE_FLAGS=("${DEPLOYED_NODE_FLAGS[@]}")
+  [ "${BENCH_PROFILE:-0}" = 1 ] && FLOOR_NODE_FLAGS+=(--cpu-prof --cpu-prof-dir="$PROFILE_DIR/floor")
   FLOOR_UPSTREAM_URL="$BENCH_SIMULATOR_URL" NODE_OPTIONS="$DEPLOYED_NODE_OPTIONS" \
-    start_app floor "$FLOOR_PORT" taskset -c "$PROXY_CORE" node "${DEPLOYED_NODE_FLAGS[@]}" apps/bench/src/floor-proxy.ts
+    start_app floor "$FLOOR_PORT" taskset -c "$PROXY_CORE" node "${FLOOR_NODE_FLAGS[@]}" apps/bench/src/floor-proxy.ts
   FLOOR_ENV=(BENCH_FLOOR_URL="http://127.0.0.1:$FLOOR_PORT" BENCH_FLOOR_PID="${PIDS[-1]}")
 fi
 

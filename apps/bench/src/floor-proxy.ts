@@ -53,3 +53,7 @@ createServer((req, res) => {
   req.on("end", () => void forward(req, res, Buffer.concat(chunks)));
   req.on("error", () => res.destroy());
 }).listen(Number(process.env.PORT ?? 8080), "127.0.0.1");
+
+// A clean exit on SIGTERM (scripts/bench.sh stops it so), so `node --cpu-prof` writes the floor's
+// profile (BENCH_PROFILE=1) as it does the proxy's.
+process.on("SIGTERM", () => process.exit(0));
