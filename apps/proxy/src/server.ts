@@ -1,4 +1,4 @@
-import { listen, listenMetrics, type Listening } from "@gateway/http";
+import { GatewayResponse, listen, listenMetrics, type Listening } from "@gateway/http";
 import { inClusterWorker, joinMetricsCluster, metricsHandler } from "@gateway/metrics";
 import { createProxyHandler } from "./app.ts";
 import { createProxyServices, type ProxyServices } from "./services.ts";
@@ -17,7 +17,7 @@ export interface RunningProxy {
 
 export async function startProxy(config: ProxyConfig, logger?: ProxyServices["logger"]): Promise<RunningProxy> {
   const services = await createProxyServices(config, logger);
-  const http = await listen(createProxyHandler(services), config.PORT, config.HOST);
+  const http = await listen(createProxyHandler(services), config.PORT, config.HOST, { ServerResponse: GatewayResponse });
   // In a cluster worker the primary serves METRICS_PORT with every worker's registry summed.
   const clustered = inClusterWorker();
   if (clustered) joinMetricsCluster(services.registry);

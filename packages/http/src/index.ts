@@ -9,3 +9,4 @@ export * from "./shutdown-on-signals.ts";
 export * from "./json-depth.ts";
 export * from "./metrics-server.ts";
 export * from "./client-address.ts";
+export * from "./gateway-response.ts";

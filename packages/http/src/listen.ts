@@ -1,4 +1,4 @@
-import { createServer, type RequestListener, type Server } from "node:http";
+import { createServer, ServerResponse, type RequestListener, type Server } from "node:http";
 import { Server as NetServer, type AddressInfo } from "node:net";
 
 /**
@@ -17,8 +17,8 @@ export interface Listening {
 }
 
 /** Starts an HTTP server the same way for every app. */
-export async function listen(handler: RequestListener, port: number, host: string): Promise<Listening> {
-  const server = createServer({ keepAliveTimeout: 65_000 }, handler);
+export async function listen(handler: RequestListener, port: number, host: string, options: { ServerResponse?: typeof ServerResponse } = {}): Promise<Listening> {
+  const server = createServer({ keepAliveTimeout: 65_000, ServerResponse: options.ServerResponse ?? ServerResponse }, handler);
   // Node's close() only ends the keep-alive connections idle at that moment; one busy then (a
   // stream finishing during shutdown) would stay open after its response until the client drops it
   // or the deadline cuts it, holding the process up. While closing, every connection is ended as

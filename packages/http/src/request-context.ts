@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { NextFunction, Request, Response } from "express";
 import { newId } from "@gateway/contracts";
+import { addHead } from "./gateway-response.ts";
 
 /** What every request carries once it entered the gateway (Express routes and plain node:http ones alike). */
 export interface RequestFields {
@@ -40,7 +41,7 @@ export function beginRequest(request: IncomingMessage, response: ServerResponse,
   gateway.startedAt = Date.now();
   gateway.bodyBytes = 0;
   gateway.rawBody = null;
-  response.setHeader("x-request-id", gateway.requestId);
+  addHead(response, "x-request-id", gateway.requestId);
   return gateway;
 }
 

@@ -1,5 +1,5 @@
 import { GatewayError } from "@gateway/contracts";
-import type { GatewayRequest } from "@gateway/http";
+import { addHead, type GatewayRequest } from "@gateway/http";
 import type { KeyRecord, ModelRecord, ServerOptionRecord } from "@gateway/redis-store";
 import type { WireFormat } from "../upstreams/index.ts";
 import type { ProxyServices } from "../services.ts";
@@ -33,7 +33,7 @@ export function relayRoute(services: ProxyServices, wire: WireFormat, checkHeade
     const parsed = wire.parse(request.body);
     const { model, option } = allowedModel(services, key, parsed.model);
     const admission = await services.limiter.admit(request.requestId, key, option, model.name, parsed, request.bodyBytes, wire.endpoint);
-    for (const name in admission.headers) response.setHeader(name, admission.headers[name]!);
+    for (const name in admission.headers) addHead(response, name, admission.headers[name]!);
     if (admission.refusal) throw admission.refusal;
     const traceparent = services.tracing.start(request.requestId, wire.endpoint, model.name, request.headers);
     let failure: unknown = null;

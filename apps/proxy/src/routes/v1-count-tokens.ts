@@ -1,6 +1,6 @@
 import type { ServerResponse } from "node:http";
 import { GatewayError } from "@gateway/contracts";
-import { sendJson, type GatewayRequest } from "@gateway/http";
+import { addHead, sendJson, type GatewayRequest } from "@gateway/http";
 import { SHAPE_ADAPTERS, WIRE_FORMATS, type ParsedRequest } from "../upstreams/index.ts";
 import type { ProxyServices } from "../services.ts";
 import type { Target } from "../routing/routing-table.ts";
@@ -32,7 +32,7 @@ export function countTokensRoute(services: ProxyServices): RouteHandler {
     const parsed = wire.parse(request.body);
     const { model, option } = allowedModel(services, key, parsed.model);
     const admission = await services.limiter.admitRequestOnly(request.requestId, key, option);
-    for (const name in admission.headers) response.setHeader(name, admission.headers[name]!);
+    for (const name in admission.headers) addHead(response, name, admission.headers[name]!);
     if (admission.refusal) throw admission.refusal;
     const targets = services.routing.order(model, services.breaker);
     const anthropic = targets.filter((target) => target.upstream.shape === "anthropic");
