@@ -88,6 +88,8 @@ const SOCKET_NATIVES = new Set(["writev", "writeBuffer", "writeLatin1String", "w
 /** The kind of a source file (a path or URL as the profile or the source map names it); null for native code. */
 export function workKindOfSource(functionName: string, source: string): WorkKind | null {
   if (functionName === "(garbage collector)") return "garbage collection";
+  // V8's own buckets: (program), (root).
+  if (functionName.startsWith("(")) return "the rest (V8, Node's other modules, startup)";
   if (source === "") return SOCKET_NATIVES.has(functionName) ? "socket writes and reads" : null;
   if (source.startsWith("wasm")) return "undici"; // llhttp, undici's HTTP parser
   const module = source.includes("node_modules/") ? source.slice(source.lastIndexOf("node_modules/") + 13) : null;
@@ -102,7 +104,7 @@ export function workKindOfSource(functionName: string, source: string): WorkKind
     if (/^node:(net|internal\/streams|internal\/stream_base_commons)/.test(source)) return "Node's streams and sockets";
     return "the rest (V8, Node's other modules, startup)";
   }
-  if (source.startsWith("(") || source.includes("/chunks/chunk-")) return "the rest (V8, Node's other modules, startup)";
+  if (source.includes("/chunks/chunk-")) return "the rest (V8, Node's other modules, startup)";
   return "own code";
 }
 
@@ -119,12 +121,8 @@ export function workKinds(profile: CpuProfile, sourceOf: (callFrame: CallFrame) 
     const known = kindOf.get(id);
     if (known !== undefined) return known;
     const callFrame = nodes.get(id)!.callFrame;
-    const name = callFrame.functionName;
     const found =
-      name === "(program)" || name === "(root)"
-        ? "the rest (V8, Node's other modules, startup)"
-        : (workKindOfSource(name, name.startsWith("(") && name !== "(garbage collector)" ? "(v8)" : sourceOf(callFrame)) ??
-          (parent.has(id) ? kind(parent.get(id)!) : "the rest (V8, Node's other modules, startup)"));
+      workKindOfSource(callFrame.functionName, sourceOf(callFrame)) ?? (parent.has(id) ? kind(parent.get(id)!) : "the rest (V8, Node's other modules, startup)");
     kindOf.set(id, found);
     return found;
   };

@@ -47,7 +47,7 @@ export class GatewayResponse<Request extends IncomingMessage = IncomingMessage> 
     const head = this.head;
     const reason = typeof reasonOrHeaders === "string" ? reasonOrHeaders : undefined;
     const given = typeof reasonOrHeaders === "string" ? maybeHeaders : reasonOrHeaders;
-    if (head === null || this.headersSent) return this.writeHeadAs(statusCode, reason, given);
+    if (head === null) return this.writeHeadAs(statusCode, reason, given);
     if (Array.isArray(given)) {
       // Raw pairs go to Node's stored-headers path: the listed fields are stored first.
       this.storeListed();
