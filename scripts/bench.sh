@@ -48,9 +48,14 @@ export DATABASE_URL="$(bench_database_url "$DATABASE_URL")"
 wants_step() { [ -z "${BENCH_ROWS:-}" ] || [[ ",${BENCH_ROWS// /}," == *",$1,"* ]]; }
 export SIMULATOR_API_KEY="sim-bench-$RUN_ID"
 export INTERNAL_TOKEN="bench-internal-token-$RUN_ID"
-free_port() { node -e 'const s = require("node:net").createServer(); s.listen(0, "127.0.0.1", () => { console.log(s.address().port); s.close(); })'; }
-SIMULATOR_PORT="$(free_port)" CONTROL_PLANE_PORT="$(free_port)" PROXY_PORT="$(free_port)" FLOOR_PORT="$(free_port)"
-WORKER_PORT="$(free_port)" PORTKEY_PORT="$(free_port)" SCALING_PROXY_PORT="$(free_port)"
+# Every port the bench needs, chosen in one go: each is held open until all are chosen, so no two
+# services are given the same one (the kernel hands a port closed a moment ago out again, and a
+# service then found its port taken while the readiness check was answered by another).
+free_ports() { # count
+  node -e 'const net = require("node:net"); const servers = Array.from({ length: Number(process.argv[1]) }, () => net.createServer());
+    Promise.all(servers.map((s) => new Promise((r) => s.listen(0, "127.0.0.1", r)))).then(() => { console.log(servers.map((s) => s.address().port).join(" ")); servers.forEach((s) => s.close()); });' "$1"
+}
+read -r SIMULATOR_PORT CONTROL_PLANE_PORT PROXY_PORT FLOOR_PORT WORKER_PORT PORTKEY_PORT SCALING_PROXY_PORT REDIS_PORT PG_PORT <<<"$(free_ports 9)"
 export BENCH_SIMULATOR_URL="http://127.0.0.1:$SIMULATOR_PORT"
 export CONTROL_PLANE_URL="http://127.0.0.1:$CONTROL_PLANE_PORT"
 LOGS="$ROOT/.data/logs/bench"; mkdir -p "$LOGS"
@@ -108,7 +113,7 @@ start_app() { # name port command...  (READY_PATH: what answers 2xx once it is r
 # issue's layout gives the proxy a core of its own; in production Redis runs on other machines).
 # Otherwise the shared one at REDIS_URL, wherever the scheduler puts it.
 if command -v redis-server >/dev/null 2>&1 && [ "${BENCH_SHARED_REDIS:-0}" != 1 ]; then
-  REDIS_PORT="$(free_port)"; PRIVATE_REDIS_DIR="$ROOT/.data/bench-redis-$RUN_ID"; mkdir -p "$PRIVATE_REDIS_DIR"
+  PRIVATE_REDIS_DIR="$ROOT/.data/bench-redis-$RUN_ID"; mkdir -p "$PRIVATE_REDIS_DIR"
   # Persistence as docker-compose.yml runs it (a queue of billing jobs must survive a restart).
   taskset -c "$LOAD_CORE" redis-server --bind 127.0.0.1 --port "$REDIS_PORT" --save "" --appendonly yes --appendfsync everysec \
     --dir "$PRIVATE_REDIS_DIR" >"$LOGS/redis.log" 2>&1 &
@@ -127,7 +132,6 @@ if [ "${BENCH_SHARED_POSTGRES:-0}" != 1 ] && [ -n "$(find_pg_bin initdb)" ] && [
   if [ "$(id -u)" = 0 ]; then PG_RUNAS=(runuser -u postgres --); chown postgres "$PRIVATE_PG_DIR"; fi
   "${PG_RUNAS[@]}" "$(find_pg_bin initdb)" -D "$PRIVATE_PG_DIR/data" -U postgres -A trust -E UTF8 --no-sync >"$LOGS/postgres-init.log" 2>&1 \
     || die "initdb failed; see $LOGS/postgres-init.log"
-  PG_PORT="$(free_port)"
   taskset -c "$LOAD_CORE" "${PG_RUNAS[@]}" "$(find_pg_bin pg_ctl)" -D "$PRIVATE_PG_DIR/data" -l "$PRIVATE_PG_DIR/postgres.log" -w -t 30 \
     -o "-p $PG_PORT -c listen_addresses=127.0.0.1 -k $PRIVATE_PG_DIR" start >/dev/null || die "PostgreSQL did not start; see $PRIVATE_PG_DIR/postgres.log"
   PRIVATE_PG_PID="$(head -n 1 "$PRIVATE_PG_DIR/data/postmaster.pid")"
