@@ -2,7 +2,7 @@
 // call; what is not used goes back, a dead process's slice is dropped, and limits hold exactly
 // across replicas (two LimitStores on two connections stand for two proxy processes).
 import { randomUUID } from "node:crypto";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { Redis } from "ioredis";
 import { resolveTestServices } from "@gateway/testing";
 import { LEASE_HOLD_MS, LimitStore, RATE_WINDOW_MS, type AdmitInput, type LimitStoreOptions } from "./limit-store.ts";
@@ -41,6 +41,14 @@ async function requestsCounted(limits: LimitStore, keyId: string): Promise<numbe
 }
 
 describe("admission leases", () => {
+  // A lease never outlives the rate window its requests were counted in, and these tests read the
+  // current window: each starts with at least 5 s of its window left, so none straddles a minute's
+  // end (one that did saw its lease end early and its counts move to the next window).
+  beforeEach(async () => {
+    const left = RATE_WINDOW_MS - (Date.now() % RATE_WINDOW_MS);
+    if (left < 5_000) await new Promise((resolve) => setTimeout(resolve, left + 50));
+  });
+
   it("one call grants a lease; the next requests are admitted from it without a call, and the unused part goes back", async () => {
     const { limits, calls } = await processStore({ leaseRequests: 10, leaseMs: 60_000 });
     const keyId = newKey();
