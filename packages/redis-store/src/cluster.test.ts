@@ -10,6 +10,7 @@ import { LimitStore, type AdmitResult } from "./limit-store.ts";
 import { RecordStore } from "./record-store.ts";
 import { redisKeys } from "./redis-keys.ts";
 import type { KeyRecord, StoreEvent } from "./records.ts";
+import { rateWindowRoom } from "./rate-window-room.ts";
 
 const REDIS_URL = "redis://ignored-with-nodes:6379";
 const prefix = `test-${randomUUID().slice(0, 8)}`;
@@ -100,6 +101,7 @@ describe("on a Redis Cluster", () => {
   });
 
   it("grants, admits from and gives back leases for keys spread over all slots", async () => {
+    await rateWindowRoom();
     const limits = new LimitStore(redis, prefix, { leaseRequests: 10, leaseMs: 60_000 });
     const settled: Promise<void>[] = [];
     const keyIds = Array.from({ length: 12 }, (_, index) => `key_${randomUUID().slice(0, 8)}_${index}`);

@@ -8,6 +8,7 @@ import { resolveTestServices } from "@gateway/testing";
 import { LEASE_HOLD_MS, LimitStore, RATE_WINDOW_MS, type AdmitInput, type LimitStoreOptions } from "./limit-store.ts";
 import { ADMIT_SCRIPT } from "./limit-scripts.ts";
 import { countScriptCalls } from "./script-calls.ts";
+import { rateWindowRoom } from "./rate-window-room.ts";
 
 let redisUrl: string;
 let redis: Redis;
@@ -41,13 +42,7 @@ async function requestsCounted(limits: LimitStore, keyId: string): Promise<numbe
 }
 
 describe("admission leases", () => {
-  // A lease never outlives the rate window its requests were counted in, and these tests read the
-  // current window: each starts with at least 5 s of its window left, so none straddles a minute's
-  // end (one that did saw its lease end early and its counts move to the next window).
-  beforeEach(async () => {
-    const left = RATE_WINDOW_MS - (Date.now() % RATE_WINDOW_MS);
-    if (left < 5_000) await new Promise((resolve) => setTimeout(resolve, left + 50));
-  });
+  beforeEach(() => rateWindowRoom());
 
   it("one call grants a lease; the next requests are admitted from it without a call, and the unused part goes back", async () => {
     const { limits, calls } = await processStore({ leaseRequests: 10, leaseMs: 60_000 });
