@@ -24,8 +24,11 @@
 # CPU per request by kind of work: apps/bench/src/profile-compare.ts),
 # BENCH_SHARED_REDIS=1 / BENCH_SHARED_POSTGRES=1 (use the shared servers at REDIS_URL /
 # DATABASE_URL instead of private ones on the load core), BENCH_PROXY_NODE_FLAGS (extra Node flags
-# for the proxy, to compare a tuning), BENCH_SETTLE_TIMEOUT_S (60: longest wait for the ledger to
-# catch up after a run before the bench fails). Results: bench-results/latest.json and latest.md.
+# for the proxy, to compare a tuning), BENCH_OWN_TIME=1 (the proxy's own part of each request, its
+# upstream call's time taken off, printed as p50/p99/p99.9 at the end: apps/bench/src/own-time.ts;
+# a diagnostic, the CPU figures are not the proxy's then), BENCH_SETTLE_TIMEOUT_S (60: longest wait
+# for the ledger to catch up after a run before the bench fails). Results: bench-results/latest.json
+# and latest.md.
 #
 # The floor (apps/bench/src/floor-proxy.ts): a bare node:http + undici pass-through to the simulator.
 # Portkey: npm @portkey-ai/gateway, installed once into .tools/portkey-gateway (git-ignored, outside
@@ -86,6 +89,7 @@ cleanup() {
   elif [ "$CREATED_DATABASE" = 1 ]; then
     node apps/bench/src/stack-setup.ts drop-database || log "could not drop the bench database"
   fi
+  if [ "${BENCH_OWN_TIME:-0}" = 1 ]; then grep -h '^\[own-time\]' "$LOGS/proxy.log" || log "no own-time line in $LOGS/proxy.log"; fi
   if [ "${BENCH_PROFILE:-0}" = 1 ] && [ -d "$PROFILE_DIR" ]; then
     node apps/bench/src/profile-report.ts "$PROFILE_DIR" 30 || true
     if compgen -G "$PROFILE_DIR/floor/*.cpuprofile" >/dev/null && [ -f bench-results/latest.json ]; then
@@ -170,6 +174,13 @@ export BENCH_PROXY_NODE_FLAGS="${DEPLOYED_NODE_COMMAND_LINE}${BENCH_PROXY_NODE_F
 if [ "${BENCH_PROFILE:-0}" = 1 ]; then
   rm -rf "$PROFILE_DIR" && mkdir -p "$PROFILE_DIR"
   PROXY_NODE_FLAGS+=(--cpu-prof --cpu-prof-dir="$PROFILE_DIR")
+fi
+# BENCH_OWN_TIME=1: the proxy's own part of each request, its upstream call's time taken off
+# (apps/bench/src/own-time.ts), printed as one line when the stack stops. A diagnostic: it costs
+# the proxy a little per request, so its CPU figures are not the proxy's then.
+if [ "${BENCH_OWN_TIME:-0}" = 1 ]; then
+  export BENCH_OWN_TIME_PRELOAD=1
+  PROXY_NODE_FLAGS+=(--import="$ROOT/apps/bench/src/own-time.ts")
 fi
 # The proxy as built for production (one bundled module, apps/proxy/dist/main.mjs); BENCH_PROXY_SOURCE=1
 # runs the TypeScript sources instead (type stripping), to compare; BENCH_PROXY_ENTRY=<file> runs a
