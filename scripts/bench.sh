@@ -179,8 +179,7 @@ fi
 # (apps/bench/src/own-time.ts), printed as one line when the stack stops. A diagnostic: it costs
 # the proxy a little per request, so its CPU figures are not the proxy's then.
 if [ "${BENCH_OWN_TIME:-0}" = 1 ]; then
-  export BENCH_OWN_TIME_PRELOAD=1
-  PROXY_NODE_FLAGS+=(--import="$ROOT/apps/bench/src/own-time.ts")
+  PROXY_NODE_FLAGS+=(--import="$ROOT/apps/bench/src/own-time-preload.ts")
 fi
 # The proxy as built for production (one bundled module, apps/proxy/dist/main.mjs); BENCH_PROXY_SOURCE=1
 # runs the TypeScript sources instead (type stripping), to compare; BENCH_PROXY_ENTRY=<file> runs a

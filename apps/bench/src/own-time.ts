@@ -1,17 +1,11 @@
-// Loaded into the proxy by `BENCH_OWN_TIME=1 pnpm bench` (node --import): each proxied request's
-// time inside the proxy (its request event to its response's finish) less the time of its upstream
+// What `BENCH_OWN_TIME=1 pnpm bench` reports (own-time-preload.ts loads it into the proxy): each
+// proxied request's time inside the proxy (its request event to its response's finish) less the time of its upstream
 // call (undici's `undici:request:create` to `:trailers`, the end of the upstream's body), matched
 // by the `x-request-id` the proxy sends upstream. What is left is the gateway's own part of a
 // request, whatever the upstream (the simulator, on the load core) took; printed to stderr at
 // SIGTERM as one `[own-time]` line for the whole run (every row), which scripts/bench.sh echoes.
 // A diagnostic: it costs the proxy a little per request, so never use it for the CPU figures.
-import { subscribe } from "node:diagnostics_channel";
-import { Server, type IncomingMessage, type ServerResponse } from "node:http";
 import { summarize } from "./percentiles.ts";
-
-interface UndiciRequest {
-  headers: string | string[];
-}
 
 /** The `x-request-id` of an undici request (its headers are a raw block or a flat name/value list). */
 export function upstreamRequestId(headers: string | string[]): string | null {
@@ -46,28 +40,4 @@ export class OwnTime {
     const ms = (value: number) => value.toFixed(3);
     return `[own-time] ${own.count} requests: the proxy's own part p50 ${ms(own.p50)} / p99 ${ms(own.p99)} / p99.9 ${ms(own.p999)} ms; with the upstream's, p50 ${ms(total.p50)} / p99 ${ms(total.p99)} / p99.9 ${ms(total.p999)} ms`;
   }
-}
-
-if (process.env.BENCH_OWN_TIME_PRELOAD === "1") {
-  const times = new OwnTime();
-  const started = new WeakMap<object, number>();
-  subscribe("undici:request:create", (message) => started.set((message as { request: object }).request, performance.now()));
-  subscribe("undici:request:trailers", (message) => {
-    const request = (message as { request: UndiciRequest }).request;
-    const start = started.get(request);
-    const id = upstreamRequestId(request.headers);
-    if (start !== undefined && id !== null) times.upstreamCall(id, performance.now() - start);
-  });
-  const emit = Server.prototype.emit;
-  Server.prototype.emit = function (this: Server, event: string, ...args: unknown[]) {
-    if (event === "request") {
-      const [request, response] = args as [IncomingMessage & { requestId?: string }, ServerResponse];
-      const start = performance.now();
-      response.once("finish", () => {
-        if (request.requestId !== undefined) times.finished(request.requestId, performance.now() - start);
-      });
-    }
-    return Reflect.apply(emit, this, [event, ...args]) as boolean;
-  } as typeof Server.prototype.emit;
-  process.prependListener("SIGTERM", () => process.stderr.write(`${times.report()}\n`));
 }
