@@ -3,27 +3,27 @@ import { addedMs, floorCpuRatio, portkeyCpuRatio, systemFloorCpuRatio, throughpu
 
 const DASH = "–";
 
-export function formatMs(value: number): string {
+export function formatMs(value: number, digits = 2): string {
   if (!Number.isFinite(value)) return DASH;
-  return Math.abs(value) < 10 ? value.toFixed(2) : value.toFixed(1);
+  return Math.abs(value) < 10 ? value.toFixed(digits) : value.toFixed(Math.max(1, digits - 1));
 }
 
 /** An added latency, always signed so a negative difference (noise) reads as one. */
-export function formatAdded(value: number): string {
+export function formatAdded(value: number, digits = 2): string {
   if (!Number.isFinite(value)) return DASH;
-  return `${value >= 0 ? "+" : "-"}${formatMs(Math.abs(value))}`;
+  return `${value >= 0 ? "+" : "-"}${formatMs(Math.abs(value), digits)}`;
 }
 
 export function formatRate(value: number): string {
   return Number.isFinite(value) ? Math.round(value).toLocaleString("en-US") : DASH;
 }
 
-export function formatRatio(value: number): string {
-  return Number.isFinite(value) ? value.toFixed(2) : DASH;
+export function formatRatio(value: number, digits = 2): string {
+  return Number.isFinite(value) ? value.toFixed(digits) : DASH;
 }
 
-export function formatMb(bytes: number): string {
-  return Number.isFinite(bytes) && bytes > 0 ? (bytes / 1024 / 1024).toFixed(0) : DASH;
+export function formatMb(bytes: number, digits = 0): string {
+  return Number.isFinite(bytes) && bytes > 0 ? (bytes / 1024 / 1024).toFixed(digits) : DASH;
 }
 
 export function formatUs(value: number): string {

@@ -43,6 +43,22 @@ describe("checkTargets", () => {
     expect(lost).toMatchObject({ measured: "9 rows for 10 requests", pass: false });
   });
 
+  it("shows a figure with the digits that keep it on its own side of the limit", () => {
+    const c64 = (cpu: number, rssMb: number) => jsonRow(64, figures(9000, latency(5, 9, 12)), figures(6000, latency(8, 15, 20)), { cpu, rssMb }, floorRun(6, 10));
+    const cpuCheck = (cpu: number, rssMb = 140) => {
+      const checks = Object.fromEntries(checkTargets(results([c64(cpu, rssMb)])).map((check) => [check.name, check]));
+      return { cpu: checks["proxy CPU per request ÷ the floor's, concurrency 64 (JSON and streams)"], rss: checks["RSS per proxy process, concurrency 64"] };
+    };
+    // 1.503x is over 1.5x: "1.50x" would read as met.
+    expect(cpuCheck(150.3).cpu).toMatchObject({ measured: "1.503x (chat c=64)", pass: false });
+    // 1.4996x is within; two digits already say so.
+    expect(cpuCheck(149.96).cpu).toMatchObject({ measured: "1.50x (chat c=64)", pass: true });
+    expect(cpuCheck(120).cpu).toMatchObject({ measured: "1.20x (chat c=64)", pass: true });
+    // 150.4 MB is over 150 MB.
+    expect(cpuCheck(120, 150.4).rss).toMatchObject({ measured: "150.4 MB (chat c=64)", pass: false });
+    expect(cpuCheck(120, 149.6).rss).toMatchObject({ measured: "150 MB (chat c=64)", pass: true });
+  });
+
   it("needs the proxy below Portkey's added latency on every row, and at most a third of its CPU", () => {
     const row = (id: string, proxyP50: number, portkeyP50: number, portkeyCpu: number): RowResult => ({
       ...jsonRow(16, figures(9000, latency(1, 2, 3)), figures(6000, latency(proxyP50, 3, 4)), { cpu: 100, rssMb: 100 }),
