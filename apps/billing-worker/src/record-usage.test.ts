@@ -105,6 +105,25 @@ describe("recordUsage", () => {
     await expectRollupsEqualLedger();
   });
 
+  it("keeps the batch statement prepared on each connection when prepared statements are on, and never when off", async () => {
+    for (const preparedStatements of [true, false]) {
+      // One connection, so the second batch runs on the session that holds the first one's statement.
+      const single = createDb({ url: environment.database.url, poolSize: 1, preparedStatements });
+      try {
+        const [a, b] = [billingEvent(seeded), billingEvent(seeded)];
+        expect(await recordUsageBatch(single, [{ event: a, costNano: 1_000n }, { event: a, costNano: 9n }])).toEqual(["recorded", "duplicate"]);
+        expect(await recordUsageBatch(single, [{ event: b, costNano: 2_000n }, { event: a, costNano: 9n }])).toEqual(["recorded", "duplicate"]);
+        const statements = await single.query<{ name: string }>("SELECT name FROM pg_prepared_statements");
+        expect(statements.map((row) => row.name)).toEqual(preparedStatements ? ["record_usage_batch"] : []);
+        const costs = await single.prisma.usageRecord.findMany({ where: { requestId: { in: [a.requestId, b.requestId] } }, select: { costNano: true }, orderBy: { costNano: "asc" } });
+        expect(costs.map((row) => row.costNano)).toEqual([1_000n, 2_000n]);
+      } finally {
+        await single.close();
+      }
+    }
+    await expectRollupsEqualLedger();
+  });
+
   it("runs overlapping batches at once without a deadlock, each request counted once", async () => {
     const before = await totals();
     const events = Array.from({ length: 120 }, (_, index) =>

@@ -75,7 +75,7 @@ export async function recordUsageBatch(connection: LedgerConnection, entries: re
   const rows = JSON.stringify(Array.from(firsts.values(), ledgerRow));
   const inserted = "$queryRawUnsafe" in connection
     ? await connection.$queryRawUnsafe<{ request_id: string }[]>(RECORD_BATCH, rows)
-    : await connection.query<{ request_id: string }>(RECORD_BATCH, [rows]);
+    : await connection.query<{ request_id: string }>(RECORD_BATCH, [rows], { name: "record_usage_batch" });
   const recorded = new Set(inserted.map((row) => row.request_id));
   return entries.map((entry) => (firsts.get(entry.event.requestId) === entry && recorded.has(entry.event.requestId) ? "recorded" : "duplicate"));
 }

@@ -13,6 +13,13 @@ export interface DbOptions {
   url: string;
   /** Upper bound of pooled connections (default 10). */
   poolSize?: number;
+  /**
+   * Whether `query` may keep a named statement prepared on each connection (default false): parsed
+   * and planned once per connection, then only bound and run. Postgres itself, and PgBouncer 1.21+
+   * in transaction mode with `max_prepared_statements` above 0, keep them; an older PgBouncer in
+   * transaction mode does not.
+   */
+  preparedStatements?: boolean;
 }
 
 export interface Db {
@@ -22,13 +29,23 @@ export interface Db {
    * raw-query path would copy several times (the billing worker's batches). A failure is pg's
    * DatabaseError: `code` is the SQLSTATE.
    */
-  query<Row>(text: string, values?: unknown[]): Promise<Row[]>;
+  query<Row>(text: string, values?: unknown[], options?: QueryOptions): Promise<Row[]>;
   close(): Promise<void>;
+}
+
+export interface QueryOptions {
+  /**
+   * A name for the statement, unique to its text: with `preparedStatements` on, each connection
+   * prepares it once (a large statement's planning is most of its cost) and later runs only bind
+   * and execute it. Ignored when they are off.
+   */
+  name?: string;
 }
 
 /**
  * A Prisma client over a bounded pg pool. Relies on no session state (no SET, no advisory locks,
- * unnamed statements), so it also works through PgBouncer in transaction mode.
+ * unnamed statements unless `preparedStatements` is on), so it also works through PgBouncer in
+ * transaction mode.
  */
 export function createDb(options: DbOptions): Db {
   const pool = new pg.Pool({ connectionString: options.url, max: options.poolSize ?? 10 });
@@ -39,7 +56,10 @@ export function createDb(options: DbOptions): Db {
   let closing: Promise<void> | undefined;
   return {
     prisma,
-    query: async <Row>(text: string, values?: unknown[]) => (await pool.query(text, values)).rows as Row[],
+    query: async <Row>(text: string, values?: unknown[], queryOptions?: QueryOptions) => {
+      const name = options.preparedStatements === true ? queryOptions?.name : undefined;
+      return (await (name === undefined ? pool.query(text, values) : pool.query({ name, text, values }))).rows as Row[];
+    },
     close: () => (closing ??= prisma.$disconnect().then(() => pool.end())),
   };
 }
