@@ -15,6 +15,8 @@
 # PROXY_PROCESSES=2 on both cores.
 #
 # Environment: BENCH_DURATION_S (6) and BENCH_WARMUP_S (1) seconds per side of a row,
+# BENCH_CPU_RUNS (3: alternating runs of the floor and the proxy on the concurrency-64 rows, the
+# median CPU run of each reported),
 # BENCH_ROWS (row id prefixes, e.g. `chat-c1,stream50,open-streams,scaling`; all by default),
 # BENCH_OPEN_STREAMS (1000), BENCH_PROXY_CORE (0), BENCH_LOAD_CORE (1),
 # BENCH_PORTKEY=0 (no Portkey side), BENCH_FLOOR=0 (no floor side), BENCH_PROXY_ONLY=1 (skip the

@@ -39,6 +39,8 @@ export function loadBenchConfig(env: Record<string, string | undefined> = proces
     /** Measured seconds per side of each row, and warm-up seconds before each. */
     BENCH_DURATION_S: seconds(6),
     BENCH_WARMUP_S: z.coerce.number().min(0).default(1),
+    /** Alternating runs of the floor and the proxy on the concurrency-64 rows; the median CPU run of each is reported. */
+    BENCH_CPU_RUNS: z.coerce.number().int().min(1).max(9).default(3),
     /** Comma list of row ids or their leading parts (`chat-c1,stream50,open-streams`); empty runs all. */
     BENCH_ROWS: z.string().default(""),
     /** Only the proxy side of each row (for profiling runs). */

@@ -49,6 +49,7 @@ const settings: RowSettings = {
   floor: config.BENCH_FLOOR_URL && config.BENCH_FLOOR_PID ? { url: trim(config.BENCH_FLOOR_URL), pid: config.BENCH_FLOOR_PID } : null,
   portkey: config.BENCH_PORTKEY_URL && config.BENCH_PORTKEY_PID ? { url: trim(config.BENCH_PORTKEY_URL), pid: config.BENCH_PORTKEY_PID } : null,
   system,
+  cpuRuns: config.BENCH_CPU_RUNS,
 };
 if (!settings.floor) log("no floor (BENCH_FLOOR_URL/BENCH_FLOOR_PID unset): proxy CPU and RSS are not compared with a bare pass-through");
 if (!settings.portkey) log("no Portkey side (BENCH_PORTKEY_URL/BENCH_PORTKEY_PID unset)");
@@ -83,6 +84,7 @@ try {
         `${row.portkey ? `; Portkey's ${formatAdded(portkeyAdded)}` : ""}), ` +
         `CPU ${row.proxy.cpuUsPerRequest.toFixed(0)} µs/req` +
         `${row.floor ? ` (floor ${row.floor.cpuUsPerRequest.toFixed(0)}, x${formatRatio(floorCpuRatio(row))})` : ""}` +
+        `${row.cpuRuns ? ` (medians of ${row.cpuRuns.proxy.length} runs: proxy ${row.cpuRuns.proxy.map((us) => us.toFixed(0)).join(", ")}${row.cpuRuns.floor.length > 0 ? `; floor ${row.cpuRuns.floor.map((us) => us.toFixed(0)).join(", ")}` : ""})` : ""}` +
         `${row.portkey ? ` (Portkey ${row.portkey.cpuUsPerRequest.toFixed(0)})` : ""}` +
         `${row.system ? `, system ${row.system.wholeUsPerRequest.toFixed(0)} µs/req (worker ${row.system.workerUsPerRequest.toFixed(0)}, Redis ${row.system.redisUsPerRequest.toFixed(0)}, Postgres ${row.system.postgresUsPerRequest.toFixed(0)}), billed ${formatBilled(row.system)}` : ""}, ` +
         `errors ${row.direct?.errors ?? "-"}/${row.floor?.errors ?? "-"}/${row.portkey?.errors ?? "-"}/${row.proxy.errors}`,

@@ -21,6 +21,20 @@ export interface RowSettings {
   portkey: { url: string; pid: number } | null;
   /** The billing worker, Redis and Postgres, read around the proxied run; null = not measured. */
   system: SystemMeter | null;
+  /**
+   * Runs of the floor and of the proxy, alternating, on the concurrency-64 rows (the CPU targets'):
+   * each side's run of median CPU per request is the one reported (BENCH_CPU_RUNS).
+   */
+  cpuRuns: number;
+}
+
+/** The concurrency of the rows whose CPU is measured in `cpuRuns` alternating runs. */
+export const CPU_TARGET_CONCURRENCY = 64;
+
+/** The run of median CPU per request (the lower middle one of an even count). */
+export function medianCpuRun<Run extends ProxyCounters>(runs: readonly Run[]): Run {
+  const sorted = [...runs].sort((a, b) => a.cpuUsPerRequest - b.cpuUsPerRequest);
+  return sorted[Math.floor((sorted.length - 1) / 2)]!;
 }
 
 function load(scenario: Scenario, target: RequestTarget, seconds: number): Promise<RunFigures> {
@@ -71,39 +85,46 @@ export async function measureRow(scenario: Scenario, settings: RowSettings): Pro
   const warmUp = async (target: RequestTarget) => {
     if (settings.warmupS > 0) await load(scenario, target, settings.warmupS);
   };
+  const viaFloor = settings.floor && !settings.proxyOnly ? floorTarget(settings.endpoints, scenario.shape, settings.floor.url) : null;
   let directFigures: RunFigures | null = null;
-  let floorFigures: (RunFigures & ProxyCounters) | null = null;
   let portkeyFigures: (RunFigures & ProxyCounters) | null = null;
   if (!settings.proxyOnly) {
     await warmUp(direct);
     directFigures = await measured(scenario, direct, settings);
-    if (settings.floor) {
-      const viaFloor = floorTarget(settings.endpoints, scenario.shape, settings.floor.url);
-      await warmUp(viaFloor);
-      floorFigures = await measureServer(scenario, viaFloor, settings, settings.floor.pid);
-    }
     if (settings.portkey) {
       const viaPortkey = portkeyTarget(settings.endpoints, scenario.shape, settings.portkey.url);
       await warmUp(viaPortkey);
       portkeyFigures = await measureServer(scenario, viaPortkey, settings, settings.portkey.pid);
     }
   }
+  if (viaFloor) await warmUp(viaFloor);
   await warmUp(viaProxy);
   // The warm-up's billing drained first, so the worker's, Redis's and Postgres's CPU read after the
-  // run (once the ledger caught up again) is what this run's requests cost them.
+  // runs (once the ledger caught up again) is what these runs' requests cost them.
   const before = await settings.system?.snapshot();
-  const proxyFigures = await measureServer(scenario, viaProxy, settings, settings.proxyPid);
+  // On the CPU targets' rows the floor and the proxy take turns, so a drift of the machine over
+  // the row reaches both sides alike; each side's run of median CPU is kept.
+  const runs = scenario.concurrency === CPU_TARGET_CONCURRENCY ? Math.max(1, settings.cpuRuns) : 1;
+  const floorRuns: Array<RunFigures & ProxyCounters> = [];
+  const proxyRuns: Array<RunFigures & ProxyCounters> = [];
+  for (let run = 0; run < runs; run += 1) {
+    if (viaFloor) floorRuns.push(await measureServer(scenario, viaFloor, settings, settings.floor!.pid));
+    proxyRuns.push(await measureServer(scenario, viaProxy, settings, settings.proxyPid));
+  }
   const after = await settings.system?.snapshot();
-  const system = before && after ? systemFigures(before, after, proxyFigures.completed + proxyFigures.errors, proxyFigures.cpuUsPerRequest) : null;
+  const proxyFigures = medianCpuRun(proxyRuns);
+  const proxied = proxyRuns.reduce((total, run) => total + run.completed + run.errors, 0);
+  const system = before && after ? systemFigures(before, after, proxied, proxyFigures.cpuUsPerRequest) : null;
   return {
     id: scenario.id,
     label: scenario.label,
     kind: scenario.kind,
     concurrency: scenario.concurrency,
     direct: directFigures,
-    floor: floorFigures,
+    floor: floorRuns.length > 0 ? medianCpuRun(floorRuns) : null,
     portkey: portkeyFigures,
     proxy: proxyFigures,
     system,
+    ...(runs > 1 ? { cpuRuns: { floor: floorRuns.map((run) => run.cpuUsPerRequest), proxy: proxyRuns.map((run) => run.cpuUsPerRequest) } } : {}),
   };
 }

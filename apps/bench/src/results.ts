@@ -50,6 +50,8 @@ export interface RowResult {
   proxy: RunFigures & ProxyCounters;
   /** The billing worker, Redis and Postgres during the proxied run, and the ledger's check; null when not measured. */
   system?: SystemFigures | null;
+  /** CPU per request of each run, in order, when the row took several (`floor` and `proxy` above are the median ones). */
+  cpuRuns?: { floor: number[]; proxy: number[] };
 }
 
 /** What the rest of the production path spent per proxied request, and whether the ledger holds every request. */
