@@ -15,8 +15,10 @@
 # PROXY_PROCESSES=2 on both cores.
 #
 # Environment: BENCH_DURATION_S (6) and BENCH_WARMUP_S (1) seconds per side of a row,
-# BENCH_CPU_RUNS (3: alternating runs of the floor and the proxy on the concurrency-64 rows, the
-# median CPU run of each reported),
+# BENCH_TARGET_RUNS (3: alternating runs of the floor and the proxy on the rows the targets read,
+# each side's median run reported: by CPU per request at concurrency 64, by p99 at concurrency 1),
+# BENCH_BILLING_APART (1: on the concurrency-1 rows the billing worker is held still by SIGSTOP while
+# the proxy is measured, and drains the queue between runs; 0 keeps it running through them),
 # BENCH_ROWS (row id prefixes, e.g. `chat-c1,stream50,open-streams,scaling`; all by default),
 # BENCH_OPEN_STREAMS (1000), BENCH_PROXY_CORE (0), BENCH_LOAD_CORE (1),
 # BENCH_PORTKEY=0 (no Portkey side), BENCH_FLOOR=0 (no floor side), BENCH_PROXY_ONLY=1 (skip the
@@ -77,6 +79,8 @@ cleanup() {
   local status=$?
   trap - INT TERM EXIT
   log "stopping the bench stack"
+  # A worker held still (BENCH_BILLING_APART) when the bench stopped would not see its SIGTERM.
+  if [ -n "${WORKER_PID:-}" ]; then kill -CONT "$WORKER_PID" 2>/dev/null || true; fi
   for pid in "${PIDS[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
   for pid in "${PIDS[@]}"; do wait "$pid" 2>/dev/null || true; done
   if [ -n "$PRIVATE_REDIS_PID" ]; then

@@ -39,8 +39,17 @@ export function loadBenchConfig(env: Record<string, string | undefined> = proces
     /** Measured seconds per side of each row, and warm-up seconds before each. */
     BENCH_DURATION_S: seconds(6),
     BENCH_WARMUP_S: z.coerce.number().min(0).default(1),
-    /** Alternating runs of the floor and the proxy on the concurrency-64 rows; the median CPU run of each is reported. */
-    BENCH_CPU_RUNS: z.coerce.number().int().min(1).max(9).default(3),
+    /**
+     * Alternating runs of the floor and the proxy on the rows the targets read: each side's median
+     * run is reported, by CPU per request at concurrency 64 and by p99 at concurrency 1.
+     */
+    BENCH_TARGET_RUNS: z.coerce.number().int().min(1).max(9).default(3),
+    /**
+     * On the concurrency-1 rows, the billing worker held still (SIGSTOP) while the proxy is measured
+     * and let drain the queue (SIGCONT, the ledger caught up) before the next run; false runs it
+     * through every run. Its CPU and the ledger's check are the same either way.
+     */
+    BENCH_BILLING_APART: envVars.bool(true),
     /** Comma list of row ids or their leading parts (`chat-c1,stream50,open-streams`); empty runs all. */
     BENCH_ROWS: z.string().default(""),
     /** Only the proxy side of each row (for profiling runs). */

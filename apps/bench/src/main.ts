@@ -18,6 +18,13 @@ import { runJsonLoad } from "./json-load.ts";
 
 const config = loadOrExit(() => loadBenchConfig());
 const log = (message: string) => process.stderr.write(`[bench] ${message}\n`);
+/** Run figures as printed: CPU in whole µs, milliseconds with two decimals. */
+const formatRuns = (figure: string, values: number[]) => values.map((value) => value.toFixed(figure.endsWith(" ms") ? 2 : 0)).join(", ");
+/** A process held still and let go by signals (the billing worker, for BENCH_BILLING_APART). */
+const signalled = (pid: number) => ({
+  pause: () => void process.kill(pid, "SIGSTOP"),
+  resume: () => void process.kill(pid, "SIGCONT"),
+});
 const trim = (url: string) => url.replace(/\/+$/, "");
 
 const endpoints: Endpoints = {
@@ -49,7 +56,8 @@ const settings: RowSettings = {
   floor: config.BENCH_FLOOR_URL && config.BENCH_FLOOR_PID ? { url: trim(config.BENCH_FLOOR_URL), pid: config.BENCH_FLOOR_PID } : null,
   portkey: config.BENCH_PORTKEY_URL && config.BENCH_PORTKEY_PID ? { url: trim(config.BENCH_PORTKEY_URL), pid: config.BENCH_PORTKEY_PID } : null,
   system,
-  cpuRuns: config.BENCH_CPU_RUNS,
+  targetRuns: config.BENCH_TARGET_RUNS,
+  billingWorker: config.BENCH_BILLING_APART ? signalled(config.BENCH_WORKER_PID) : null,
 };
 if (!settings.floor) log("no floor (BENCH_FLOOR_URL/BENCH_FLOOR_PID unset): proxy CPU and RSS are not compared with a bare pass-through");
 if (!settings.portkey) log("no Portkey side (BENCH_PORTKEY_URL/BENCH_PORTKEY_PID unset)");
@@ -64,6 +72,7 @@ const results: BenchResults = {
     simulator: "no latency, no chunk delay (except the open-streams row)",
     proxyNodeFlags: config.BENCH_PROXY_NODE_FLAGS,
     portkey: settings.portkey ? config.BENCH_PORTKEY_DESCRIPTION || "Portkey's gateway" : "",
+    billingApart: settings.billingWorker !== null,
   },
   rows: [],
   openStreams: null,
@@ -84,7 +93,8 @@ try {
         `${row.portkey ? `; Portkey's ${formatAdded(portkeyAdded)}` : ""}), ` +
         `CPU ${row.proxy.cpuUsPerRequest.toFixed(0)} µs/req` +
         `${row.floor ? ` (floor ${row.floor.cpuUsPerRequest.toFixed(0)}, x${formatRatio(floorCpuRatio(row))})` : ""}` +
-        `${row.cpuRuns ? ` (medians of ${row.cpuRuns.proxy.length} runs: proxy ${row.cpuRuns.proxy.map((us) => us.toFixed(0)).join(", ")}${row.cpuRuns.floor.length > 0 ? `; floor ${row.cpuRuns.floor.map((us) => us.toFixed(0)).join(", ")}` : ""})` : ""}` +
+        `${row.runs ? ` (medians of ${row.runs.proxy.length} runs by ${row.runs.figure}: proxy ${formatRuns(row.runs.figure, row.runs.proxy)}${row.runs.floor.length > 0 ? `; floor ${formatRuns(row.runs.figure, row.runs.floor)}` : ""})` : ""}` +
+        `${row.billingApart ? " (billing worker apart)" : ""}` +
         `${row.portkey ? ` (Portkey ${row.portkey.cpuUsPerRequest.toFixed(0)})` : ""}` +
         `${row.system ? `, system ${row.system.wholeUsPerRequest.toFixed(0)} µs/req (worker ${row.system.workerUsPerRequest.toFixed(0)}, Redis ${row.system.redisUsPerRequest.toFixed(0)}, Postgres ${row.system.postgresUsPerRequest.toFixed(0)}), billed ${formatBilled(row.system)}` : ""}, ` +
         `errors ${row.direct?.errors ?? "-"}/${row.floor?.errors ?? "-"}/${row.portkey?.errors ?? "-"}/${row.proxy.errors}`,

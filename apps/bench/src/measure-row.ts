@@ -22,18 +22,43 @@ export interface RowSettings {
   /** The billing worker, Redis and Postgres, read around the proxied run; null = not measured. */
   system: SystemMeter | null;
   /**
-   * Runs of the floor and of the proxy, alternating, on the concurrency-64 rows (the CPU targets'):
-   * each side's run of median CPU per request is the one reported (BENCH_CPU_RUNS).
+   * Runs of the floor and of the proxy, alternating, on the rows the targets read (BENCH_TARGET_RUNS):
+   * each side's run of median target figure is the one reported (`targetFigure`).
    */
-  cpuRuns: number;
+  targetRuns: number;
+  /**
+   * The billing worker held still while the proxy is measured on the latency targets' rows, and
+   * let drain the queue (the ledger caught up) before the next run (BENCH_BILLING_APART); null =
+   * it runs through every run.
+   */
+  billingWorker: { pause(): void; resume(): void } | null;
 }
 
-/** The concurrency of the rows whose CPU is measured in `cpuRuns` alternating runs. */
+/** The concurrency of the rows whose CPU the targets read. */
 export const CPU_TARGET_CONCURRENCY = 64;
+/** The concurrency of the rows whose latency the targets read. */
+export const LATENCY_TARGET_CONCURRENCY = 1;
 
-/** The run of median CPU per request (the lower middle one of an even count). */
-export function medianCpuRun<Run extends ProxyCounters>(runs: readonly Run[]): Run {
-  const sorted = [...runs].sort((a, b) => a.cpuUsPerRequest - b.cpuUsPerRequest);
+/** The figure of a run that a row's targets read, by which the median run is chosen. */
+export interface TargetFigure {
+  name: "CPU µs/req" | "p99 ms";
+  of(run: RunFigures & ProxyCounters): number;
+}
+
+const CPU_FIGURE: TargetFigure = { name: "CPU µs/req", of: (run) => run.cpuUsPerRequest };
+/** The added p99 the latency targets read: of the first byte for streams, of the whole response otherwise. */
+const P99_FIGURE: TargetFigure = { name: "p99 ms", of: (run) => (run.firstByte ?? run.latency).p99 };
+
+/** What a row's runs are chosen by: null = a row no target reads, measured once. */
+export function targetFigure(scenario: Pick<Scenario, "concurrency">): TargetFigure | null {
+  if (scenario.concurrency === CPU_TARGET_CONCURRENCY) return CPU_FIGURE;
+  if (scenario.concurrency === LATENCY_TARGET_CONCURRENCY) return P99_FIGURE;
+  return null;
+}
+
+/** The run of median `figure` (the lower middle one of an even count). */
+export function medianRun<Run>(runs: readonly Run[], figure: (run: Run) => number): Run {
+  const sorted = [...runs].sort((a, b) => figure(a) - figure(b));
   return sorted[Math.floor((sorted.length - 1) / 2)]!;
 }
 
@@ -78,6 +103,20 @@ export async function measureServer(scenario: Scenario, target: RequestTarget, s
   };
 }
 
+/**
+ * `measure` with the billing worker held still, then let go and the ledger caught up (`settle`)
+ * before anything else is measured; the worker is let go even when `measure` fails.
+ */
+export async function withBillingApart<T>(worker: { pause(): void; resume(): void }, settle: () => Promise<void>, measure: () => Promise<T>): Promise<T> {
+  worker.pause();
+  try {
+    return await measure();
+  } finally {
+    worker.resume();
+    await settle();
+  }
+}
+
 /** Direct, then through the floor, then through the proxy; each side warmed up on its own connections first. */
 export async function measureRow(scenario: Scenario, settings: RowSettings): Promise<RowResult> {
   const direct = requestTarget(settings.endpoints, scenario.shape, false);
@@ -102,17 +141,29 @@ export async function measureRow(scenario: Scenario, settings: RowSettings): Pro
   // The warm-up's billing drained first, so the worker's, Redis's and Postgres's CPU read after the
   // runs (once the ledger caught up again) is what these runs' requests cost them.
   const before = await settings.system?.snapshot();
-  // On the CPU targets' rows the floor and the proxy take turns, so a drift of the machine over
-  // the row reaches both sides alike; each side's run of median CPU is kept.
-  const runs = scenario.concurrency === CPU_TARGET_CONCURRENCY ? Math.max(1, settings.cpuRuns) : 1;
+  // On the targets' rows the floor and the proxy take turns, so a drift of the machine over the
+  // row reaches both sides alike; each side's run of median target figure is kept.
+  const figure = targetFigure(scenario);
+  const runs = figure ? Math.max(1, settings.targetRuns) : 1;
+  // On the latency rows the billing worker (and so Postgres) is still while the proxy is measured,
+  // and drains the queue before the next run: on two cores it shares the load core with the load
+  // generator and the simulator, where its bursts would be read as the proxy's latency (in
+  // production it runs on other machines). Its CPU is counted all the same (`after` is read once
+  // the ledger holds every request).
+  const billingApart = scenario.concurrency === LATENCY_TARGET_CONCURRENCY && settings.billingWorker !== null && settings.system !== null;
+  const proxyRun = () => {
+    const measure = () => measureServer(scenario, viaProxy, settings, settings.proxyPid);
+    return billingApart ? withBillingApart(settings.billingWorker!, () => settings.system!.settle(), measure) : measure();
+  };
   const floorRuns: Array<RunFigures & ProxyCounters> = [];
   const proxyRuns: Array<RunFigures & ProxyCounters> = [];
   for (let run = 0; run < runs; run += 1) {
     if (viaFloor) floorRuns.push(await measureServer(scenario, viaFloor, settings, settings.floor!.pid));
-    proxyRuns.push(await measureServer(scenario, viaProxy, settings, settings.proxyPid));
+    proxyRuns.push(await proxyRun());
   }
   const after = await settings.system?.snapshot();
-  const proxyFigures = medianCpuRun(proxyRuns);
+  const median = (sideRuns: Array<RunFigures & ProxyCounters>) => (figure ? medianRun(sideRuns, figure.of) : sideRuns[0]!);
+  const proxyFigures = median(proxyRuns);
   const proxied = proxyRuns.reduce((total, run) => total + run.completed + run.errors, 0);
   const system = before && after ? systemFigures(before, after, proxied, proxyFigures.cpuUsPerRequest) : null;
   return {
@@ -121,10 +172,11 @@ export async function measureRow(scenario: Scenario, settings: RowSettings): Pro
     kind: scenario.kind,
     concurrency: scenario.concurrency,
     direct: directFigures,
-    floor: floorRuns.length > 0 ? medianCpuRun(floorRuns) : null,
+    floor: floorRuns.length > 0 ? median(floorRuns) : null,
     portkey: portkeyFigures,
     proxy: proxyFigures,
     system,
-    ...(runs > 1 ? { cpuRuns: { floor: floorRuns.map((run) => run.cpuUsPerRequest), proxy: proxyRuns.map((run) => run.cpuUsPerRequest) } } : {}),
+    ...(figure && runs > 1 ? { runs: { figure: figure.name, floor: floorRuns.map(figure.of), proxy: proxyRuns.map(figure.of) } } : {}),
+    ...(billingApart ? { billingApart: true } : {}),
   };
 }

@@ -50,8 +50,14 @@ export interface RowResult {
   proxy: RunFigures & ProxyCounters;
   /** The billing worker, Redis and Postgres during the proxied run, and the ledger's check; null when not measured. */
   system?: SystemFigures | null;
-  /** CPU per request of each run, in order, when the row took several (`floor` and `proxy` above are the median ones). */
-  cpuRuns?: { floor: number[]; proxy: number[] };
+  /**
+   * The target figure of each run, in order, when the row took several (`floor` and `proxy` above
+   * are the runs of median figure): CPU per request on the concurrency-64 rows, the p99 (first
+   * byte for streams) on the concurrency-1 rows.
+   */
+  runs?: { figure: string; floor: number[]; proxy: number[] };
+  /** Set when the billing worker was held still through the proxy's runs and drained the queue between them. */
+  billingApart?: boolean;
 }
 
 /** What the rest of the production path spent per proxied request, and whether the ledger holds every request. */
@@ -108,7 +114,7 @@ export interface MachineInfo {
 export interface BenchResults {
   startedAt: string;
   machine: MachineInfo;
-  settings: { durationS: number; warmupS: number; proxyCore: string; loadCore: string; simulator: string; proxyNodeFlags: string; portkey?: string };
+  settings: { durationS: number; warmupS: number; proxyCore: string; loadCore: string; simulator: string; proxyNodeFlags: string; portkey?: string; billingApart?: boolean };
   rows: RowResult[];
   openStreams: OpenStreamsResult | null;
   /** The same open streams through the floor (its RSS to compare with the proxy's); absent when not run. */

@@ -120,6 +120,10 @@ export function systemMeter(sources: SystemSources) {
   };
 
   return {
+    /** Waits until the ledger holds a row for every request served (see `settle` above). */
+    async settle(): Promise<void> {
+      await settle();
+    },
     async snapshot(): Promise<SystemSnapshot> {
       const { ledger, proxied } = await settle();
       const [workerSeconds, redisSeconds, postgresSeconds] = await Promise.all([worker(), redisCpu(), postgresCpu()]);
