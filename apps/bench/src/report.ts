@@ -34,11 +34,37 @@ export function contentionWarning(results: BenchResults): string {
   );
 }
 
+/**
+ * Above these ratios between a side's highest and lowest run of a row, the row's target figure is
+ * more the machine's than the code's: CPU per request (concurrency 64), p99 (concurrency 1, whose
+ * runs differ more by nature).
+ */
+const NOISY_SPREAD: Record<string, number> = { "CPU µs/req": 1.25, "p99 ms": 2 };
+
+/** A warning naming the rows whose alternating runs of one side differ beyond NOISY_SPREAD ("" when none). */
+export function noiseWarning(results: BenchResults): string {
+  const noisy: string[] = [];
+  for (const row of results.rows) {
+    if (!row.runs) continue;
+    const limit = NOISY_SPREAD[row.runs.figure] ?? Number.POSITIVE_INFINITY;
+    const digits = row.runs.figure.endsWith(" ms") ? 2 : 0;
+    const sides = (["floor", "proxy"] as const)
+      .map((side) => ({ side, values: row.runs![side] }))
+      .filter(({ values }) => values.length > 1 && Math.max(...values) > limit * Math.min(...values))
+      .map(({ side, values }) => `${side} ${Math.min(...values).toFixed(digits)}-${Math.max(...values).toFixed(digits)}`);
+    if (sides.length > 0) noisy.push(`${row.id} (${row.runs.figure}: ${sides.join(", ")})`);
+  }
+  if (noisy.length === 0) return "";
+  return (
+    `Warning: on ${noisy.join("; ")} the runs of one side differ by more than ${NOISY_SPREAD["CPU µs/req"]}x (CPU) or ` +
+    `${NOISY_SPREAD["p99 ms"]}x (p99): the machine changed speed during the row, and its targets read the machine as much as the code.`
+  );
+}
+
 /** The whole human-readable report: machine, the table, the open-streams line, the targets. */
 export function formatReport(results: BenchResults): string {
   const parts = [`Machine: ${formatMachine(results)}`, "", formatTable(results.rows)];
-  const warning = contentionWarning(results);
-  if (warning) parts.push("", warning);
+  for (const warning of [contentionWarning(results), noiseWarning(results)]) if (warning) parts.push("", warning);
   if (results.rows.some((row) => row.floor) || results.floorOpenStreams) parts.push("", FLOOR_NOTE);
   if (results.rows.some((row) => row.portkey)) parts.push("", portkeyNote(results.settings.portkey ?? ""));
   if (results.openStreams) parts.push("", formatOpenStreams(results.openStreams, results.floorOpenStreams ?? null));

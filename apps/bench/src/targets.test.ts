@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { checkTargets, formatTargets } from "./targets.ts";
-import { contentionWarning, FLOOR_NOTE, formatReport, portkeyNote } from "./report.ts";
+import { contentionWarning, FLOOR_NOTE, formatReport, noiseWarning, portkeyNote } from "./report.ts";
 import { counted, figures, jsonRow, latency, results } from "./test-fixtures.ts";
 import type { RowResult } from "./results.ts";
 
@@ -104,6 +104,30 @@ describe("contentionWarning", () => {
     expect(contentionWarning(results([row]))).toBe("");
     const contended = { ...row, proxy: { ...row.proxy, waitPercent: 42 } };
     expect(contentionWarning(results([row, contended]))).toMatch(/waited for its core up to 42%/);
+  });
+});
+
+describe("noiseWarning", () => {
+  const row = (concurrency: number, runs: { figure: string; floor: number[]; proxy: number[] }) => ({
+    ...jsonRow(concurrency, figures(5000, latency(0.2, 0.5, 1)), figures(4000, latency(0.3, 1.2, 2)), { cpu: 130, rssMb: 90 }),
+    runs,
+  });
+
+  it("names the rows whose runs of one side differ beyond the figure's limit", () => {
+    const steady = row(64, { figure: "CPU µs/req", floor: [80, 84, 79], proxy: [132, 130, 128] });
+    const drifting = { ...row(64, { figure: "CPU µs/req", floor: [137, 216, 202], proxy: [188, 196, 200] }), id: "messages-c64" };
+    expect(noiseWarning(results([steady]))).toBe("");
+    const warning = noiseWarning(results([steady, drifting]));
+    expect(warning).toContain("messages-c64 (CPU µs/req: floor 137-216)");
+    expect(warning).not.toContain("chat-c64");
+    expect(formatReport(results([steady, drifting]))).toContain(warning);
+  });
+
+  it("allows the p99 runs a wider spread than the CPU runs", () => {
+    expect(noiseWarning(results([row(1, { figure: "p99 ms", floor: [0.77, 1.47, 0.87], proxy: [1.62, 2.15, 1.98] })]))).toBe("");
+    expect(noiseWarning(results([row(1, { figure: "p99 ms", floor: [0.98, 3.32, 1.31], proxy: [2.26, 3.66, 3.68] })]))).toContain(
+      "chat-c1 (p99 ms: floor 0.98-3.32)",
+    );
   });
 });
 
