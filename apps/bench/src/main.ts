@@ -13,13 +13,12 @@ import { floorTarget, requestTarget, terminalMarker, type Endpoints, type Reques
 import { addedMs, floorCpuRatio, type BenchResults } from "./results.ts";
 import { allScenarios, includesOpenStreams, includesStep, OPEN_STREAM_DIRECTIVES, SCALING_ID, SCALING_SCENARIO, selectScenarios } from "./scenarios.ts";
 import { systemMeter } from "./system-cost.ts";
-import { formatAdded, formatBilled, formatMs, formatRate, formatRatio, formatScaling } from "./table.ts";
+import { formatAdded, formatBilled, formatMs, formatRate, formatRatio, formatRunFigure, formatScaling } from "./table.ts";
 import { runJsonLoad } from "./json-load.ts";
 
 const config = loadOrExit(() => loadBenchConfig());
 const log = (message: string) => process.stderr.write(`[bench] ${message}\n`);
-/** Run figures as printed: CPU in whole µs, milliseconds with two decimals. */
-const formatRuns = (figure: string, values: number[]) => values.map((value) => value.toFixed(figure.endsWith(" ms") ? 2 : 0)).join(", ");
+const formatRuns = (figure: string, values: number[]) => values.map((value) => formatRunFigure(figure, value)).join(", ");
 /** A process held still and let go by signals (the billing worker, for BENCH_BILLING_APART). */
 const signalled = (pid: number) => ({
   pause: () => void process.kill(pid, "SIGSTOP"),

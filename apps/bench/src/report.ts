@@ -1,7 +1,7 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import { dirname } from "node:path";
 import type { BenchResults } from "./results.ts";
-import { formatMachine, formatOpenStreams, formatScaling, formatTable } from "./table.ts";
+import { formatMachine, formatOpenStreams, formatRunFigure, formatScaling, formatTable } from "./table.ts";
 import { checkTargets, formatTargets } from "./targets.ts";
 
 /** Above this share of a run spent waiting for its core, the proxy's wall-clock figures are not its own. */
@@ -47,11 +47,10 @@ export function noiseWarning(results: BenchResults): string {
   for (const row of results.rows) {
     if (!row.runs) continue;
     const limit = NOISY_SPREAD[row.runs.figure] ?? Number.POSITIVE_INFINITY;
-    const digits = row.runs.figure.endsWith(" ms") ? 2 : 0;
     const sides = (["floor", "proxy"] as const)
       .map((side) => ({ side, values: row.runs![side] }))
       .filter(({ values }) => values.length > 1 && Math.max(...values) > limit * Math.min(...values))
-      .map(({ side, values }) => `${side} ${Math.min(...values).toFixed(digits)}-${Math.max(...values).toFixed(digits)}`);
+      .map(({ side, values }) => `${side} ${formatRunFigure(row.runs!.figure, Math.min(...values))}-${formatRunFigure(row.runs!.figure, Math.max(...values))}`);
     if (sides.length > 0) noisy.push(`${row.id} (${row.runs.figure}: ${sides.join(", ")})`);
   }
   if (noisy.length === 0) return "";

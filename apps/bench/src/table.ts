@@ -26,6 +26,11 @@ export function formatMb(bytes: number, digits = 0): string {
   return Number.isFinite(bytes) && bytes > 0 ? (bytes / 1024 / 1024).toFixed(digits) : DASH;
 }
 
+/** One run's target figure (`RowResult.runs`): milliseconds with two decimals, CPU in whole µs. */
+export function formatRunFigure(figure: string, value: number): string {
+  return value.toFixed(figure.endsWith(" ms") ? 2 : 0);
+}
+
 export function formatUs(value: number): string {
   return Number.isFinite(value) ? value.toFixed(0) : DASH;
 }
