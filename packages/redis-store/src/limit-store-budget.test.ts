@@ -20,7 +20,18 @@ afterAll(async () => {
   redis.disconnect();
 });
 
-const at = (iso: string) => Date.parse(iso);
+/**
+ * A date of the test's calendar (late 2026) moved 28 years ahead: same weekdays and month lengths
+ * (no century year in between), and still in the future for Redis, which expires a period's
+ * counter at its real end (PEXPIREAT): a period already over on the machine's clock would read as
+ * nothing spent.
+ */
+const CALENDAR_SHIFT_YEARS = 28;
+const at = (iso: string) => {
+  const date = new Date(iso);
+  date.setUTCFullYear(date.getUTCFullYear() + CALENDAR_SHIFT_YEARS);
+  return date.getTime();
+};
 
 /** Admits one request of `cost` nano-USD at `now` and settles it at its real cost. */
 async function spend(keyId: string, budget: { limitNano: bigint; period: "day" | "week" | "month" }, cost: bigint, now: number, quotaNano: bigint | null = null) {
