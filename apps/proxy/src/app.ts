@@ -1,7 +1,7 @@
-import type { RequestListener } from "node:http";
+import type { RequestListener, ServerResponse } from "node:http";
 import { GatewayError } from "@gateway/contracts";
 import { httpMetrics, metricsHandler } from "@gateway/metrics";
-import { AuthFailureThrottle, beginRequest, readJsonBody, respondWithError } from "@gateway/http";
+import { AuthFailureThrottle, beginRequest, readJsonBody, respondWithError, type GatewayRequest } from "@gateway/http";
 import type { ProxyServices } from "./services.ts";
 import { healthRoute, readyRoute } from "./routes/health.ts";
 import { discoveryRoute } from "./routes/v1.ts";
@@ -60,9 +60,10 @@ export function createProxyHandler(services: ProxyServices): RequestListener {
   const bodyLimit = services.config.BODY_LIMIT_BYTES;
   const maxDepth = services.config.JSON_MAX_DEPTH;
 
-  const routes = new Map<string, Route>();
-  const get = (pattern: string, handler: RouteHandler) => routes.set(`GET ${pattern}`, { pattern, handler, readsBody: false });
-  const post = (pattern: string, handler: RouteHandler) => routes.set(`POST ${pattern}`, { pattern, handler, readsBody: true });
+  // By method, then by lower-cased path: no key string made per request.
+  const routes = new Map<string, Map<string, Route>>([["GET", new Map()], ["POST", new Map()]]);
+  const get = (pattern: string, handler: RouteHandler) => routes.get("GET")!.set(pattern, { pattern, handler, readsBody: false });
+  const post = (pattern: string, handler: RouteHandler) => routes.get("POST")!.set(pattern, { pattern, handler, readsBody: true });
   if (services.config.METRICS_PORT === undefined) get("/metrics", metricsHandler(services.registry));
   get("/healthz", healthRoute);
   get("/readyz", readyRoute(services));
@@ -83,12 +84,23 @@ export function createProxyHandler(services: ProxyServices): RequestListener {
     "/console/*": { pattern: "/console/*", handler: apiRelay, readsBody: false },
   };
 
+  const fail = (request: GatewayRequest, path: string, response: ServerResponse, error: unknown) =>
+    throttle.answer(error, services.clientAddress(request), () => respondWithError(logger, request, path, response, error));
+  const run = (route: Route, request: GatewayRequest, path: string, response: ServerResponse, param: string) => {
+    try {
+      const done = route.handler(request, response, param);
+      if (done) done.then(undefined, (error: unknown) => fail(request, path, response, error));
+    } catch (error) {
+      fail(request, path, response, error);
+    }
+  };
+
   return (incoming, response) => {
     const request = beginRequest(incoming, response);
     const path = pathOf(request.url);
     const method = request.method === "HEAD" ? "GET" : (request.method ?? "GET");
     const lower = path.toLowerCase();
-    let route = routes.get(`${method} ${lower}`);
+    let route = routes.get(method)?.get(lower);
     let param = "";
     if (!route && method === "GET" && lower.startsWith(MODEL_BY_ID) && path.length > MODEL_BY_ID.length) {
       route = modelById;
@@ -99,22 +111,13 @@ export function createProxyHandler(services: ProxyServices): RequestListener {
       if (relay) route = relays[relay];
     }
     metrics.track(request, response, route?.pattern ?? "unmatched");
-    const fail = (error: unknown) => throttle.answer(error, services.clientAddress(request), () => respondWithError(logger, request, path, response, error));
     if (!route) {
       request.resume();
-      fail(new GatewayError("route_not_found", `Unknown route: ${request.method} ${path}`));
+      fail(request, path, response, new GatewayError("route_not_found", `Unknown route: ${request.method} ${path}`));
       return;
     }
-    const { handler } = route;
-    const run = () => {
-      try {
-        const done = handler(request, response, param);
-        if (done) done.catch(fail);
-      } catch (error) {
-        fail(error);
-      }
-    };
-    if (route.readsBody) readJsonBody(request, bodyLimit, (error) => (error ? fail(error) : run()), maxDepth);
-    else run();
+    const found = route;
+    if (found.readsBody) readJsonBody(request, bodyLimit, (error) => (error ? fail(request, path, response, error) : run(found, request, path, response, param)), maxDepth);
+    else run(found, request, path, response, param);
   };
 }

@@ -26,12 +26,15 @@ export async function listen(handler: RequestListener, port: number, host: strin
   let closing = false;
   /** Set once the idle grace after close() has passed: from then on idle connections end at once. */
   let graceOver = false;
+  // One listener for every response (a response finishes once): no closure per request.
+  const closeIdleAfter = () => server.closeIdleConnections();
+  const afterResponse = () => {
+    if (graceOver) setImmediate(closeIdleAfter);
+  };
   // Before the app's own listener, so the header it writes already says `connection: close`.
   server.prependListener("request", (_request, response) => {
     if (closing) response.shouldKeepAlive = false;
-    response.once("finish", () => {
-      if (graceOver) setImmediate(() => server.closeIdleConnections());
-    });
+    response.on("finish", afterResponse);
   });
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);

@@ -113,11 +113,15 @@ export function histogramChildren(histogram: Histogram<string>): (a: string, b?:
     const child = histogram.labels(...values);
     let series: SeriesState | undefined;
     const bounds = (histogram as unknown as MetricState).upperBounds;
+    // prom-client keys its buckets by the bound itself: the keys as strings once, not a number
+    // turned into a property name on every observation.
+    const keys = Array.isArray(bounds) ? bounds.map(String) : [];
     const fast = (value: number) => {
       // prom-client's bucket: the first upper bound >= value (+Inf is the count); the sum and count.
-      for (const bound of bounds!) {
-        if (value <= bound) {
-          series!.bucketValues![bound]! += 1;
+      const buckets = series!.bucketValues as unknown as Record<string, number>;
+      for (let index = 0; index < keys.length; index += 1) {
+        if (value <= bounds![index]!) {
+          buckets[keys[index]!]! += 1;
           break;
         }
       }
@@ -133,6 +137,13 @@ export function histogramChildren(histogram: Histogram<string>): (a: string, b?:
     };
     return { observe: (value: number) => (Number.isFinite(value) ? observe(value) : child.observe(value)) };
   });
+}
+
+const TRACKED_ROUTE = Symbol("metrics.route");
+const TRACKED_STARTED = Symbol("metrics.started");
+interface TrackedResponse extends ServerResponse {
+  [TRACKED_ROUTE]?: string;
+  [TRACKED_STARTED]?: number;
 }
 
 interface RoutedRequest extends IncomingMessage {
@@ -170,10 +181,17 @@ export function httpMetrics(registry: Registry): HttpMetrics {
     });
     next();
   };
+  // The proxy's every request: one listener shared by all responses (a response finishes once),
+  // its route and start kept on the response, so no closure or once-wrapper per request.
+  function trackedFinish(this: TrackedResponse): void {
+    record(this[TRACKED_ROUTE]!, this.req, this, this[TRACKED_STARTED]!);
+  }
   return Object.assign(middleware, {
-    track(request: IncomingMessage, response: ServerResponse, route: string): void {
-      const started = performance.now();
-      response.once("finish", () => record(route, request, response, started));
+    track(_request: IncomingMessage, response: ServerResponse, route: string): void {
+      const tracked = response as TrackedResponse;
+      tracked[TRACKED_ROUTE] = route;
+      tracked[TRACKED_STARTED] = performance.now();
+      response.on("finish", trackedFinish);
     },
   });
 }

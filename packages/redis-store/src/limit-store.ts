@@ -252,16 +252,29 @@ export class LimitStore {
     this.keys = redisKeys(prefix);
   }
 
-  async admit(input: AdmitInput): Promise<AdmitResult> {
+  /**
+   * The verdict, at once (no promise, no tick) when the key's lease in this process admits the
+   * request, which is most requests of a busy key; else once Redis has answered.
+   */
+  admit(input: AdmitInput): AdmitResult | Promise<AdmitResult> {
     const leasing = this.leaseRequests > 1 && input.lease !== false;
     if (!leasing) return this.call(input, input.now ?? Date.now(), false);
-    // A request that finds the key's lease being asked for waits for it rather than calling too
-    // (under load every request of that round trip would otherwise make its own call); a few
-    // rounds at most, then a call of its own.
+    const now = input.now ?? Date.now();
+    return this.fromLease(input, now) ?? this.afterLease(input, now);
+  }
+
+  /**
+   * The lease did not admit the request. One that finds the key's lease being asked for waits for
+   * it rather than calling too (under load every request of that round trip would otherwise make
+   * its own call); a few rounds at most, then a call of its own.
+   */
+  private async afterLease(input: AdmitInput, now: number): Promise<AdmitResult> {
     for (let round = 0; ; round += 1) {
-      const now = input.now ?? Date.now();
-      const local = this.fromLease(input, now);
-      if (local !== null) return local;
+      if (round > 0) {
+        now = input.now ?? Date.now();
+        const local = this.fromLease(input, now);
+        if (local !== null) return local;
+      }
       const asked = this.leaseAsked.get(input.keyId);
       if (asked === undefined) return this.call(input, now, true);
       if (round === 2) return this.call(input, now, false);

@@ -1,6 +1,6 @@
 import { costOfUsage, GatewayError, type BillingEvent, type ScaledPrices } from "@gateway/contracts";
 import type { Logger } from "@gateway/logger";
-import type { AdmissionLease, BudgetCounter, KeyRecord, LimitStore, ServerOptionRecord } from "@gateway/redis-store";
+import type { AdmissionLease, AdmitResult, BudgetCounter, KeyRecord, LimitStore, ServerOptionRecord } from "@gateway/redis-store";
 import type { EndpointName, ParsedRequest } from "../upstreams/index.ts";
 import { requestBoundNano, unitPrices } from "./request-bound.ts";
 
@@ -34,8 +34,12 @@ interface Limits {
   settles: boolean;
 }
 
+/** "1s" to "60s": a rate window's reset is at most a minute away, so no string is made per request. */
+const SECONDS = Array.from({ length: 61 }, (_, count) => `${count}s`);
+
 function seconds(ms: number): string {
-  return `${Math.max(1, Math.ceil(ms / 1000))}s`;
+  const count = Math.max(1, Math.ceil(ms / 1000));
+  return SECONDS[count] ?? `${count}s`;
 }
 
 /**
@@ -61,7 +65,8 @@ export class Limiter {
     this.logger = logger;
   }
 
-  async admit(requestId: string, key: KeyRecord, option: ServerOptionRecord, model: string, request: ParsedRequest, requestBytes: number, endpoint: EndpointName): Promise<Admission> {
+  /** At once (no promise) when the key has no limits or its lease in this process admits the request. */
+  admit(requestId: string, key: KeyRecord, option: ServerOptionRecord, model: string, request: ParsedRequest, requestBytes: number, endpoint: EndpointName): Admission | Promise<Admission> {
     const rpm = key.rpm ?? option.rpm;
     const tpm = key.tpm ?? option.tpm;
     const quotaNano = key.quotaNano === null ? null : BigInt(key.quotaNano);
@@ -76,21 +81,36 @@ export class Limiter {
    * A request that costs nothing and uses no tokens (a token count): it takes one slot of the
    * key's requests per minute, and nothing of its tokens, quota or budget.
    */
-  admitRequestOnly(requestId: string, key: KeyRecord, option: ServerOptionRecord): Promise<Admission> {
+  admitRequestOnly(requestId: string, key: KeyRecord, option: ServerOptionRecord): Admission | Promise<Admission> {
     const rpm = key.rpm ?? option.rpm;
-    if (rpm === null) return Promise.resolve(NO_LIMITS);
+    if (rpm === null) return NO_LIMITS;
     return this.check(requestId, key, { rpm, tpm: null, quotaNano: null, budget: null, reservationNano: 0n, prices: null, settles: false });
   }
 
-  private async check(requestId: string, key: KeyRecord, limits: Limits): Promise<Admission> {
-    const { rpm, tpm, quotaNano, budget, reservationNano, prices } = limits;
-    let result;
+  private check(requestId: string, key: KeyRecord, limits: Limits): Admission | Promise<Admission> {
+    const { rpm, tpm, quotaNano, budget, reservationNano } = limits;
+    let result: AdmitResult | Promise<AdmitResult>;
     try {
-      result = await this.store.admit({ keyId: key.id, rpm, tpm, quotaNano, budget, reservationNano, lease: limits.settles });
+      result = this.store.admit({ keyId: key.id, rpm, tpm, quotaNano, budget, reservationNano, lease: limits.settles });
     } catch (error) {
-      this.logger.warn({ requestId, err: (error as Error).message }, "limit check unavailable; request let through");
-      return NO_LIMITS;
+      return this.unavailable(requestId, error);
     }
+    if (result instanceof Promise) {
+      return result.then(
+        (answer) => this.verdict(requestId, key, limits, answer),
+        (error: unknown) => this.unavailable(requestId, error),
+      );
+    }
+    return this.verdict(requestId, key, limits, result);
+  }
+
+  private unavailable(requestId: string, error: unknown): Admission {
+    this.logger.warn({ requestId, err: (error as Error).message }, "limit check unavailable; request let through");
+    return NO_LIMITS;
+  }
+
+  private verdict(requestId: string, key: KeyRecord, limits: Limits, result: AdmitResult): Admission {
+    const { rpm, tpm, quotaNano, budget, reservationNano, prices } = limits;
     const headers: Record<string, string> = {};
     if (rpm !== null) {
       headers["x-ratelimit-limit-requests"] = String(rpm);

@@ -41,12 +41,14 @@ export interface AttemptContext {
 /**
  * The client's connection as the attempts see it: gone once its response closed before it was
  * finished. Read from the response itself, so a request needs no AbortController of its own
- * (an EventTarget and its listener per request); each attempt's own controller hears `onGone`.
+ * (an EventTarget and its listener per request); the attempt being made is aborted through its
+ * own `CallAbort` when the client goes.
  */
 export interface ClientConnection {
   readonly gone: boolean;
-  /** Calls `listener` if the client goes away; returns what stops listening. */
-  onGone(listener: () => void): () => void;
+  /** Aborts `attempt` (with CLIENT_GONE) if the client goes away before `unwatch`; one attempt at a time. */
+  watch(attempt: CallAbort): void;
+  unwatch(): void;
 }
 
 /**
@@ -54,10 +56,13 @@ export interface ClientConnection {
  * V8 gives every such object a hidden class of its own, held from old space until the next full
  * collection; through the getter's closure that kept each request's response, request and parse
  * alive across young collections, and all of it was promoted (issue 18: about 0.8 MB per
- * scavenge at concurrency 1, most of the collector's work).
+ * scavenge at concurrency 1, most of the collector's work). One `close` listener per request,
+ * added with the first attempt (no once-wrapper, no closure per attempt).
  */
 class ResponseConnection implements ClientConnection {
   private readonly response: ServerResponse;
+  private attempt: CallAbort | null = null;
+  private listening = false;
 
   constructor(response: ServerResponse) {
     this.response = response;
@@ -67,13 +72,18 @@ class ResponseConnection implements ClientConnection {
     return this.response.destroyed && !this.response.writableFinished;
   }
 
-  onGone(listener: () => void): () => void {
-    const response = this.response;
-    const onClose = () => {
-      if (!response.writableFinished) listener();
-    };
-    response.once("close", onClose);
-    return () => response.off("close", onClose);
+  watch(attempt: CallAbort): void {
+    this.attempt = attempt;
+    if (this.listening) return;
+    this.listening = true;
+    this.response.on("close", () => {
+      const watched = this.attempt;
+      if (watched !== null && !this.response.writableFinished) watched.abort(new Error(CLIENT_GONE));
+    });
+  }
+
+  unwatch(): void {
+    this.attempt = null;
   }
 }
 

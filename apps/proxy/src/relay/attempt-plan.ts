@@ -14,6 +14,9 @@ export interface PlannedTarget {
   droppedParams: readonly string[];
 }
 
+/** A same-shape target drops nothing: one shared empty list. */
+const NONE_DROPPED: readonly string[] = Object.freeze([]);
+
 interface Translated {
   request: ParsedRequest;
   dropped: readonly string[];
@@ -26,16 +29,18 @@ interface Translated {
  * first refusal: a 400 naming the field the other shape cannot express.
  */
 export function planTargets(targets: readonly Target[], wire: WireFormat, request: ParsedRequest, strictParams = false): PlannedTarget[] {
-  const translated = new Map<TranslationName, Translated | GatewayError>();
+  // Made for the first translation only: the common request (same shape) makes none.
+  let translated: Map<TranslationName, Translated | GatewayError> | null = null;
   const planned: PlannedTarget[] = [];
   let refusal: GatewayError | null = null;
   for (const target of targets) {
     try {
       const translation = translationFor(wire.endpoint, target.upstream);
       if (!translation) {
-        planned.push({ target, translation, upstreamRequest: request, droppedParams: [] });
+        planned.push({ target, translation, upstreamRequest: request, droppedParams: NONE_DROPPED });
         continue;
       }
+      translated ??= new Map();
       let result = translated.get(translation.name);
       if (result === undefined) {
         result = translateOnce(translation, request, strictParams);

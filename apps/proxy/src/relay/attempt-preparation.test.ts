@@ -14,7 +14,7 @@ function contextWhosePreparationThrows(calls: string[]): AttemptContext {
     upstreamWire: { upstreamPath: "/v1/chat/completions", upstreamBody: () => { throw new RangeError("Maximum call stack size exceeded"); } },
     adapter: { headers: () => ({}) },
     clientHeaders: {},
-    clientConnection: { gone: false, onGone: () => () => undefined },
+    clientConnection: { gone: false, watch: () => undefined, unwatch: () => undefined },
     requestId: "req_test",
     traceparent: "00-0-0-00",
   } as unknown as AttemptContext;

@@ -1,10 +1,12 @@
 // The client's connection as the attempts see it, through a real server: gone only when the
-// response closed before it finished; `onGone` hears exactly that, and stops when told.
+// response closed before it finished; the watched attempt is aborted on exactly that, and not
+// once it is unwatched.
 import { once } from "node:events";
 import { createServer, request as httpRequest, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
-import { clientConnection } from "./attempt-context.ts";
+import { CLIENT_GONE, clientConnection } from "./attempt-context.ts";
+import { CallAbort } from "./upstream-client.ts";
 
 const servers: ReturnType<typeof createServer>[] = [];
 afterEach(() => {
@@ -21,14 +23,18 @@ async function serve(onResponse: (response: ServerResponse) => void): Promise<nu
 }
 
 describe("clientConnection", () => {
-  it("is gone when the client leaves before the answer, and onGone hears it", async () => {
-    let heard = 0;
+  it("is gone when the client leaves before the answer, and the watched attempt is aborted", async () => {
+    const attempt = new CallAbort();
+    const earlier = new CallAbort();
     let goneAtClose: boolean | null = null;
     const closed = new Promise<void>((resolve) => {
       void serve((response) => {
         const connection = clientConnection(response);
         expect(connection.gone).toBe(false);
-        connection.onGone(() => (heard += 1));
+        // The second attempt replaces the first: only the attempt being made is aborted.
+        connection.watch(earlier);
+        connection.unwatch();
+        connection.watch(attempt);
         response.on("close", () => {
           goneAtClose = connection.gone;
           resolve();
@@ -42,18 +48,40 @@ describe("clientConnection", () => {
     });
     await closed;
     expect(goneAtClose).toBe(true);
-    expect(heard).toBe(1);
+    expect(attempt.aborted).toBe(true);
+    expect((attempt.reason as Error).message).toBe(CLIENT_GONE);
+    expect(earlier.aborted).toBe(false);
   });
 
-  it("is not gone after a finished answer, and a stopped listener hears nothing", async () => {
-    let heardFinished = 0;
-    let heardStopped = 0;
+  it("aborts nothing once the attempt is unwatched, even when the client then leaves", async () => {
+    const unwatched = new CallAbort();
+    let goneAtClose: boolean | null = null;
+    await new Promise<void>((resolve) => {
+      void serve((response) => {
+        const connection = clientConnection(response);
+        connection.watch(unwatched);
+        connection.unwatch();
+        response.on("close", () => {
+          goneAtClose = connection.gone;
+          resolve();
+        });
+      }).then((port) => {
+        const client = httpRequest({ port, host: "127.0.0.1", path: "/" });
+        client.on("error", () => undefined);
+        client.end();
+        setTimeout(() => client.destroy(), 50);
+      });
+    });
+    expect(goneAtClose).toBe(true);
+    expect(unwatched.aborted).toBe(false);
+  });
+
+  it("is not gone after a finished answer, and a watched attempt is not aborted by its close", async () => {
+    const watched = new CallAbort();
     let goneAfter: boolean | null = null;
     const port = await serve((response) => {
       const connection = clientConnection(response);
-      connection.onGone(() => (heardFinished += 1));
-      const stop = connection.onGone(() => (heardStopped += 1));
-      stop();
+      connection.watch(watched);
       response.on("close", () => (goneAfter = connection.gone));
       response.end("ok");
     });
@@ -64,8 +92,7 @@ describe("clientConnection", () => {
     await once(answer, "end");
     await new Promise((resolve) => setTimeout(resolve, 20));
     expect(goneAfter).toBe(false);
-    expect(heardFinished).toBe(0);
-    expect(heardStopped).toBe(0);
+    expect(watched.aborted).toBe(false);
   });
 
   it("keeps `gone` on a shared prototype, not as a getter of each object", () => {

@@ -1,5 +1,5 @@
 import { AttemptFailure, FirstByteTimeout, statusFailure, transportFailure } from "./attempt-failure.ts";
-import { CLIENT_GONE, upstreamCall, type AttemptContext, type AttemptOutcome } from "./attempt-context.ts";
+import { upstreamCall, type AttemptContext, type AttemptOutcome } from "./attempt-context.ts";
 import { CallAbort } from "./upstream-client.ts";
 import { estimateUsage } from "./usage-estimate.ts";
 
@@ -13,7 +13,7 @@ export async function jsonAttempt(context: AttemptContext): Promise<AttemptOutco
   const { target, upstreamWire, translation } = context;
   const attempt = new CallAbort();
   const call = upstreamCall(context, attempt);
-  const stopListening = context.clientConnection.onGone(() => attempt.abort(new Error(CLIENT_GONE)));
+  context.clientConnection.watch(attempt);
   const timer = setTimeout(() => attempt.abort(new FirstByteTimeout()), target.upstream.firstByteTimeoutMs);
   try {
     const upstream = await context.client.read(call);
@@ -40,6 +40,6 @@ export async function jsonAttempt(context: AttemptContext): Promise<AttemptOutco
     throw transportFailure(error, attempt);
   } finally {
     clearTimeout(timer);
-    stopListening();
+    context.clientConnection.unwatch();
   }
 }

@@ -12,6 +12,9 @@ import { clientBetas, withRequestDrops } from "./request-drops.ts";
 import { DROPPED_PARAMS_HEADER, droppedParamsHeaderValue, withoutFields } from "../translation/shared/dropped-params.ts";
 import { streamAttempt } from "./stream-attempt.ts";
 
+/** No drop_params, nothing dropped: one shared empty list. */
+const NO_FIELDS: readonly string[] = Object.freeze([]);
+
 export interface RelayInput {
   services: ProxyServices;
   request: GatewayRequest;
@@ -34,11 +37,12 @@ export async function relayRequest(input: RelayInput): Promise<void> {
   // Per target: relayed as is, or translated to the upstream's shape (a 400 when no target can take it).
   const strictParams = services.routing.serverOption(key.serverOption)?.strictParams ?? false;
   // models[].drop_params: removed before any upstream call, same shape too (then the bytes are re-serialised).
-  const dropParams = model.dropParams ?? [];
-  const modelDrop = withoutFields(parsed.body, dropParams);
-  const upstreamParsed = modelDrop.removed.length > 0 ? { ...parsed, body: modelDrop.body } : parsed;
+  const dropParams = model.dropParams ?? NO_FIELDS;
+  const modelDrop = dropParams.length > 0 ? withoutFields(parsed.body, dropParams) : null;
+  const modelDropped = modelDrop?.removed ?? NO_FIELDS;
+  const upstreamParsed = modelDrop && modelDropped.length > 0 ? { ...parsed, body: modelDrop.body } : parsed;
   const targets = withRequestDrops(planTargets(services.routing.order(model, services.breaker), wire, upstreamParsed, strictParams), {
-    modelDropped: modelDrop.removed,
+    modelDropped,
     dropParams,
     betas: clientBetas(request.headers["anthropic-beta"]).length > 0,
     strict: strictParams,
@@ -84,7 +88,7 @@ export async function relayRequest(input: RelayInput): Promise<void> {
       upstreamRequest,
       droppedParams,
       requestBytes: request.bodyBytes,
-      rawBody: modelDrop.removed.length > 0 ? null : request.rawBody,
+      rawBody: modelDropped.length > 0 ? null : request.rawBody,
       clientHeaders: request.headers,
       traceparent,
       target,

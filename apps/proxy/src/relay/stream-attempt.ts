@@ -1,7 +1,7 @@
 import type { EventSourceMessage } from "eventsource-parser";
 import type { ServerResponse } from "node:http";
 import { AttemptFailure, FirstByteTimeout, statusFailure, transportFailure } from "./attempt-failure.ts";
-import { CLIENT_GONE, upstreamCall, type AttemptContext, type AttemptOutcome } from "./attempt-context.ts";
+import { upstreamCall, type AttemptContext, type AttemptOutcome } from "./attempt-context.ts";
 import { clientStream } from "./client-stream.ts";
 import { CallAbort } from "./upstream-client.ts";
 import { ClientChunk, UpstreamEvents } from "./upstream-events.ts";
@@ -33,7 +33,7 @@ export async function streamAttempt(context: AttemptContext): Promise<AttemptOut
   const { target, response } = context;
   const attempt = new CallAbort();
   const call = upstreamCall(context, attempt, { accept: "text/event-stream" });
-  const stopListening = context.clientConnection.onGone(() => attempt.abort(new Error(CLIENT_GONE)));
+  context.clientConnection.watch(attempt);
   const timer = setTimeout(() => attempt.abort(new FirstByteTimeout()), target.upstream.firstByteTimeoutMs);
 
   const stream = clientStream(context);
@@ -101,6 +101,6 @@ export async function streamAttempt(context: AttemptContext): Promise<AttemptOut
     return endWithError(failure.timeout ? "The upstream stopped sending mid-stream." : "The upstream connection failed mid-stream.");
   } finally {
     clearTimeout(timer);
-    stopListening();
+    context.clientConnection.unwatch();
   }
 }

@@ -1,7 +1,9 @@
+import type { ServerResponse } from "node:http";
 import { GatewayError } from "@gateway/contracts";
 import { addHead, type GatewayRequest } from "@gateway/http";
 import type { KeyRecord, ModelRecord, ServerOptionRecord } from "@gateway/redis-store";
-import type { WireFormat } from "../upstreams/index.ts";
+import type { ParsedRequest, WireFormat } from "../upstreams/index.ts";
+import type { Admission } from "../limits/limiter.ts";
 import type { ProxyServices } from "../services.ts";
 import { authenticate } from "../auth/authenticate.ts";
 import { relayRequest } from "../relay/relay-request.ts";
@@ -24,27 +26,46 @@ export function allowedModel(services: ProxyServices, key: KeyRecord, name: stri
 
 /**
  * The handler shared by every model endpoint: key, body fields, model permission, then relay.
- * `checkHeaders` lets an endpoint refuse a bad header of its own (the Anthropic version).
+ * `checkHeaders` lets an endpoint refuse a bad header of its own (the Anthropic version). The key
+ * and the admission come at once when this process holds them (its key cache, the key's lease):
+ * then nothing is awaited before the upstream call; errors before it are thrown as they happen.
  */
 export function relayRoute(services: ProxyServices, wire: WireFormat, checkHeaders?: (request: GatewayRequest) => void): RouteHandler {
-  return async (request, response) => {
-    checkHeaders?.(request);
-    const key = await authenticate(request.headers, services.keyCache);
+  const withKey = (request: GatewayRequest, response: ServerResponse, key: KeyRecord): Promise<void> => {
     const parsed = wire.parse(request.body);
     const { model, option } = allowedModel(services, key, parsed.model);
-    const admission = await services.limiter.admit(request.requestId, key, option, model.name, parsed, request.bodyBytes, wire.endpoint);
-    for (const name in admission.headers) addHead(response, name, admission.headers[name]!);
-    if (admission.refusal) throw admission.refusal;
-    const traceparent = services.tracing.start(request.requestId, wire.endpoint, model.name, request.headers);
-    let failure: unknown = null;
-    try {
-      await relayRequest({ services, request, response, wire, parsed, key, model, traceparent });
-    } catch (error) {
-      failure = error;
-      throw error;
-    } finally {
-      services.limiter.release(request.requestId);
-      services.tracing.release(request.requestId, failure);
-    }
+    const admission = services.limiter.admit(request.requestId, key, option, model.name, parsed, request.bodyBytes, wire.endpoint);
+    if (admission instanceof Promise) return admission.then((admitted) => relayAdmitted(services, wire, { request, response, key, parsed, model }, admitted));
+    return relayAdmitted(services, wire, { request, response, key, parsed, model }, admission);
   };
+  return (request, response) => {
+    checkHeaders?.(request);
+    const key = authenticate(request.headers, services.keyCache);
+    return key instanceof Promise ? key.then((found) => withKey(request, response, found)) : withKey(request, response, key);
+  };
+}
+
+interface Admitted {
+  request: GatewayRequest;
+  response: ServerResponse;
+  key: KeyRecord;
+  parsed: ParsedRequest;
+  model: ModelRecord;
+}
+
+/** The relay of an admitted request (or its 429), with the admission's `x-ratelimit-*` headers; the reservation is given back if no billing event settled it. */
+async function relayAdmitted(services: ProxyServices, wire: WireFormat, { request, response, key, parsed, model }: Admitted, admission: Admission): Promise<void> {
+  for (const name in admission.headers) addHead(response, name, admission.headers[name]!);
+  if (admission.refusal) throw admission.refusal;
+  const traceparent = services.tracing.start(request.requestId, wire.endpoint, model.name, request.headers);
+  let failure: unknown = null;
+  try {
+    await relayRequest({ services, request, response, wire, parsed, key, model, traceparent });
+  } catch (error) {
+    failure = error;
+    throw error;
+  } finally {
+    services.limiter.release(request.requestId);
+    services.tracing.release(request.requestId, failure);
+  }
 }
