@@ -4,6 +4,9 @@ import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
+/** Each test starts a Node process from the TypeScript source: seconds, not milliseconds, on a busy machine. */
+const PROCESS_TEST_TIMEOUT_MS = 30_000;
+
 const MAIN = fileURLToPath(new URL('./main.ts', import.meta.url));
 
 function run(env: Record<string, string>) {
@@ -18,7 +21,7 @@ describe('main', () => {
     const [code] = await once(child, 'exit');
     expect(code).toBe(1);
     expect(stderr).toContain('SIMULATOR_CHUNK_DELAY_MS');
-  });
+  }, PROCESS_TEST_TIMEOUT_MS);
 
   it('logs one JSON line, serves health and auth, exits 0 on SIGTERM', async () => {
     const child = run({ SIMULATOR_PORT: '0', SIMULATOR_API_KEY: 'sk-main', SIMULATOR_CHUNKS: '3' });
@@ -34,5 +37,5 @@ describe('main', () => {
     child.kill('SIGTERM');
     const [code] = await once(child, 'exit');
     expect(code).toBe(0);
-  });
+  }, PROCESS_TEST_TIMEOUT_MS);
 });

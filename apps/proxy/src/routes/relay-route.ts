@@ -2,11 +2,11 @@ import type { ServerResponse } from "node:http";
 import { GatewayError } from "@gateway/contracts";
 import { addHead, type GatewayRequest } from "@gateway/http";
 import type { KeyRecord, ModelRecord, ServerOptionRecord } from "@gateway/redis-store";
-import type { ParsedRequest, WireFormat } from "../upstreams/index.ts";
+import type { WireFormat } from "../upstreams/index.ts";
 import type { Admission } from "../limits/limiter.ts";
 import type { ProxyServices } from "../services.ts";
 import { authenticate } from "../auth/authenticate.ts";
-import { relayRequest } from "../relay/relay-request.ts";
+import { relayRequest, type RelayInput } from "../relay/relay-request.ts";
 import type { RouteHandler } from "./route-handler.ts";
 
 /**
@@ -35,8 +35,8 @@ export function relayRoute(services: ProxyServices, wire: WireFormat, checkHeade
     const parsed = wire.parse(request.body);
     const { model, option } = allowedModel(services, key, parsed.model);
     const admission = services.limiter.admit(request.requestId, key, option, model.name, parsed, request.bodyBytes, wire.endpoint);
-    if (admission instanceof Promise) return admission.then((admitted) => relayAdmitted(services, wire, { request, response, key, parsed, model }, admitted));
-    return relayAdmitted(services, wire, { request, response, key, parsed, model }, admission);
+    const input: RelayInput = { services, request, response, wire, parsed, key, model, traceparent: "" };
+    return admission instanceof Promise ? admission.then((admitted) => relayAdmitted(input, admitted)) : relayAdmitted(input, admission);
   };
   return (request, response) => {
     checkHeaders?.(request);
@@ -45,22 +45,19 @@ export function relayRoute(services: ProxyServices, wire: WireFormat, checkHeade
   };
 }
 
-interface Admitted {
-  request: GatewayRequest;
-  response: ServerResponse;
-  key: KeyRecord;
-  parsed: ParsedRequest;
-  model: ModelRecord;
-}
-
-/** The relay of an admitted request (or its 429), with the admission's `x-ratelimit-*` headers; the reservation is given back if no billing event settled it. */
-async function relayAdmitted(services: ProxyServices, wire: WireFormat, { request, response, key, parsed, model }: Admitted, admission: Admission): Promise<void> {
+/**
+ * The relay of an admitted request (or its 429), with the admission's `x-ratelimit-*` headers; the
+ * reservation is given back if no billing event settled it. `input` is the relay's own, its trace
+ * context filled in here.
+ */
+async function relayAdmitted(input: RelayInput, admission: Admission): Promise<void> {
+  const { services, request, response, wire, model } = input;
   for (const name in admission.headers) addHead(response, name, admission.headers[name]!);
   if (admission.refusal) throw admission.refusal;
-  const traceparent = services.tracing.start(request.requestId, wire.endpoint, model.name, request.headers);
+  input.traceparent = services.tracing.start(request.requestId, wire.endpoint, model.name, request.headers);
   let failure: unknown = null;
   try {
-    await relayRequest({ services, request, response, wire, parsed, key, model, traceparent });
+    await relayRequest(input);
   } catch (error) {
     failure = error;
     throw error;
