@@ -30,7 +30,11 @@
 # DATABASE_URL instead of private ones on the load core), BENCH_PROXY_NODE_FLAGS (extra Node flags
 # for the proxy, to compare a tuning), BENCH_OWN_TIME=1 (the proxy's own part of each request, its
 # upstream call's time taken off, printed as p50/p99/p99.9 at the end: apps/bench/src/own-time.ts;
-# a diagnostic, the CPU figures are not the proxy's then), BENCH_SETTLE_TIMEOUT_S (60: longest wait
+# a diagnostic, the CPU figures are not the proxy's then), BENCH_INSTRUCTIONS=1 (the proxy and the
+# floor under valgrind's callgrind, and instead of the timed rows their instructions per request on
+# the concurrency-64 rows (or BENCH_ROWS), counted after BENCH_INSTRUCTION_WARMUP (3000) requests
+# over BENCH_INSTRUCTION_REQUESTS (2000): apps/bench/src/instructions.ts; counts do not depend on
+# the machine's other work, for an A/B of two builds on a noisy VM), BENCH_SETTLE_TIMEOUT_S (60: longest wait
 # for the ledger to catch up after a run before the bench fails). Results: bench-results/latest.json
 # and latest.md.
 #
@@ -110,7 +114,7 @@ start_app() { # name port command...  (READY_PATH: what answers 2xx once it is r
   local name=$1 port=$2; shift 2
   PORT="$port" "$@" >"$LOGS/$name.log" 2>&1 &
   PIDS+=($!)
-  for _ in $(seq 1 120); do
+  for _ in $(seq 1 "${READY_TRIES:-120}"); do
     curl -fsS "http://127.0.0.1:$port${READY_PATH:-/readyz}" >/dev/null 2>&1 && { log "$name ready on :$port (pid ${PIDS[-1]})"; return; }
     kill -0 "${PIDS[-1]}" 2>/dev/null || { tail -n 20 "$LOGS/$name.log" >&2; die "$name exited; see $LOGS/$name.log"; }
     sleep 0.5
@@ -187,6 +191,14 @@ fi
 if [ "${BENCH_OWN_TIME:-0}" = 1 ]; then
   PROXY_NODE_FLAGS+=(--import="$ROOT/apps/bench/src/own-time-preload.ts")
 fi
+# BENCH_INSTRUCTIONS=1: the proxy and the floor run under callgrind, counting only while the driver
+# says so (valgrind runs a process's threads one at a time, so the pinning changes nothing).
+INSTRUCTION_WRAPPER=()
+if [ "${BENCH_INSTRUCTIONS:-0}" = 1 ]; then
+  command -v valgrind >/dev/null 2>&1 && command -v callgrind_control >/dev/null 2>&1 || die "BENCH_INSTRUCTIONS=1 needs valgrind (package valgrind)."
+  INSTRUCTION_DIR="$ROOT/bench-results/callgrind"; rm -rf "$INSTRUCTION_DIR" && mkdir -p "$INSTRUCTION_DIR"
+  INSTRUCTION_WRAPPER=(valgrind --tool=callgrind --instr-atstart=no --callgrind-out-file="$INSTRUCTION_DIR/callgrind.out.%p")
+fi
 # The proxy as built for production (one bundled module, apps/proxy/dist/main.mjs); BENCH_PROXY_SOURCE=1
 # runs the TypeScript sources instead (type stripping), to compare; BENCH_PROXY_ENTRY=<file> runs a
 # bundle built before (an A/B of two commits: copy each one's dist/main.mjs aside, run each in turn).
@@ -196,10 +208,10 @@ elif [ "${BENCH_PROXY_SOURCE:-0}" = 1 ]; then PROXY_ENTRY=apps/proxy/src/main.ts
   log "building the proxy for production"; pnpm --filter @gateway/proxy run build >&2; fi
 # One pool connection per open stream: the 1,000-stream row needs more than the default 256.
 UPSTREAM_CONNECTIONS=2048 NODE_OPTIONS="$DEPLOYED_NODE_OPTIONS" PROXY_PROCESSES=1 \
-  start_app proxy "$PROXY_PORT" taskset -c "$PROXY_CORE" node "${PROXY_NODE_FLAGS[@]}" "$PROXY_ENTRY"
+  READY_TRIES=600 start_app proxy "$PROXY_PORT" taskset -c "$PROXY_CORE" "${INSTRUCTION_WRAPPER[@]}" node "${PROXY_NODE_FLAGS[@]}" "$PROXY_ENTRY"
 PROXY_PID="${PIDS[-1]}"
 SCALING_ENV=()
-if wants_step scaling; then
+if wants_step scaling && [ "${BENCH_INSTRUCTIONS:-0}" != 1 ]; then
   # The same proxy with a process per core behind one port (node:cluster), on both cores.
   SCALING_PROCESSES="${BENCH_SCALING_PROCESSES:-2}"
   UPSTREAM_CONNECTIONS=2048 NODE_OPTIONS="$DEPLOYED_NODE_OPTIONS" PROXY_PROCESSES="$SCALING_PROCESSES" \
@@ -212,7 +224,7 @@ if [ "${BENCH_FLOOR:-1}" != 0 ]; then
   FLOOR_NODE_FLAGS=("${DEPLOYED_NODE_FLAGS[@]}")
   [ "${BENCH_PROFILE:-0}" = 1 ] && FLOOR_NODE_FLAGS+=(--cpu-prof --cpu-prof-dir="$PROFILE_DIR/floor")
   FLOOR_UPSTREAM_URL="$BENCH_SIMULATOR_URL" NODE_OPTIONS="$DEPLOYED_NODE_OPTIONS" \
-    start_app floor "$FLOOR_PORT" taskset -c "$PROXY_CORE" node "${FLOOR_NODE_FLAGS[@]}" apps/bench/src/floor-proxy.ts
+    READY_TRIES=600 start_app floor "$FLOOR_PORT" taskset -c "$PROXY_CORE" "${INSTRUCTION_WRAPPER[@]}" node "${FLOOR_NODE_FLAGS[@]}" apps/bench/src/floor-proxy.ts
   FLOOR_ENV=(BENCH_FLOOR_URL="http://127.0.0.1:$FLOOR_PORT" BENCH_FLOOR_PID="${PIDS[-1]}")
 fi
 
@@ -221,7 +233,7 @@ PORTKEY_VERSION=1.15.2
 PORTKEY_HONO_NODE_SERVER=1.13.8
 PORTKEY_DIR="$ROOT/.tools/portkey-gateway"
 PORTKEY_ENV=()
-if [ "${BENCH_PORTKEY:-1}" != 0 ] && [ "${BENCH_PROXY_ONLY:-0}" != 1 ]; then
+if [ "${BENCH_PORTKEY:-1}" != 0 ] && [ "${BENCH_PROXY_ONLY:-0}" != 1 ] && [ "${BENCH_INSTRUCTIONS:-0}" != 1 ]; then
   stamp="$PORTKEY_DIR/.installed-$PORTKEY_VERSION-hono-node-server-$PORTKEY_HONO_NODE_SERVER"
   if [ ! -f "$stamp" ]; then
     log "installing @portkey-ai/gateway@$PORTKEY_VERSION into .tools/portkey-gateway (once)"
@@ -243,7 +255,13 @@ SYSTEM_ENV=(BENCH_WORKER_PID="$WORKER_PID")
 [ -n "$PRIVATE_REDIS_PID" ] && SYSTEM_ENV+=(BENCH_REDIS_PID="$PRIVATE_REDIS_PID")
 [ -n "$PRIVATE_PG_PID" ] && SYSTEM_ENV+=(BENCH_POSTGRES_PID="$PRIVATE_PG_PID")
 
-log "measuring (proxy${FLOOR_ENV[*]:+, floor}${PORTKEY_ENV[*]:+, Portkey} on core $PROXY_CORE; simulator, load, worker, Redis, Postgres on core $LOAD_CORE)"
+DRIVER=apps/bench/src/main.ts
+if [ "${BENCH_INSTRUCTIONS:-0}" = 1 ]; then
+  DRIVER=apps/bench/src/instructions.ts
+  log "counting instructions per request (proxy${FLOOR_ENV[*]:+, floor} under callgrind; simulator, load, worker, Redis, Postgres on core $LOAD_CORE)"
+else
+  log "measuring (proxy${FLOOR_ENV[*]:+, floor}${PORTKEY_ENV[*]:+, Portkey} on core $PROXY_CORE; simulator, load, worker, Redis, Postgres on core $LOAD_CORE)"
+fi
 env "${FLOOR_ENV[@]}" "${PORTKEY_ENV[@]}" "${SCALING_ENV[@]}" "${SYSTEM_ENV[@]}" BENCH_PROXY_URL="http://127.0.0.1:$PROXY_PORT" BENCH_PROXY_PID="$PROXY_PID" BENCH_SIMULATOR_PID="$SIMULATOR_PID" BENCH_API_KEY="$BENCH_API_KEY" \
   BENCH_CLK_TCK="$(getconf CLK_TCK)" BENCH_PROXY_CORE="$PROXY_CORE" BENCH_LOAD_CORE="$LOAD_CORE" \
-  taskset -c "$LOAD_CORE" node apps/bench/src/main.ts
+  taskset -c "$LOAD_CORE" node "$DRIVER"
