@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { medianRun, targetFigure, withBillingApart } from "./measure-row.ts";
+import { holdsBillingApart, medianRun, targetFigure, withBillingApart } from "./measure-row.ts";
 import { counted, figures, latency } from "./test-fixtures.ts";
 
 const run = (cpu: number) => counted(figures(1000, latency(1, 2, 3)), { cpu, rssMb: 100 });
@@ -30,6 +30,12 @@ describe("targetFigure", () => {
     expect(targetFigure({ concurrency: 1 })!.of(stream)).toBe(1.5);
     expect(targetFigure({ concurrency: 16 })).toBeNull();
     expect(targetFigure({ concurrency: 256 })).toBeNull();
+  });
+});
+
+describe("holdsBillingApart", () => {
+  it("holds the worker apart on the rows the targets read (concurrency 1 and 64), not on the others", () => {
+    expect([1, 16, 64, 256].map((concurrency) => holdsBillingApart({ concurrency }))).toEqual([true, false, true, false]);
   });
 });
 

@@ -27,7 +27,7 @@ export interface RowSettings {
    */
   targetRuns: number;
   /**
-   * The billing worker held still while the proxy is measured on the latency targets' rows, and
+   * The billing worker held still while the proxy is measured on the targets' rows, and
    * let drain the queue (the ledger caught up) before the next run (BENCH_BILLING_APART); null =
    * it runs through every run.
    */
@@ -54,6 +54,19 @@ export function targetFigure(scenario: Pick<Scenario, "concurrency">): TargetFig
   if (scenario.concurrency === CPU_TARGET_CONCURRENCY) return CPU_FIGURE;
   if (scenario.concurrency === LATENCY_TARGET_CONCURRENCY) return P99_FIGURE;
   return null;
+}
+
+/**
+ * Whether the billing worker (and so Postgres) is held still while the proxy is measured on this
+ * row, and drains the queue before the next run: on the rows the targets read. On two cores it
+ * shares the load core with the load generator and the simulator (in production it runs on other
+ * machines). There, at concurrency 1 its bursts were read as the proxy's latency; at concurrency
+ * 64 it took the load side's capacity, so the proxy waited for requests a third of the time and
+ * its CPU per request was read at a lower load than the floor's, which keeps its core busy. Its
+ * CPU is counted all the same (the system figures are read once the ledger holds every request).
+ */
+export function holdsBillingApart(scenario: Pick<Scenario, "concurrency">): boolean {
+  return targetFigure(scenario) !== null;
 }
 
 /** The run of median `figure` (the lower middle one of an even count). */
@@ -145,12 +158,7 @@ export async function measureRow(scenario: Scenario, settings: RowSettings): Pro
   // row reaches both sides alike; each side's run of median target figure is kept.
   const figure = targetFigure(scenario);
   const runs = figure ? Math.max(1, settings.targetRuns) : 1;
-  // On the latency rows the billing worker (and so Postgres) is still while the proxy is measured,
-  // and drains the queue before the next run: on two cores it shares the load core with the load
-  // generator and the simulator, where its bursts would be read as the proxy's latency (in
-  // production it runs on other machines). Its CPU is counted all the same (`after` is read once
-  // the ledger holds every request).
-  const billingApart = scenario.concurrency === LATENCY_TARGET_CONCURRENCY && settings.billingWorker !== null && settings.system !== null;
+  const billingApart = holdsBillingApart(scenario) && settings.billingWorker !== null && settings.system !== null;
   const proxyRun = () => {
     const measure = () => measureServer(scenario, viaProxy, settings, settings.proxyPid);
     return billingApart ? withBillingApart(settings.billingWorker!, () => settings.system!.settle(), measure) : measure();
