@@ -138,7 +138,20 @@ export function costOfUsage(usage: UsageInput, scaled: UnitPrices & { tiers?: re
   // every reported cache token is still billed at its own rate.
   const uncachedInput = Math.max(0, usage.inputTokens - cached - writes5m - writes1h);
   const anyUsage = usage.inputTokens + usage.outputTokens + usage.images + searches + cached + writes5m + writes1h > 0;
-  const total =
+  // Every request of the proxy prices its usage (and bounds its reservation): in whole numbers
+  // below 2^53 a double is exact, so the common amounts need no BigInt per term (about 25 of
+  // them per call); anything larger, or not a whole number, takes the BigInt sum.
+  let total = 0;
+  total = exactTerm(total, uncachedInput, prices.inputPrice);
+  total = exactTerm(total, cached, prices.cachedInputPrice);
+  total = exactTerm(total, writes5m, prices.cacheWritePrice);
+  total = exactTerm(total, writes1h, prices.cacheWrite1hPrice);
+  total = exactTerm(total, usage.outputTokens, prices.outputPrice);
+  total = exactTerm(total, usage.images, prices.imagePrice);
+  total = exactTerm(total, searches, prices.webSearchPrice);
+  total = exactTerm(total, anyUsage ? 1 : 0, prices.requestPrice);
+  if (total >= 0) return divideRoundingHalfUpExact(total);
+  const exact =
     BigInt(uncachedInput) * prices.inputPrice +
     BigInt(cached) * prices.cachedInputPrice +
     BigInt(writes5m) * prices.cacheWritePrice +
@@ -147,7 +160,34 @@ export function costOfUsage(usage: UsageInput, scaled: UnitPrices & { tiers?: re
     BigInt(usage.images) * prices.imagePrice +
     BigInt(searches) * prices.webSearchPrice +
     (anyUsage ? prices.requestPrice : 0n);
-  return divideRoundingHalfUp(total, BPS * PICO_PER_NANO);
+  return divideRoundingHalfUp(exact, BPS * PICO_PER_NANO);
+}
+
+/** The pico-USD (scaled) divisor of a nano-USD, as a double. */
+const NANO_DIVISOR = Number(BPS * PICO_PER_NANO);
+/**
+ * Largest running total the double path keeps: room for the rounding's half divisor and for
+ * the quotient's check (`quotient * NANO_DIVISOR`) without leaving the exact integers.
+ */
+const EXACT_LIMIT = Number.MAX_SAFE_INTEGER - 4 * NANO_DIVISOR;
+const EXACT_PRICE_LIMIT = BigInt(EXACT_LIMIT);
+
+/** `total + count * price` when every part is a whole number within EXACT_LIMIT; -1 once any is not (the BigInt path then). */
+function exactTerm(total: number, count: number, price: bigint): number {
+  if (total < 0 || !Number.isSafeInteger(count) || count < 0 || price < 0n || price > EXACT_PRICE_LIMIT) return -1;
+  const term = count * Number(price);
+  const sum = total + term;
+  return term <= EXACT_LIMIT && sum <= EXACT_LIMIT ? sum : -1;
+}
+
+/** `divideRoundingHalfUp` on a whole number of at most EXACT_LIMIT, in doubles: the floor checked against the product. */
+function divideRoundingHalfUpExact(total: number): bigint {
+  const dividend = total + NANO_DIVISOR / 2;
+  let quotient = Math.floor(dividend / NANO_DIVISOR);
+  const rest = dividend - quotient * NANO_DIVISOR;
+  if (rest < 0) quotient -= 1;
+  else if (rest >= NANO_DIVISOR) quotient += 1;
+  return BigInt(quotient);
 }
 
 /** Same rounding as `picoToNano` in @gateway/contracts, on the exact (scaled) amount. */
