@@ -34,7 +34,8 @@
 # floor under valgrind's callgrind, and instead of the timed rows their instructions per request on
 # the concurrency-64 rows (or BENCH_ROWS), counted after BENCH_INSTRUCTION_WARMUP (3000) requests
 # over BENCH_INSTRUCTION_REQUESTS (2000): apps/bench/src/instructions.ts; counts do not depend on
-# the machine's other work, for an A/B of two builds on a noisy VM), BENCH_SETTLE_TIMEOUT_S (60: longest wait
+# the machine's other work, two runs agree within about 3 %: for an A/B of two builds on a noisy
+# VM), BENCH_SETTLE_TIMEOUT_S (60: longest wait
 # for the ledger to catch up after a run before the bench fails). Results: bench-results/latest.json
 # and latest.md.
 #
@@ -198,6 +199,10 @@ if [ "${BENCH_INSTRUCTIONS:-0}" = 1 ]; then
   command -v valgrind >/dev/null 2>&1 && command -v callgrind_control >/dev/null 2>&1 || die "BENCH_INSTRUCTIONS=1 needs valgrind (package valgrind)."
   INSTRUCTION_DIR="$ROOT/bench-results/callgrind"; rm -rf "$INSTRUCTION_DIR" && mkdir -p "$INSTRUCTION_DIR"
   INSTRUCTION_WRAPPER=(valgrind --tool=callgrind --instr-atstart=no --callgrind-out-file="$INSTRUCTION_DIR/callgrind.out.%p")
+  # V8 sizes its heap from allocation rates it times: under valgrind's slowdown the collector's
+  # schedule would differ run to run; this fixes it (both sides alike).
+  PROXY_NODE_FLAGS+=(--predictable-gc-schedule)
+  DEPLOYED_NODE_FLAGS+=(--predictable-gc-schedule)
 fi
 # The proxy as built for production (one bundled module, apps/proxy/dist/main.mjs); BENCH_PROXY_SOURCE=1
 # runs the TypeScript sources instead (type stripping), to compare; BENCH_PROXY_ENTRY=<file> runs a

@@ -5,9 +5,11 @@
 // Per row and side: warm-up requests with counting off (V8 compiles the hot paths), then counting
 // on, its counters zeroed, a fixed number of requests, and the instructions read
 // (`callgrind_control -e Ir`) and divided by them. Counts do not depend on what else the machine
-// is doing, so an A/B of two builds (BENCH_PROXY_ENTRY) reads a change of a few per cent that
-// timed CPU on a shared VM cannot. They are not time: cache misses, the collector's memory traffic
-// and the kernel's share (socket writes) are not in them.
+// is doing; with V8's collector on a fixed schedule (--predictable-gc-schedule, both sides) two
+// runs of one build agree within about 3 % (without it, 8-15 %), where timed CPU on a shared VM
+// moves 30-60 % within a row. They are not time: cache misses, the collector's memory traffic and
+// the kernel's share (socket writes) are not in them, and timers fire more often per request at
+// valgrind's speed (the billing flush, every 25 ms, carries fewer events).
 import { execFile } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
