@@ -34,8 +34,8 @@
 # floor under valgrind's callgrind, and instead of the timed rows their instructions per request on
 # the concurrency-64 rows (or BENCH_ROWS), counted after BENCH_INSTRUCTION_WARMUP (3000) requests
 # over BENCH_INSTRUCTION_REQUESTS (2000): apps/bench/src/instructions.ts; counts do not depend on
-# the machine's other work, two runs agree within about 3 %: for an A/B of two builds on a noisy
-# VM), BENCH_SETTLE_TIMEOUT_S (60: longest wait
+# the machine's other work, two runs of one build agree within about 4 %: for an A/B of two builds
+# on a noisy VM), BENCH_SETTLE_TIMEOUT_S (60: longest wait
 # for the ledger to catch up after a run before the bench fails). Results: bench-results/latest.json
 # and latest.md.
 #

@@ -5,9 +5,11 @@
 // Per row and side: warm-up requests with counting off (V8 compiles the hot paths), then counting
 // on, its counters zeroed, a fixed number of requests, and the instructions read
 // (`callgrind_control -e Ir`) and divided by them. Counts do not depend on what else the machine
-// is doing; with V8's collector on a fixed schedule (--predictable-gc-schedule, both sides) two
-// runs of one build agree within about 3 % (without it, 8-15 %), where timed CPU on a shared VM
-// moves 30-60 % within a row. They are not time: cache misses, the collector's memory traffic and
+// is doing; with V8's collector on a fixed schedule (--predictable-gc-schedule, both sides) and
+// every row sent once before any is counted, two runs of one build agree within about 4 %
+// (without them, 8-20 %), where timed CPU on a shared VM moves 30-60 % within a row. The figures
+// depend on the procedure (a process's history sizes its heap): compare builds, not runs made
+// with other settings. They are not time: cache misses, the collector's memory traffic and
 // the kernel's share (socket writes) are not in them, and timers fire more often per request at
 // valgrind's speed (the billing flush, every 25 ms, carries fewer events).
 import { execFile } from "node:child_process";
@@ -110,12 +112,23 @@ async function main(): Promise<void> {
   const scenarios = selectScenarios(allScenarios(), config.BENCH_ROWS || DEFAULT_INSTRUCTION_ROWS);
   const dispatcher = new Agent({ connections: 256, keepAliveTimeout: 60_000 });
   const figures: InstructionFigure[] = [];
+  const sidesOf = (scenario: Scenario) => {
+    const sides: { side: InstructionFigure["side"]; pid: number; target: RequestTarget }[] = [];
+    if (config.BENCH_FLOOR_URL && config.BENCH_FLOOR_PID) sides.push({ side: "floor", pid: config.BENCH_FLOOR_PID, target: floorTarget(endpoints, scenario.shape, config.BENCH_FLOOR_URL) });
+    sides.push({ side: "proxy", pid: config.BENCH_PROXY_PID, target: requestTarget(endpoints, scenario.shape, true) });
+    return sides;
+  };
   try {
+    // Every row once before any is counted: a process's first traffic also grows its heap and
+    // compiles code shared by all rows, and counted in the first row it moved that row's figure by
+    // up to 20 % from run to run (later rows: within 1 %).
     for (const scenario of scenarios) {
-      const sides: { side: InstructionFigure["side"]; pid: number; target: RequestTarget }[] = [];
-      if (config.BENCH_FLOOR_URL && config.BENCH_FLOOR_PID) sides.push({ side: "floor", pid: config.BENCH_FLOOR_PID, target: floorTarget(endpoints, scenario.shape, config.BENCH_FLOOR_URL) });
-      sides.push({ side: "proxy", pid: config.BENCH_PROXY_PID, target: requestTarget(endpoints, scenario.shape, true) });
-      for (const { side, pid, target } of sides) {
+      for (const { target } of sidesOf(scenario)) {
+        await sendRequests(dispatcher, target, scenario.shape.stream ? terminalMarker(scenario.shape.api) : null, config.BENCH_INSTRUCTION_WARMUP, scenario.concurrency);
+      }
+    }
+    for (const scenario of scenarios) {
+      for (const { side, pid, target } of sidesOf(scenario)) {
         const figure = { row: scenario.id, side, ...(await measure(pid, dispatcher, target, scenario, config.BENCH_INSTRUCTION_WARMUP, config.BENCH_INSTRUCTION_REQUESTS)) };
         figures.push(figure);
         process.stdout.write(`[instructions] ${scenario.id} ${side}: ${figure.perRequest.toLocaleString("en-US")} instructions per request (${figure.requests} requests)\n`);
