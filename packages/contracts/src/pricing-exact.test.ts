@@ -73,7 +73,7 @@ describe("costOfUsage's double path", () => {
 
   it("rounds half up at the boundary, in both paths", () => {
     const only = (inputPrice: bigint): UnitPrices => ({ inputPrice, outputPrice: 0n, cachedInputPrice: 0n, cacheWritePrice: 0n, cacheWrite1hPrice: 0n, imagePrice: 0n, requestPrice: 0n, webSearchPrice: 0n });
-    const one = { inputTokens: 1, outputTokens: 0, cachedInputTokens: 0, cacheWriteTokens: 0, images: 0 };
+    const one = { inputTokens: 1, outputTokens: 0, cachedInputTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0, images: 0 };
     expect(costOfUsage(one, only(4_999_999n))).toBe(0n);
     expect(costOfUsage(one, only(5_000_000n))).toBe(1n);
     expect(costOfUsage(one, only(15_000_000n))).toBe(2n);
@@ -84,6 +84,6 @@ describe("costOfUsage's double path", () => {
 
   it("still refuses a count that is not a whole number, as BigInt does", () => {
     const unit: UnitPrices = { inputPrice: 1n, outputPrice: 1n, cachedInputPrice: 0n, cacheWritePrice: 0n, cacheWrite1hPrice: 0n, imagePrice: 0n, requestPrice: 0n, webSearchPrice: 0n };
-    expect(() => costOfUsage({ inputTokens: 1.5, outputTokens: 0, cachedInputTokens: 0, cacheWriteTokens: 0, images: 0 }, unit)).toThrow(RangeError);
+    expect(() => costOfUsage({ inputTokens: 1.5, outputTokens: 0, cachedInputTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0, images: 0 }, unit)).toThrow(RangeError);
   });
 });
