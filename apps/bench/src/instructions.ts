@@ -21,27 +21,24 @@ import { z } from "zod";
 import { envVars, parseEnv } from "@gateway/config";
 import { floorTarget, requestTarget, terminalMarker, type Endpoints, type RequestTarget } from "./request-target.ts";
 import { allScenarios, selectScenarios, type Scenario } from "./scenarios.ts";
+import { loadBenchConfig } from "./config.ts";
 
 const run = promisify(execFile);
 
 /** The rows the CPU targets read at concurrency 64, unless BENCH_ROWS names others. */
 export const DEFAULT_INSTRUCTION_ROWS = "chat-c64,messages-c64,stream20-chat-c64,stream20-messages-c64";
 
+/** The bench's own settings (the stack's addresses, pids and key, BENCH_ROWS) and the counter's. */
 export function loadInstructionConfig(env: Record<string, string | undefined> = process.env) {
-  return parseEnv("bench instructions", {
-    BENCH_PROXY_URL: z.url(),
-    BENCH_PROXY_PID: z.coerce.number().int().positive(),
-    BENCH_FLOOR_URL: z.url().optional(),
-    BENCH_FLOOR_PID: z.coerce.number().int().positive().optional(),
-    BENCH_SIMULATOR_URL: z.url(),
-    SIMULATOR_API_KEY: z.string().min(1),
-    BENCH_API_KEY: z.string().startsWith("sk-"),
-    BENCH_ROWS: z.string().default(""),
-    /** Requests counted per row and side, and requests sent before counting starts. */
-    BENCH_INSTRUCTION_REQUESTS: envVars.positiveInt(2000),
-    BENCH_INSTRUCTION_WARMUP: envVars.positiveInt(3000),
-    BENCH_INSTRUCTION_OUT: z.string().min(1).default("bench-results/instructions.json"),
-  }, env);
+  return {
+    ...loadBenchConfig(env),
+    ...parseEnv("bench instructions", {
+      /** Requests counted per row and side, and requests sent before counting starts. */
+      BENCH_INSTRUCTION_REQUESTS: envVars.positiveInt(2000),
+      BENCH_INSTRUCTION_WARMUP: envVars.positiveInt(3000),
+      BENCH_INSTRUCTION_OUT: z.string().min(1).default("bench-results/instructions.json"),
+    }, env),
+  };
 }
 
 /**

@@ -5,7 +5,7 @@ import { once } from "node:events";
 import { createServer, request as httpRequest, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
-import { CLIENT_GONE, clientConnection } from "./attempt-context.ts";
+import { CLIENT_GONE, clientConnection, type ClientConnection } from "./attempt-context.ts";
 import { CallAbort } from "./upstream-client.ts";
 
 const servers: ReturnType<typeof createServer>[] = [];
@@ -22,31 +22,36 @@ async function serve(onResponse: (response: ServerResponse) => void): Promise<nu
   return (server.address() as AddressInfo).port;
 }
 
+/**
+ * A client that sends a request and leaves 50 ms later, before any answer: `onResponse` prepares
+ * the request's connection; resolves with whether it read as gone when its response closed.
+ */
+function clientLeaves(onResponse: (connection: ClientConnection) => void): Promise<boolean> {
+  return new Promise<boolean>((resolve) => {
+    void serve((response) => {
+      const connection = clientConnection(response);
+      onResponse(connection);
+      response.on("close", () => resolve(connection.gone));
+    }).then((port) => {
+      const client = httpRequest({ port, host: "127.0.0.1", path: "/" });
+      client.on("error", () => undefined);
+      client.end();
+      setTimeout(() => client.destroy(), 50);
+    });
+  });
+}
+
 describe("clientConnection", () => {
   it("is gone when the client leaves before the answer, and the watched attempt is aborted", async () => {
     const attempt = new CallAbort();
     const earlier = new CallAbort();
-    let goneAtClose: boolean | null = null;
-    const closed = new Promise<void>((resolve) => {
-      void serve((response) => {
-        const connection = clientConnection(response);
-        expect(connection.gone).toBe(false);
-        // The second attempt replaces the first: only the attempt being made is aborted.
-        connection.watch(earlier);
-        connection.unwatch();
-        connection.watch(attempt);
-        response.on("close", () => {
-          goneAtClose = connection.gone;
-          resolve();
-        });
-      }).then((port) => {
-        const client = httpRequest({ port, host: "127.0.0.1", path: "/" });
-        client.on("error", () => undefined);
-        client.end();
-        setTimeout(() => client.destroy(), 50);
-      });
+    const goneAtClose = await clientLeaves((connection) => {
+      expect(connection.gone).toBe(false);
+      // The second attempt replaces the first: only the attempt being made is aborted.
+      connection.watch(earlier);
+      connection.unwatch();
+      connection.watch(attempt);
     });
-    await closed;
     expect(goneAtClose).toBe(true);
     expect(attempt.aborted).toBe(true);
     expect((attempt.reason as Error).message).toBe(CLIENT_GONE);
@@ -55,22 +60,9 @@ describe("clientConnection", () => {
 
   it("aborts nothing once the attempt is unwatched, even when the client then leaves", async () => {
     const unwatched = new CallAbort();
-    let goneAtClose: boolean | null = null;
-    await new Promise<void>((resolve) => {
-      void serve((response) => {
-        const connection = clientConnection(response);
-        connection.watch(unwatched);
-        connection.unwatch();
-        response.on("close", () => {
-          goneAtClose = connection.gone;
-          resolve();
-        });
-      }).then((port) => {
-        const client = httpRequest({ port, host: "127.0.0.1", path: "/" });
-        client.on("error", () => undefined);
-        client.end();
-        setTimeout(() => client.destroy(), 50);
-      });
+    const goneAtClose = await clientLeaves((connection) => {
+      connection.watch(unwatched);
+      connection.unwatch();
     });
     expect(goneAtClose).toBe(true);
     expect(unwatched.aborted).toBe(false);
