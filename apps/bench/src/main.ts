@@ -125,6 +125,7 @@ try {
     results.openStreams = await runOpenStreams(target, terminalMarker("chat"), config.BENCH_OPEN_STREAMS, config.BENCH_PROXY_PID, config.BENCH_CLK_TCK);
     await system.snapshot();
   }
+  results.ledger = await system.ledgerTotals();
 } finally {
   await system.close();
 }

@@ -72,6 +72,24 @@ export interface SystemFigures {
   proxied: number;
 }
 
+/**
+ * The whole ledger after the runs against the model requests the proxies served since they
+ * started (warm-ups included): usage_records' rows and the requests each per-day table adds up.
+ */
+export interface LedgerTotals {
+  proxied: number;
+  records: number;
+  keyDays: number;
+  aggregates: number;
+  vendorDays: number;
+}
+
+/** Every count of the ledger equal to the requests the proxies served. */
+export function ledgerAgrees(totals: LedgerTotals): boolean {
+  const { proxied, records, keyDays, aggregates, vendorDays } = totals;
+  return records === proxied && keyDays === proxied && aggregates === proxied && vendorDays === proxied;
+}
+
 /** The same row through one proxy process and through several behind one port (node:cluster). */
 export interface ScalingResult {
   label: string;
@@ -120,6 +138,8 @@ export interface BenchResults {
   /** The same open streams through the floor (its RSS to compare with the proxy's); absent when not run. */
   floorOpenStreams?: OpenStreamsResult | null;
   scaling?: ScalingResult | null;
+  /** The ledger counted in full once the runs are over; absent when the system was not measured. */
+  ledger?: LedgerTotals | null;
 }
 
 /** Proxy minus direct for one latency figure, in ms (NaN when a side is missing). */

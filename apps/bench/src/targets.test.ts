@@ -43,6 +43,17 @@ describe("checkTargets", () => {
     expect(lost).toMatchObject({ measured: "9 rows for 10 requests", pass: false });
   });
 
+  it("checks the whole ledger after the runs: every count equal to the requests served", () => {
+    const name = "the whole ledger after the runs: usage_records rows, and the requests each day-total table adds up";
+    const exact = { proxied: 700, records: 700, keyDays: 700, aggregates: 700, vendorDays: 700 };
+    const find = (ledger: typeof exact | undefined) => checkTargets({ ...results([]), ...(ledger ? { ledger } : {}) }).find((check) => check.name === name);
+    expect(find(exact)).toMatchObject({ measured: "700 rows; 700 / 700 / 700 (key days / aggregates / vendor days); 700 served", pass: true });
+    for (const field of ["records", "keyDays", "aggregates", "vendorDays", "proxied"] as const) {
+      expect(find({ ...exact, [field]: 699 })?.pass).toBe(false);
+    }
+    expect(find(undefined)).toBeUndefined();
+  });
+
   it("shows a figure with the digits that keep it on its own side of the limit", () => {
     const c64 = (cpu: number, rssMb: number) => jsonRow(64, figures(9000, latency(5, 9, 12)), figures(6000, latency(8, 15, 20)), { cpu, rssMb }, floorRun(6, 10));
     const cpuCheck = (cpu: number, rssMb = 140) => {

@@ -1,4 +1,4 @@
-import { addedMs, floorCpuRatio, portkeyCpuRatio, systemFloorCpuRatio, type BenchResults, type RowResult } from "./results.ts";
+import { addedMs, floorCpuRatio, ledgerAgrees, portkeyCpuRatio, systemFloorCpuRatio, type BenchResults, type RowResult } from "./results.ts";
 import type { LatencySummary } from "./percentiles.ts";
 import { formatAdded, formatMb, formatRatio } from "./table.ts";
 
@@ -103,6 +103,15 @@ export function checkTargets(results: BenchResults): TargetCheck[] {
     const billed = billedRows.reduce((total, row) => total + row.system!.billed, 0);
     const proxied = billedRows.reduce((total, row) => total + row.system!.proxied, 0);
     checks.push({ name: "ledger rows for the proxied requests, every row", limit: "one per request", measured: `${billed} rows for ${proxied} requests`, pass: billed === proxied });
+  }
+  const ledger = results.ledger;
+  if (ledger) {
+    checks.push({
+      name: "the whole ledger after the runs: usage_records rows, and the requests each day-total table adds up",
+      limit: "each = the requests served",
+      measured: `${ledger.records} rows; ${ledger.keyDays} / ${ledger.aggregates} / ${ledger.vendorDays} (key days / aggregates / vendor days); ${ledger.proxied} served`,
+      pass: ledgerAgrees(ledger),
+    });
   }
   const open = results.openStreams;
   if (open) {
