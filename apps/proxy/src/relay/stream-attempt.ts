@@ -24,6 +24,18 @@ function writePieces(response: ServerResponse, pieces: Array<Buffer | string>): 
 }
 
 /**
+ * `writePieces`, then the socket uncorked: what was written (the head too, when these are the
+ * response's first bytes) is handed to the kernel now instead of on the next tick. Writes later in
+ * the same tick cork the socket again, so the rest of the tick still leaves as one writev.
+ */
+export function writeNow(response: ServerResponse, pieces: Array<Buffer | string>): boolean {
+  const flushed = writePieces(response, pieces);
+  const socket = response.socket;
+  if (socket !== null) while (socket.writableCorked > 0) socket.uncork();
+  return flushed;
+}
+
+/**
  * One streaming attempt. Events are relayed (or translated to the client's shape) as each upstream
  * chunk arrives; nothing is sent until the first whole event is in and is not an error, so up to
  * then a failure moves on to the next target. After the first byte there is no retry: a failure
@@ -55,7 +67,20 @@ export async function streamAttempt(context: AttemptContext): Promise<AttemptOut
     const frame = stream.event(event, raw);
     if (frame === null) out.raw(bytes, start, end);
     else out.frame(frame);
+    if (!committed && upstreamError === null && !out.empty) commit();
   });
+
+  // The first event that is not an error commits the attempt and goes out at once, before the rest
+  // of its upstream chunk is read (an upstream that sends many events in one burst would otherwise
+  // hold the client's first byte for all of them).
+  let writable = true;
+  const commit = () => {
+    clearTimeout(timer);
+    committed = true;
+    ttfbMs = Date.now() - context.startedAt;
+    response.writeHead(200, SSE_HEADERS);
+    writable = writeNow(response, out.take());
+  };
 
   const outcome = (status: AttemptOutcome["status"]): AttemptOutcome => {
     const usage = tracker.usage();
@@ -69,16 +94,14 @@ export async function streamAttempt(context: AttemptContext): Promise<AttemptOut
   // Each upstream chunk, in the tick it arrives: its events go out at once; a client that cannot
   // take more pauses the upstream until it drains (or leaves, which aborts the call).
   const relayChunk = (chunk: Buffer, resume: () => void): boolean => {
+    writable = true;
     events.push(chunk);
     if (!committed) {
       if (upstreamError) throw new AttemptFailure("the upstream sent an error event before any content", { retryable: true });
-      if (out.empty) return true;
-      clearTimeout(timer);
-      committed = true;
-      ttfbMs = Date.now() - context.startedAt;
-      response.writeHead(200, SSE_HEADERS);
+      return true;
     }
-    if (out.empty || writePieces(response, out.take())) return true;
+    if (!out.empty) writable = writePieces(response, out.take());
+    if (writable) return true;
     response.once("drain", resume);
     return false;
   };
