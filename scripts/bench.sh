@@ -17,8 +17,8 @@
 # Environment: BENCH_DURATION_S (6) and BENCH_WARMUP_S (1) seconds per side of a row,
 # BENCH_TARGET_RUNS (3: alternating runs of the floor and the proxy on the rows the targets read,
 # each side's median run reported: by CPU per request at concurrency 64, by p99 at concurrency 1),
-# BENCH_BILLING_APART (1: on the rows the targets read, concurrency 1 and 64, the billing worker is held still by SIGSTOP while
-# the proxy is measured, and drains the queue between runs; 0 keeps it running through them),
+# BENCH_BILLING_APART (1: the billing worker is held still by SIGSTOP while the proxy is measured, on every row and the
+# scaling step, and drains the queue between runs; 0 keeps it running through them),
 # BENCH_ROWS (row id prefixes, e.g. `chat-c1,stream50,open-streams,scaling`; all by default),
 # BENCH_OPEN_STREAMS (1000), BENCH_PROXY_CORE (0), BENCH_LOAD_CORE (1),
 # BENCH_PORTKEY=0 (no Portkey side), BENCH_FLOOR=0 (no floor side), BENCH_PROXY_ONLY=1 (skip the

@@ -45,7 +45,7 @@ export function loadBenchConfig(env: Record<string, string | undefined> = proces
      */
     BENCH_TARGET_RUNS: z.coerce.number().int().min(1).max(9).default(3),
     /**
-     * On the rows the targets read (concurrency 1 and 64), the billing worker held still (SIGSTOP) while the proxy is measured
+     * The billing worker held still (SIGSTOP) while the proxy is measured (every proxied run, the scaling step's too)
      * and let drain the queue (SIGCONT, the ledger caught up) before the next run; false runs it
      * through every run. Its CPU and the ledger's check are the same either way.
      */

@@ -6,7 +6,7 @@
 import { loadOrExit } from "@gateway/config";
 import { loadBenchConfig } from "./config.ts";
 import { loadAverage, machineInfo } from "./machine-info.ts";
-import { measureRow, measureServer, type RowSettings } from "./measure-row.ts";
+import { measureRow, measureServer, proxiedRun, type RowSettings } from "./measure-row.ts";
 import { runOpenStreams } from "./open-streams.ts";
 import { formatReport, writeResults } from "./report.ts";
 import { floorTarget, requestTarget, terminalMarker, type Endpoints, type RequestTarget } from "./request-target.ts";
@@ -103,7 +103,7 @@ try {
     const scenario = SCALING_SCENARIO;
     const run = async (target: RequestTarget, pid: number) => {
       if (config.BENCH_WARMUP_S > 0) await runJsonLoad(target, scenario.concurrency, config.BENCH_WARMUP_S);
-      const figures = await measureServer(scenario, target, settings, pid);
+      const figures = await proxiedRun(settings, () => measureServer(scenario, target, settings, pid));
       await system.snapshot(); // the ledger caught up before the next run
       return figures;
     };

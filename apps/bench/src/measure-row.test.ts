@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { holdsBillingApart, medianRun, targetFigure, withBillingApart } from "./measure-row.ts";
+import type { SystemMeter } from "./system-cost.ts";
+import { medianRun, proxiedRun, targetFigure, withBillingApart } from "./measure-row.ts";
 import { counted, figures, latency } from "./test-fixtures.ts";
 
 const run = (cpu: number) => counted(figures(1000, latency(1, 2, 3)), { cpu, rssMb: 100 });
@@ -33,12 +34,6 @@ describe("targetFigure", () => {
   });
 });
 
-describe("holdsBillingApart", () => {
-  it("holds the worker apart on the rows the targets read (concurrency 1 and 64), not on the others", () => {
-    expect([1, 16, 64, 256].map((concurrency) => holdsBillingApart({ concurrency }))).toEqual([true, false, true, false]);
-  });
-});
-
 describe("withBillingApart", () => {
   const recorder = () => {
     const steps: string[] = [];
@@ -68,5 +63,23 @@ describe("withBillingApart", () => {
       }),
     ).rejects.toThrow("load failed");
     expect(steps).toEqual(["pause", "measure", "resume", "settle"]);
+  });
+});
+
+describe("proxiedRun", () => {
+  it("holds the worker apart when the settings have one and the system is measured, and only then", async () => {
+    const steps: string[] = [];
+    const billingWorker = { pause: () => void steps.push("pause"), resume: () => void steps.push("resume") };
+    const system = { settle: async () => void steps.push("settle") } as unknown as SystemMeter;
+    const measure = async () => {
+      steps.push("measure");
+      return 7;
+    };
+    expect(await proxiedRun({ billingWorker, system }, measure)).toBe(7);
+    expect(steps.splice(0)).toEqual(["pause", "measure", "resume", "settle"]);
+    await proxiedRun({ billingWorker: null, system }, measure);
+    expect(steps.splice(0)).toEqual(["measure"]);
+    await proxiedRun({ billingWorker, system: null }, measure);
+    expect(steps.splice(0)).toEqual(["measure"]);
   });
 });

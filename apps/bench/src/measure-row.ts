@@ -27,9 +27,9 @@ export interface RowSettings {
    */
   targetRuns: number;
   /**
-   * The billing worker held still while the proxy is measured on the targets' rows, and
-   * let drain the queue (the ledger caught up) before the next run (BENCH_BILLING_APART); null =
-   * it runs through every run.
+   * The billing worker held still while the proxy is measured (every proxied run), and let drain
+   * the queue (the ledger caught up) before the next run (BENCH_BILLING_APART); null = it runs
+   * through every run.
    */
   billingWorker: { pause(): void; resume(): void } | null;
 }
@@ -54,19 +54,6 @@ export function targetFigure(scenario: Pick<Scenario, "concurrency">): TargetFig
   if (scenario.concurrency === CPU_TARGET_CONCURRENCY) return CPU_FIGURE;
   if (scenario.concurrency === LATENCY_TARGET_CONCURRENCY) return P99_FIGURE;
   return null;
-}
-
-/**
- * Whether the billing worker (and so Postgres) is held still while the proxy is measured on this
- * row, and drains the queue before the next run: on the rows the targets read. On two cores it
- * shares the load core with the load generator and the simulator (in production it runs on other
- * machines). There, at concurrency 1 its bursts were read as the proxy's latency; at concurrency
- * 64 it took the load side's capacity, so the proxy waited for requests a third of the time and
- * its CPU per request was read at a lower load than the floor's, which keeps its core busy. Its
- * CPU is counted all the same (the system figures are read once the ledger holds every request).
- */
-export function holdsBillingApart(scenario: Pick<Scenario, "concurrency">): boolean {
-  return targetFigure(scenario) !== null;
 }
 
 /** The run of median `figure` (the lower middle one of an even count). */
@@ -130,6 +117,22 @@ export async function withBillingApart<T>(worker: { pause(): void; resume(): voi
   }
 }
 
+/**
+ * One proxied run: with the billing worker (and so Postgres) held still while it lasts, then let go
+ * and the ledger caught up, when the settings hold it apart (BENCH_BILLING_APART, every proxied
+ * run). On two cores the worker can only share the load core with the load generator and the
+ * simulator (in production it runs on other machines), and the floor's and Portkey's runs have no
+ * billing behind them: at concurrency 1 its bursts were read as the proxy's latency; at 64 it took
+ * the load side's capacity, so the proxy waited for requests a third of the time and its CPU per
+ * request was read at a lower load than the floor's; at 256 the proxy's added p50 read above
+ * Portkey's. Its CPU is counted all the same (the system figures are read once the ledger holds
+ * every request).
+ */
+export function proxiedRun<T>(settings: Pick<RowSettings, "billingWorker" | "system">, measure: () => Promise<T>): Promise<T> {
+  const { billingWorker, system } = settings;
+  return billingWorker && system ? withBillingApart(billingWorker, () => system.settle(), measure) : measure();
+}
+
 /** Direct, then through the floor, then through the proxy; each side warmed up on its own connections first. */
 export async function measureRow(scenario: Scenario, settings: RowSettings): Promise<RowResult> {
   const direct = requestTarget(settings.endpoints, scenario.shape, false);
@@ -158,11 +161,8 @@ export async function measureRow(scenario: Scenario, settings: RowSettings): Pro
   // row reaches both sides alike; each side's run of median target figure is kept.
   const figure = targetFigure(scenario);
   const runs = figure ? Math.max(1, settings.targetRuns) : 1;
-  const billingApart = holdsBillingApart(scenario) && settings.billingWorker !== null && settings.system !== null;
-  const proxyRun = () => {
-    const measure = () => measureServer(scenario, viaProxy, settings, settings.proxyPid);
-    return billingApart ? withBillingApart(settings.billingWorker!, () => settings.system!.settle(), measure) : measure();
-  };
+  const billingApart = settings.billingWorker !== null && settings.system !== null;
+  const proxyRun = () => proxiedRun(settings, () => measureServer(scenario, viaProxy, settings, settings.proxyPid));
   const floorRuns: Array<RunFigures & ProxyCounters> = [];
   const proxyRuns: Array<RunFigures & ProxyCounters> = [];
   for (let run = 0; run < runs; run += 1) {

@@ -195,7 +195,7 @@ export function formatMachine(results: BenchResults): string {
     `${machine.nproc} cores (${machine.cpuModel}), ${machine.memoryGiB} GiB, Linux ${machine.kernel}, Node ${machine.node}; ` +
     `proxy pinned to core ${settings.proxyCore}${settings.proxyNodeFlags ? ` (node ${settings.proxyNodeFlags})` : ""}, ` +
     `simulator, load generator, billing worker, Redis and Postgres on core ${settings.loadCore}` +
-    `${settings.billingApart ? " (the worker held still while the proxy is measured at concurrency 1 and 64, draining the queue between runs)" : ""}; ` +
+    `${settings.billingApart ? " (the worker held still while the proxy is measured, draining the queue between runs)" : ""}; ` +
     `${settings.portkey ? `${settings.portkey} on the proxy's core; ` : ""}` +
     `${settings.durationS} s per measured run after ${settings.warmupS} s warm-up; simulator: ${settings.simulator}; ` +
     `load average ${machine.loadBefore} before, ${machine.loadAfter} after`
