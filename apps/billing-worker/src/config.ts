@@ -1,3 +1,4 @@
+import { z } from "zod";
 import { envVars, parseEnv, redisEnvShape } from "@gateway/config";
 
 /** The billing worker's whole configuration, read once at boot. */
@@ -9,6 +10,12 @@ export function loadBillingWorkerConfig(env: Record<string, string | undefined> 
     DATABASE_URL: envVars.databaseUrl(),
     /** Upper bound of pooled PostgreSQL connections; each batch holds one for one statement. */
     DB_POOL_SIZE: envVars.positiveInt(10),
+    /**
+     * How long a pooled connection may sit idle before it is closed (0 = never). Each new
+     * connection is a new Postgres backend that plans the ledger's statement again: with pg's 10 s,
+     * every lull in traffic longer than that cost a reconnect per connection.
+     */
+    DB_IDLE_TIMEOUT_MS: z.coerce.number().int().min(0).max(86_400_000).default(300_000),
     /**
      * The ledger's batch statement kept prepared on each connection (planned once, not per batch:
      * planning is about half of Postgres's work for a batch). Set false behind a PgBouncer in

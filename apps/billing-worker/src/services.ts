@@ -24,7 +24,12 @@ export function createBillingWorkerServices(
   config: BillingWorkerConfig,
   logger = createLogger({ name: "billing-worker", level: config.LOG_LEVEL }),
 ): BillingWorkerServices {
-  const db = createDb({ url: config.DATABASE_URL, poolSize: config.DB_POOL_SIZE, preparedStatements: config.DB_PREPARED_STATEMENTS });
+  const db = createDb({
+    url: config.DATABASE_URL,
+    poolSize: config.DB_POOL_SIZE,
+    idleTimeoutMs: config.DB_IDLE_TIMEOUT_MS,
+    preparedStatements: config.DB_PREPARED_STATEMENTS,
+  });
   // Not fail-fast: BullMQ requires maxRetriesPerRequest null, and the worker should ride out a
   // Redis restart rather than fail jobs.
   const redis = connectRedisFromConfig(config, { name: "billing-worker" });

@@ -14,6 +14,11 @@ export interface DbOptions {
   /** Upper bound of pooled connections (default 10). */
   poolSize?: number;
   /**
+   * How long a pooled connection may sit idle before it is closed (default pg's 10 s; 0 = never).
+   * A new connection is a new Postgres backend, which plans every statement again.
+   */
+  idleTimeoutMs?: number;
+  /**
    * Whether `query` may keep a named statement prepared on each connection (default false): parsed
    * and planned once per connection, then only bound and run. Postgres itself, and PgBouncer 1.21+
    * in transaction mode with `max_prepared_statements` above 0, keep them; an older PgBouncer in
@@ -48,7 +53,11 @@ export interface QueryOptions {
  * transaction mode.
  */
 export function createDb(options: DbOptions): Db {
-  const pool = new pg.Pool({ connectionString: options.url, max: options.poolSize ?? 10 });
+  const pool = new pg.Pool({
+    connectionString: options.url,
+    max: options.poolSize ?? 10,
+    ...(options.idleTimeoutMs !== undefined ? { idleTimeoutMillis: options.idleTimeoutMs } : {}),
+  });
   // An idle connection cut by the server (a restart) must not crash the process; the next query
   // opens a new one.
   pool.on("error", () => {});

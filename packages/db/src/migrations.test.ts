@@ -89,3 +89,34 @@ describe("client round trip", () => {
     ).rejects.toMatchObject({ code: "P2002" });
   });
 });
+
+describe("pool idle timeout", () => {
+  let database: TestDatabase;
+
+  beforeAll(async () => {
+    database = await createTestDatabase({ migrate: false });
+  });
+  afterAll(async () => {
+    await database?.drop();
+  });
+
+  /** The backend serving a query, then again after the pool has sat idle for `idleMs`. */
+  async function backendsAcrossIdle(idleTimeoutMs: number, idleMs: number): Promise<[number, number]> {
+    const db = createDb({ url: database.url, poolSize: 1, idleTimeoutMs });
+    try {
+      const pid = async () => (await db.query<{ pid: number }>("SELECT pg_backend_pid() AS pid"))[0]!.pid;
+      const first = await pid();
+      await new Promise((resolve) => setTimeout(resolve, idleMs));
+      return [first, await pid()];
+    } finally {
+      await db.close();
+    }
+  }
+
+  it("closes an idle connection after idleTimeoutMs, and keeps it while it is shorter", async () => {
+    const [before, after] = await backendsAcrossIdle(100, 400);
+    expect(after).not.toBe(before);
+    const [kept, still] = await backendsAcrossIdle(60_000, 400);
+    expect(still).toBe(kept);
+  });
+});
