@@ -130,7 +130,12 @@ export async function withBillingApart<T>(worker: { pause(): void; resume(): voi
  */
 export function proxiedRun<T>(settings: Pick<RowSettings, "billingWorker" | "system">, measure: () => Promise<T>): Promise<T> {
   const { billingWorker, system } = settings;
-  return billingWorker && system ? withBillingApart(billingWorker, () => system.settle(), measure) : measure();
+  return holdsBillingApart(settings) ? withBillingApart(billingWorker!, () => system!.settle(), measure) : measure();
+}
+
+/** Whether `proxiedRun` holds the worker apart: there is one to hold, and the system is measured. */
+export function holdsBillingApart(settings: Pick<RowSettings, "billingWorker" | "system">): boolean {
+  return settings.billingWorker !== null && settings.system !== null;
 }
 
 /** Direct, then through the floor, then through the proxy; each side warmed up on its own connections first. */
@@ -161,7 +166,7 @@ export async function measureRow(scenario: Scenario, settings: RowSettings): Pro
   // row reaches both sides alike; each side's run of median target figure is kept.
   const figure = targetFigure(scenario);
   const runs = figure ? Math.max(1, settings.targetRuns) : 1;
-  const billingApart = settings.billingWorker !== null && settings.system !== null;
+  const billingApart = holdsBillingApart(settings);
   const proxyRun = () => proxiedRun(settings, () => measureServer(scenario, viaProxy, settings, settings.proxyPid));
   const floorRuns: Array<RunFigures & ProxyCounters> = [];
   const proxyRuns: Array<RunFigures & ProxyCounters> = [];

@@ -4,26 +4,31 @@ import { createTestDatabase, type TestDatabase } from "../../testing/src/index.t
 import { applyMigrations, createDb, diffDatabaseAgainstSchema, diffMigrationsAgainstSchema, type Db } from "./index.ts";
 import { readMigrationList } from "./migration-files.ts";
 
-describe("migrations", () => {
-  let database: TestDatabase;
-
+/** A database of the describe block's own (created before its tests, dropped after); the getter reads it. */
+function useTestDatabase(options?: { migrate?: boolean }): () => TestDatabase {
+  let database: TestDatabase | undefined;
   beforeAll(async () => {
-    database = await createTestDatabase({ migrate: false });
+    database = await createTestDatabase(options);
   });
   afterAll(async () => {
     await database?.drop();
   });
+  return () => database!;
+}
+
+describe("migrations", () => {
+  const testDatabase = useTestDatabase({ migrate: false });
 
   it("apply every migration folder once, then nothing the second time", async () => {
     const { migrationDirectories } = await readMigrationList();
     expect(migrationDirectories.length).toBeGreaterThan(0);
-    expect(await applyMigrations(database.url)).toEqual(migrationDirectories.map((d) => d.path));
-    expect(await applyMigrations(database.url)).toEqual([]);
+    expect(await applyMigrations(testDatabase().url)).toEqual(migrationDirectories.map((d) => d.path));
+    expect(await applyMigrations(testDatabase().url)).toEqual([]);
   });
 
   it("match schema.prisma exactly (empty diff), in a replay and in the migrated database", async () => {
-    expect(await diffMigrationsAgainstSchema(database.url)).toBe("");
-    expect(await diffDatabaseAgainstSchema(database.url)).toBe("");
+    expect(await diffMigrationsAgainstSchema(testDatabase().url)).toBe("");
+    expect(await diffDatabaseAgainstSchema(testDatabase().url)).toBe("");
   });
 });
 
@@ -91,18 +96,11 @@ describe("client round trip", () => {
 });
 
 describe("pool idle timeout", () => {
-  let database: TestDatabase;
-
-  beforeAll(async () => {
-    database = await createTestDatabase({ migrate: false });
-  });
-  afterAll(async () => {
-    await database?.drop();
-  });
+  const testDatabase = useTestDatabase({ migrate: false });
 
   /** The backend serving a query, then again after the pool has sat idle for `idleMs`. */
   async function backendsAcrossIdle(idleTimeoutMs: number, idleMs: number): Promise<[number, number]> {
-    const db = createDb({ url: database.url, poolSize: 1, idleTimeoutMs });
+    const db = createDb({ url: testDatabase().url, poolSize: 1, idleTimeoutMs });
     try {
       const pid = async () => (await db.query<{ pid: number }>("SELECT pg_backend_pid() AS pid"))[0]!.pid;
       const first = await pid();
