@@ -67,8 +67,10 @@ free_ports() { # count
   node -e 'const net = require("node:net"); const servers = Array.from({ length: Number(process.argv[1]) }, () => net.createServer());
     Promise.all(servers.map((s) => new Promise((r) => s.listen(0, "127.0.0.1", r)))).then(() => { console.log(servers.map((s) => s.address().port).join(" ")); servers.forEach((s) => s.close()); });' "$1"
 }
-read -r SIMULATOR_PORT CONTROL_PLANE_PORT PROXY_PORT FLOOR_PORT WORKER_PORT PORTKEY_PORT SCALING_PROXY_PORT REDIS_PORT PG_PORT <<<"$(free_ports 9)"
+read -r SIMULATOR_PORT CONTROL_PLANE_PORT PROXY_PORT FLOOR_PORT WORKER_PORT PORTKEY_PORT SCALING_PROXY_PORT REDIS_PORT PG_PORT RECORDED_PORT <<<"$(free_ports 10)"
 export BENCH_SIMULATOR_URL="http://127.0.0.1:$SIMULATOR_PORT"
+# The scaling step's upstream (infra/bench/gateway.yaml's recorded-openai), started after the simulator.
+export BENCH_RECORDED_UPSTREAM_URL="http://127.0.0.1:$RECORDED_PORT"
 export CONTROL_PLANE_URL="http://127.0.0.1:$CONTROL_PLANE_PORT"
 LOGS="$ROOT/.data/logs/bench"; mkdir -p "$LOGS"
 PROFILE_DIR="$ROOT/bench-results/profile"
@@ -161,6 +163,14 @@ node packages/db/src/migrate-cli.ts deploy >&2
 SIMULATOR_PORT="$SIMULATOR_PORT" SIMULATOR_LATENCY_MS=0 SIMULATOR_CHUNK_DELAY_MS=0 \
   start_app simulator "$SIMULATOR_PORT" taskset -c "$LOAD_CORE" node apps/simulator/src/main.ts
 SIMULATOR_PID="${PIDS[-1]}"
+# The scaling step's load side is the lean client (apps/bench/src/lean-load.ts) and this upstream,
+# which plays the simulator's answer back: on two cores the proxy's second process shares the load
+# core with them.
+RECORDED_ENV=()
+if wants_step scaling && [ "${BENCH_INSTRUCTIONS:-0}" != 1 ]; then
+  RECORD_FROM_URL="$BENCH_SIMULATOR_URL" start_app recorded-upstream "$RECORDED_PORT" taskset -c "$LOAD_CORE" node apps/bench/src/recorded-upstream.ts
+  RECORDED_ENV=(BENCH_RECORDED_UPSTREAM_PID="${PIDS[-1]}")
+fi
 GATEWAY_CONFIG_FILE="$ROOT/infra/bench/gateway.yaml" LOG_LEVEL=warn \
   start_app control-plane "$CONTROL_PLANE_PORT" taskset -c "$LOAD_CORE" node apps/control-plane/src/main.ts
 BENCH_API_KEY="$(node apps/bench/src/stack-setup.ts mint-key)"
@@ -267,6 +277,6 @@ if [ "${BENCH_INSTRUCTIONS:-0}" = 1 ]; then
 else
   log "measuring (proxy${FLOOR_ENV[*]:+, floor}${PORTKEY_ENV[*]:+, Portkey} on core $PROXY_CORE; simulator, load, worker, Redis, Postgres on core $LOAD_CORE)"
 fi
-env "${FLOOR_ENV[@]}" "${PORTKEY_ENV[@]}" "${SCALING_ENV[@]}" "${SYSTEM_ENV[@]}" BENCH_PROXY_URL="http://127.0.0.1:$PROXY_PORT" BENCH_PROXY_PID="$PROXY_PID" BENCH_SIMULATOR_PID="$SIMULATOR_PID" BENCH_API_KEY="$BENCH_API_KEY" \
+env "${FLOOR_ENV[@]}" "${PORTKEY_ENV[@]}" "${SCALING_ENV[@]}" "${RECORDED_ENV[@]}" "${SYSTEM_ENV[@]}" BENCH_PROXY_URL="http://127.0.0.1:$PROXY_PORT" BENCH_PROXY_PID="$PROXY_PID" BENCH_SIMULATOR_PID="$SIMULATOR_PID" BENCH_API_KEY="$BENCH_API_KEY" \
   BENCH_CLK_TCK="$(getconf CLK_TCK)" BENCH_PROXY_CORE="$PROXY_CORE" BENCH_LOAD_CORE="$LOAD_CORE" \
   taskset -c "$LOAD_CORE" node "$DRIVER"

@@ -19,6 +19,9 @@ export function loadBenchConfig(env: Record<string, string | undefined> = proces
     BENCH_SCALING_PROXY_URL: z.url().optional(),
     BENCH_SCALING_PROXY_PID: z.coerce.number().int().positive().optional(),
     BENCH_SCALING_PROCESSES: envVars.positiveInt(2),
+    /** The scaling step's upstream (recorded-upstream.ts, on the load core) and its pid; unset = no scaling row. */
+    BENCH_RECORDED_UPSTREAM_URL: z.url().optional(),
+    BENCH_RECORDED_UPSTREAM_PID: z.coerce.number().int().positive().optional(),
     /** The billing worker, the bench's own Redis and Postgres cluster (their CPU per request is read from /proc). */
     BENCH_WORKER_PID: z.coerce.number().int().positive(),
     /** Unset = the shared Redis: its CPU is read through INFO cpu. */

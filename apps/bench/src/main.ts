@@ -6,15 +6,15 @@
 import { loadOrExit } from "@gateway/config";
 import { loadBenchConfig } from "./config.ts";
 import { loadAverage, machineInfo } from "./machine-info.ts";
-import { measureRow, measureServer, proxiedRun, type RowSettings } from "./measure-row.ts";
+import { load, measureRow, measureServer, medianRun, proxiedRun, type RowSettings } from "./measure-row.ts";
+import { cpuPerRequestUs, readCpuTicks, readTreeCpuTicks } from "./process-stats.ts";
 import { runOpenStreams } from "./open-streams.ts";
 import { formatReport, writeResults } from "./report.ts";
 import { floorTarget, requestTarget, terminalMarker, type Endpoints, type RequestTarget } from "./request-target.ts";
-import { addedMs, floorCpuRatio, type BenchResults } from "./results.ts";
+import { addedMs, floorCpuRatio, type BenchResults, type RunFigures } from "./results.ts";
 import { allScenarios, includesOpenStreams, includesStep, OPEN_STREAM_DIRECTIVES, SCALING_ID, SCALING_SCENARIO, selectScenarios } from "./scenarios.ts";
 import { systemMeter } from "./system-cost.ts";
 import { formatAdded, formatBilled, formatMs, formatRate, formatRatio, formatRunFigure, formatScaling } from "./table.ts";
-import { runJsonLoad } from "./json-load.ts";
 
 const config = loadOrExit(() => loadBenchConfig());
 const log = (message: string) => process.stderr.write(`[bench] ${message}\n`);
@@ -33,7 +33,13 @@ const endpoints: Endpoints = {
   proxyKey: config.BENCH_API_KEY,
 };
 const scaling =
-  config.BENCH_SCALING_PROXY_URL && config.BENCH_SCALING_PROXY_PID ? { url: trim(config.BENCH_SCALING_PROXY_URL), pid: config.BENCH_SCALING_PROXY_PID } : null;
+  config.BENCH_SCALING_PROXY_URL && config.BENCH_SCALING_PROXY_PID && config.BENCH_RECORDED_UPSTREAM_URL && config.BENCH_RECORDED_UPSTREAM_PID
+    ? {
+        url: trim(config.BENCH_SCALING_PROXY_URL),
+        pid: config.BENCH_SCALING_PROXY_PID,
+        recorded: { url: trim(config.BENCH_RECORDED_UPSTREAM_URL), pid: config.BENCH_RECORDED_UPSTREAM_PID },
+      }
+    : null;
 const system = systemMeter({
   databaseUrl: config.DATABASE_URL,
   proxyUrls: [endpoints.proxyUrl, ...(scaling ? [scaling.url] : [])],
@@ -101,16 +107,42 @@ try {
   }
   if (scaling && includesStep(config.BENCH_ROWS, SCALING_ID)) {
     const scenario = SCALING_SCENARIO;
+    const upstream = scaling.recorded;
+    // The load side's CPU (this driver, the lean client, and the recorded upstream) a request.
+    const loadSide = async <T extends RunFigures>(measure: () => Promise<T>): Promise<T & { loadCpuUsPerRequest: number }> => {
+      const before = [await readCpuTicks(process.pid), await readTreeCpuTicks(upstream.pid)] as const;
+      const figures = await measure();
+      const after = [await readCpuTicks(process.pid), await readTreeCpuTicks(upstream.pid)] as const;
+      const requests = figures.completed + figures.errors;
+      const loadCpuUsPerRequest = cpuPerRequestUs(before[0], after[0], config.BENCH_CLK_TCK, requests) + cpuPerRequestUs(before[1], after[1], config.BENCH_CLK_TCK, requests);
+      return { ...figures, loadCpuUsPerRequest };
+    };
     const run = async (target: RequestTarget, pid: number) => {
-      if (config.BENCH_WARMUP_S > 0) await runJsonLoad(target, scenario.concurrency, config.BENCH_WARMUP_S);
-      const figures = await proxiedRun(settings, () => measureServer(scenario, target, settings, pid));
+      if (config.BENCH_WARMUP_S > 0) await load(scenario, target, config.BENCH_WARMUP_S);
+      const figures = await proxiedRun(settings, () => loadSide(() => measureServer(scenario, target, settings, pid)));
       await system.snapshot(); // the ledger caught up before the next run
       return figures;
     };
-    log(`scaling: ${scenario.label} at concurrency ${scenario.concurrency}, PROXY_PROCESSES=1 then ${config.BENCH_SCALING_PROCESSES}`);
-    const one = await run(requestTarget(endpoints, scenario.shape, true), config.BENCH_PROXY_PID);
-    const many = await run(requestTarget({ ...endpoints, proxyUrl: scaling.url }, scenario.shape, true), scaling.pid);
-    results.scaling = { label: scenario.label, concurrency: scenario.concurrency, processes: config.BENCH_SCALING_PROCESSES, one, many };
+    log(`scaling: ${scenario.label} at concurrency ${scenario.concurrency}, the load side alone, then PROXY_PROCESSES=1 and ${config.BENCH_SCALING_PROCESSES}`);
+    const straight: RequestTarget = { ...requestTarget(endpoints, scenario.shape, false), url: `${upstream.url}/v1/chat/completions` };
+    if (config.BENCH_WARMUP_S > 0) await load(scenario, straight, config.BENCH_WARMUP_S);
+    const alone = await loadSide(() => load(scenario, straight, config.BENCH_DURATION_S));
+    // The two proxies take turns (BENCH_TARGET_RUNS each, as on the targets' rows); each one's run of
+    // median throughput is reported: on two cores the second process's share of the load core moves
+    // from run to run.
+    const viaOne = requestTarget(endpoints, scenario.shape, true);
+    const viaMany = requestTarget({ ...endpoints, proxyUrl: scaling.url }, scenario.shape, true);
+    const oneRuns: Array<Awaited<ReturnType<typeof run>>> = [];
+    const manyRuns: typeof oneRuns = [];
+    for (let index = 0; index < Math.max(1, config.BENCH_TARGET_RUNS); index += 1) {
+      oneRuns.push(await run(viaOne, config.BENCH_PROXY_PID));
+      manyRuns.push(await run(viaMany, scaling.pid));
+    }
+    const byThroughput = (figures: RunFigures) => figures.requestsPerSecond;
+    const one = medianRun(oneRuns, byThroughput);
+    const many = medianRun(manyRuns, byThroughput);
+    log(`scaling runs, req/s: 1 process ${oneRuns.map((figures) => formatRate(figures.requestsPerSecond)).join(", ")}; ${config.BENCH_SCALING_PROCESSES} processes ${manyRuns.map((figures) => formatRate(figures.requestsPerSecond)).join(", ")}`);
+    results.scaling = { label: scenario.label, concurrency: scenario.concurrency, processes: config.BENCH_SCALING_PROCESSES, loadAlone: alone, one, many, runs: { one: oneRuns.map(byThroughput), many: manyRuns.map(byThroughput) } };
     log(formatScaling(results.scaling));
   }
   if (includesOpenStreams(config.BENCH_ROWS)) {

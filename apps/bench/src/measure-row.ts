@@ -4,6 +4,7 @@ import { floorTarget, portkeyTarget, requestTarget, terminalMarker, type Endpoin
 import { systemFigures, type SystemMeter } from "./system-cost.ts";
 import type { Scenario } from "./scenarios.ts";
 import { runJsonLoad } from "./json-load.ts";
+import { runLeanLoad } from "./lean-load.ts";
 import { runStreamLoad } from "./stream-load.ts";
 
 export interface RowSettings {
@@ -62,7 +63,9 @@ export function medianRun<Run>(runs: readonly Run[], figure: (run: Run) => numbe
   return sorted[Math.floor((sorted.length - 1) / 2)]!;
 }
 
-function load(scenario: Scenario, target: RequestTarget, seconds: number): Promise<RunFigures> {
+/** A scenario's load for `seconds` (its warm-up too). */
+export function load(scenario: Scenario, target: RequestTarget, seconds: number): Promise<RunFigures> {
+  if (scenario.load === "lean") return runLeanLoad(target, scenario.concurrency, seconds);
   return scenario.kind === "json"
     ? runJsonLoad(target, scenario.concurrency, seconds)
     : runStreamLoad(target, terminalMarker(scenario.shape.api), scenario.concurrency, seconds);

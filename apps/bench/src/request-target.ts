@@ -20,9 +20,16 @@ export interface RequestShape {
   stream: boolean;
   /** `#sim:` directives put in the user text (chunks, chunk delay). */
   directives?: string;
+  /** The model named instead of the API's bench model (the scaling step's, served by the recorded upstream). */
+  model?: string;
 }
 
 const CHAT_MODEL = "gpt-4o-mini";
+/**
+ * The chat model of infra/bench/gateway.yaml whose upstream is recorded-upstream.ts (the
+ * simulator's answer played back): the scaling step's.
+ */
+export const RECORDED_CHAT_MODEL = "gpt-4o-mini-recorded";
 const MESSAGES_MODEL = "claude-sonnet-4-5";
 
 /** The client's body. The bench gateway maps each model to the same name upstream, so both paths send the same bytes. */
@@ -31,8 +38,8 @@ export function requestBody(shape: RequestShape): string {
   const messages = [{ role: "user", content }];
   const body =
     shape.api === "chat"
-      ? { model: CHAT_MODEL, messages, ...(shape.stream ? { stream: true } : {}) }
-      : { model: MESSAGES_MODEL, max_tokens: 256, messages, ...(shape.stream ? { stream: true } : {}) };
+      ? { model: shape.model ?? CHAT_MODEL, messages, ...(shape.stream ? { stream: true } : {}) }
+      : { model: shape.model ?? MESSAGES_MODEL, max_tokens: 256, messages, ...(shape.stream ? { stream: true } : {}) };
   return JSON.stringify(body);
 }
 

@@ -95,10 +95,19 @@ export interface ScalingResult {
   label: string;
   concurrency: number;
   processes: number;
+  /** The lean client straight to the recorded upstream, both on the load core: what the load side alone can send. */
+  loadAlone: RunFigures & LoadSideCpu;
   /** PROXY_PROCESSES=1, the proxy of every other row. */
-  one: RunFigures & ProxyCounters;
+  one: RunFigures & ProxyCounters & LoadSideCpu;
   /** PROXY_PROCESSES=`processes`, unpinned (both cores); CPU summed over primary and workers, RSS of the largest. */
-  many: RunFigures & ProxyCounters;
+  many: RunFigures & ProxyCounters & LoadSideCpu;
+  /** Requests/s of every run of each side (they alternate); `one` and `many` are each side's median run. */
+  runs?: { one: number[]; many: number[] };
+}
+
+/** The scaling step's load side: the driver (the lean client) and the recorded upstream, CPU µs a request. */
+export interface LoadSideCpu {
+  loadCpuUsPerRequest: number;
 }
 
 export interface OpenStreamsResult {

@@ -1,5 +1,5 @@
 import type { RowKind } from "./results.ts";
-import type { Api, RequestShape } from "./request-target.ts";
+import { RECORDED_CHAT_MODEL, type Api, type RequestShape } from "./request-target.ts";
 
 /** One row of the table: the same request, measured straight to the simulator and through the proxy. */
 export interface Scenario {
@@ -8,6 +8,11 @@ export interface Scenario {
   kind: RowKind;
   concurrency: number;
   shape: RequestShape;
+  /**
+   * The load generator: autocannon for JSON rows and the stream client for streams by default;
+   * `lean` is lean-load.ts (the scaling step, whose load shares the cores with the proxy).
+   */
+  load?: "lean";
 }
 
 const LABEL: Record<Api, string> = { chat: "chat completions", messages: "messages" };
@@ -16,9 +21,20 @@ const APIS: readonly Api[] = ["chat", "messages"];
 /** The slow streams held open together: 40 chunks 200 ms apart, about 8 s each. */
 export const OPEN_STREAM_DIRECTIVES = "#sim:chunks=40 #sim:chunk_delay_ms=200";
 export const OPEN_STREAMS_ID = "open-streams";
-/** Chat completions at concurrency 64 through one proxy process and through PROXY_PROCESSES=2. */
+/**
+ * Chat completions at concurrency 64 through one proxy process and through PROXY_PROCESSES=2, with
+ * the lean load generator and the recorded upstream: on two cores the second process shares its
+ * core with them, so they must cost little for the step to read the proxy's scaling.
+ */
 export const SCALING_ID = "scaling";
-export const SCALING_SCENARIO: Scenario = { id: SCALING_ID, label: LABEL.chat, kind: "json", concurrency: 64, shape: { api: "chat", stream: false } };
+export const SCALING_SCENARIO: Scenario = {
+  id: SCALING_ID,
+  label: `${LABEL.chat} (lean load, recorded upstream)`,
+  kind: "json",
+  concurrency: 64,
+  shape: { api: "chat", stream: false, model: RECORDED_CHAT_MODEL },
+  load: "lean",
+};
 
 /** Rows of `chunks`-chunk streams (sent with no delay by the simulator), both APIs at each concurrency. */
 function streamRows(chunks: number, concurrencies: readonly number[]): Scenario[] {

@@ -104,10 +104,13 @@ describe("formatOpenStreams", () => {
 
 describe("formatScaling", () => {
   it("gives each side's throughput and the ratio", () => {
-    const one = counted(figures(2_000, latency(30, 80, 200)), { cpu: 450, rssMb: 160 });
-    const many = counted(figures(3_100, latency(20, 60, 150)), { cpu: 480, rssMb: 158 });
-    const text = formatScaling({ label: "chat completions", concurrency: 64, processes: 2, one, many });
+    const one = { ...counted(figures(2_000, latency(30, 80, 200)), { cpu: 450, rssMb: 160 }), loadCpuUsPerRequest: 21 };
+    const many = { ...counted(figures(3_100, latency(20, 60, 150)), { cpu: 480, rssMb: 158 }), loadCpuUsPerRequest: 23 };
+    const loadAlone = { ...figures(40_000, latency(1, 2, 3)), loadCpuUsPerRequest: 19 };
+    const text = formatScaling({ label: "chat completions", concurrency: 64, processes: 2, loadAlone, one, many });
+    expect(text).toContain("the load side alone 40,000 req/s (19 µs/req, 0 errors)");
     expect(text).toContain("1 process: 2,000 req/s");
+    expect(text).toContain("CPU 450 µs/req (all processes; the load side 21)");
     expect(text).toContain("2 processes: 3,100 req/s");
     expect(text).toContain("throughput 1.55x");
   });

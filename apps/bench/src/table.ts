@@ -180,11 +180,13 @@ export function formatOpenStreams(result: OpenStreamsResult, floor: OpenStreamsR
 export function formatScaling(result: ScalingResult): string {
   const side = (processes: number, figures: ScalingResult["one"]) =>
     `${processes} process${processes === 1 ? "" : "es"}: ${formatRate(figures.requestsPerSecond)} req/s, p50 ${formatMs(figures.latency.p50)} ms, ` +
-    `CPU ${formatUs(figures.cpuUsPerRequest)} µs/req (all processes), largest process RSS ${formatMb(figures.peakRssBytes)} MB, ${figures.errors} errors`;
+    `CPU ${formatUs(figures.cpuUsPerRequest)} µs/req (all processes; the load side ${formatUs(figures.loadCpuUsPerRequest)}), largest process RSS ${formatMb(figures.peakRssBytes)} MB, ${figures.errors} errors`;
   const ratio = result.many.requestsPerSecond / result.one.requestsPerSecond;
+  const alone = result.loadAlone;
   return (
     `Scaling (${result.label}, concurrency ${result.concurrency}; PROXY_PROCESSES=1 pinned to the proxy's core, ` +
-    `PROXY_PROCESSES=${result.processes} on both cores with the load): ${side(1, result.one)}; ${side(result.processes, result.many)}; ` +
+    `PROXY_PROCESSES=${result.processes} on both cores with the load): the load side alone ${formatRate(alone.requestsPerSecond)} req/s ` +
+    `(${formatUs(alone.loadCpuUsPerRequest)} µs/req, ${alone.errors} errors); ${side(1, result.one)}; ${side(result.processes, result.many)}; ` +
     `throughput ${formatRatio(ratio)}x`
   );
 }

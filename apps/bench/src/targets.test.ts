@@ -155,7 +155,7 @@ describe("formatReport", () => {
     const proxy = figures(4000, latency(0.3, 1.2, 2));
     const row = { ...jsonRow(1, direct, proxy, { cpu: 400, rssMb: 90 }), portkey: counted(proxy, { cpu: 900, rssMb: 150 }) };
     const base = results([row]);
-    const report = formatReport({ ...base, settings: { ...base.settings, portkey: "Portkey's gateway 1.15.2" }, scaling: { label: "chat completions", concurrency: 64, processes: 2, one: row.proxy, many: row.proxy } });
+    const report = formatReport({ ...base, settings: { ...base.settings, portkey: "Portkey's gateway 1.15.2" }, scaling: { label: "chat completions", concurrency: 64, processes: 2, loadAlone: { ...direct, loadCpuUsPerRequest: 20 }, one: { ...row.proxy, loadCpuUsPerRequest: 20 }, many: { ...row.proxy, loadCpuUsPerRequest: 20 } } });
     expect(report).toContain(portkeyNote("Portkey's gateway 1.15.2"));
     expect(report).toContain("x-portkey-custom-host");
     expect(report).toContain("throughput 1.00x");
