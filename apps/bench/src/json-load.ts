@@ -1,6 +1,6 @@
 import autocannon from "autocannon";
 import { Samples } from "./percentiles.ts";
-import type { RunFigures } from "./results.ts";
+import { runFigures, type RunFigures } from "./results.ts";
 import type { RequestTarget } from "./request-target.ts";
 
 /**
@@ -29,15 +29,6 @@ export async function runJsonLoad(target: RequestTarget, connections: number, du
       else errors += 1;
     });
   });
-  const seconds = (performance.now() - startedAt) / 1000;
   // Socket errors and timeouts (counted in `errors` too) never reach the `response` event.
-  errors += result.errors;
-  return {
-    completed: latencies.length,
-    errors,
-    seconds,
-    requestsPerSecond: latencies.length / seconds,
-    latency: latencies.summary(),
-    firstByte: null,
-  };
+  return runFigures(latencies, errors + result.errors, startedAt);
 }

@@ -1,7 +1,7 @@
 import { connect, type Socket } from "node:net";
 import { ReadBuffer, statusOf } from "./http-frames.ts";
 import { Samples } from "./percentiles.ts";
-import type { RunFigures } from "./results.ts";
+import { runFigures, type RunFigures } from "./results.ts";
 import type { RequestTarget } from "./request-target.ts";
 
 /** The request's bytes as sent on a kept-alive connection: the same for every request. */
@@ -73,13 +73,5 @@ export async function runLeanLoad(target: RequestTarget, connections: number, du
     });
 
   await Promise.all(Array.from({ length: connections }, connection));
-  const seconds = (performance.now() - startedAt) / 1000;
-  return {
-    completed: latencies.length,
-    errors,
-    seconds,
-    requestsPerSecond: latencies.length / seconds,
-    latency: latencies.summary(),
-    firstByte: null,
-  };
+  return runFigures(latencies, errors, startedAt);
 }

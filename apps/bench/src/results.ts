@@ -1,4 +1,4 @@
-import type { LatencySummary } from "./percentiles.ts";
+import type { LatencySummary, Samples } from "./percentiles.ts";
 
 /** One side (straight to the simulator, through the floor, or through the proxy) of one row. */
 export interface RunFigures {
@@ -15,6 +15,22 @@ export interface RunFigures {
   firstByte: LatencySummary | null;
   /** Run-queue wait of the load side's processes over the run, % of wall time (see `waitPercent`). */
   wait?: LoadSideWait;
+}
+
+/**
+ * A load run's figures, its window ending now: `latencies` of the completed requests (of the last
+ * byte for streams), `firstByte` of streams (null for JSON).
+ */
+export function runFigures(latencies: Samples, errors: number, startedAt: number, firstByte: Samples | null = null): RunFigures {
+  const seconds = (performance.now() - startedAt) / 1000;
+  return {
+    completed: latencies.length,
+    errors,
+    seconds,
+    requestsPerSecond: latencies.length / seconds,
+    latency: latencies.summary(),
+    firstByte: firstByte?.summary() ?? null,
+  };
 }
 
 export interface LoadSideWait {

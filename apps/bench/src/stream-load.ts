@@ -1,6 +1,6 @@
 import { Pool } from "undici";
 import { Samples } from "./percentiles.ts";
-import type { RunFigures } from "./results.ts";
+import { runFigures, type RunFigures } from "./results.ts";
 import type { RequestTarget } from "./request-target.ts";
 import { timedStream } from "./stream-client.ts";
 
@@ -30,14 +30,6 @@ export async function runStreamLoad(target: RequestTarget, marker: string, concu
   } finally {
     await pool.close();
   }
-  const seconds = (performance.now() - startedAt) / 1000;
   if (firstError) process.stderr.write(`  stream errors (${errors}), first: ${firstError}\n`);
-  return {
-    completed: total.length,
-    errors,
-    seconds,
-    requestsPerSecond: total.length / seconds,
-    latency: total.summary(),
-    firstByte: firstByte.summary(),
-  };
+  return runFigures(total, errors, startedAt, firstByte);
 }
