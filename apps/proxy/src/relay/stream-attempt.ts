@@ -106,17 +106,28 @@ export async function streamAttempt(context: AttemptContext): Promise<AttemptOut
     return false;
   };
 
-  try {
-    const upstream = await context.client.stream(call, relayChunk);
-    if (upstream.statusCode >= 400) throw statusFailure(upstream.statusCode, upstream.body.toString("utf8"), context.adapter);
-    if (!committed) throw new AttemptFailure("the upstream closed the stream before the first event", { retryable: true });
+  // A committed stream ends in the tick its upstream body ends, so the response's end leaves with
+  // that tick's last events in one send. Before the first byte the outcome is the awaited call's
+  // (a failure there moves on to the next target).
+  let ended: AttemptOutcome | null = null;
+  const endStream = (): void => {
+    if (!committed) return;
     if (upstreamError) {
       response.end();
-      return outcome("error");
+      ended = outcome("error");
+    } else if (!tracker.complete) {
+      ended = endWithError("The upstream stream ended before it was complete.");
+    } else {
+      response.end(stream.finish());
+      ended = outcome("ok");
     }
-    if (!tracker.complete) return endWithError("The upstream stream ended before it was complete.");
-    response.end(stream.finish());
-    return outcome("ok");
+  };
+
+  try {
+    const upstream = await context.client.stream(call, { chunk: relayChunk, end: endStream });
+    if (upstream.statusCode >= 400) throw statusFailure(upstream.statusCode, upstream.body.toString("utf8"), context.adapter);
+    if (ended) return ended;
+    throw new AttemptFailure("the upstream closed the stream before the first event", { retryable: true });
   } catch (error) {
     if (context.clientConnection.gone) return outcome("client_aborted");
     if (!committed) throw transportFailure(error, attempt);

@@ -57,10 +57,16 @@ export interface UpstreamAnswer {
 
 /**
  * Takes a successful (< 400) streamed answer's body chunks as they come, in the call's own tick
- * (no Readable, no async iterator, no tick per chunk between the socket and the client). Returns
- * false to pause the call until `resume` is called; a throw aborts the call with that error.
+ * (no Readable, no async iterator, no tick per chunk between the socket and the client). `chunk`
+ * returns false to pause the call until `resume` is called; a throw aborts the call with that
+ * error. `end`, when given, runs in the tick the body ends, before the call's promise resolves:
+ * what it writes joins the writes of that tick's last chunk (one send, not one more on a later
+ * tick); a throw there rejects the call.
  */
-export type BodySink = (chunk: Buffer, resume: () => void) => boolean;
+export interface BodySink {
+  chunk(chunk: Buffer, resume: () => void): boolean;
+  end?(): void;
+}
 
 const NO_BODY = Buffer.alloc(0);
 
@@ -103,7 +109,7 @@ class CallHandler implements Dispatcher.DispatchHandler {
     if (this.statusCode < 400) {
       if (this.sink !== null) {
         // A throw here aborts the call with it (undici), which ends in onResponseError.
-        if (!this.sink(chunk, this.resume)) controller.pause();
+        if (!this.sink.chunk(chunk, this.resume)) controller.pause();
         return;
       }
     } else if (this.size >= this.errorBodyLimit) {
@@ -115,6 +121,14 @@ class CallHandler implements Dispatcher.DispatchHandler {
 
   onResponseEnd(): void {
     this.abort.unlisten();
+    if (this.statusCode < 400 && this.sink?.end) {
+      try {
+        this.sink.end();
+      } catch (error) {
+        this.reject(error);
+        return;
+      }
+    }
     this.resolve({ statusCode: this.statusCode, body: this.body() });
   }
 
@@ -161,9 +175,9 @@ export class UpstreamClient {
   }
 
   /**
-   * A streaming call: a successful answer's body goes to `sink` chunk by chunk and the promise
-   * resolves at its end (with an empty body); an error status resolves with its body. Rejects
-   * when the call fails (the sink's own throw included).
+   * A streaming call: a successful answer's body goes to `sink` chunk by chunk, `sink.end` runs
+   * at its end and the promise then resolves (with an empty body); an error status resolves with
+   * its body. Rejects when the call fails (the sink's own throw included).
    */
   stream(call: UpstreamCall, sink: BodySink): Promise<UpstreamAnswer> {
     return this.dispatch(call, sink);

@@ -1,7 +1,7 @@
 import { createParser, type EventSourceMessage } from "eventsource-parser";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { dataIncludes, dataIs, dataStartsWith, SseBytesEvent } from "../upstreams/sse.ts";
+import { dataEndsWith, dataIncludes, dataIs, dataStartsWith, Probe, SseBytesEvent } from "../upstreams/sse.ts";
 import { ClientChunk, UpstreamEvents } from "./upstream-events.ts";
 
 interface Seen {
@@ -140,7 +140,7 @@ describe("UpstreamEvents", () => {
 
 describe("SseBytesEvent probes", () => {
   it("answer as the same questions on the decoded data do", () => {
-    const probes = fc.constantFrom("[DONE]", '{"error"', '"usage":{', "é", "");
+    const probes = fc.constantFrom("[DONE]", '{"error"', '"usage":{', '"usage":null}', "é", "").map((text) => new Probe(text));
     fc.assert(
       fc.property(value, probes, fc.string({ maxLength: 4 }), (data, probe, pad) => {
         const bytes = Buffer.from(`${pad}${data}${pad}`);
@@ -150,6 +150,7 @@ describe("SseBytesEvent probes", () => {
         expect(dataIs(event, probe)).toBe(dataIs(decoded, probe));
         expect(dataStartsWith(event, probe)).toBe(dataStartsWith(decoded, probe));
         expect(dataIncludes(event, probe)).toBe(dataIncludes(decoded, probe));
+        expect(dataEndsWith(event, probe)).toBe(dataEndsWith(decoded, probe));
         expect(event.data).toBe(data);
       }),
       { numRuns: 1000 },
@@ -159,16 +160,18 @@ describe("SseBytesEvent probes", () => {
   it("find a probe only inside the event's own bytes, wherever it sits and however it overlaps itself", () => {
     // Data and the bytes around it made of pieces of the probes, so that whole probes, near misses,
     // self-overlaps ("aab" in "aaab") and probes cut by the event's bounds all come up often.
-    const probes = ["[DONE]", '{"error"', '"usage":{', "aab", "é"];
-    const piece = fc.constantFrom(...probes, '"usage":', '"usage"', "usage", ":{", "{", '"', "a", "aa", "b", "x");
+    const probes = ["[DONE]", '{"error"', '"usage":{', '"usage":null}', "aab", "é"];
+    const piece = fc.constantFrom(...probes, '"usage":', '"usage"', "usage", ":{", "{", "null}", "}", '"', "a", "aa", "b", "x");
     const run = fc.array(piece, { maxLength: 8 }).map((pieces) => pieces.join(""));
     fc.assert(
-      fc.property(run, run, run, fc.constantFrom(...probes), (before, data, after, probe) => {
+      fc.property(run, run, run, fc.constantFrom(...probes), (before, data, after, text) => {
         const bytes = Buffer.from(`${before}${data}${after}`);
         const start = Buffer.byteLength(before);
         const event = new SseBytesEvent(undefined, bytes, start, start + Buffer.byteLength(data));
-        expect(dataIncludes(event, probe)).toBe(data.includes(probe));
-        expect(dataStartsWith(event, probe)).toBe(data.startsWith(probe));
+        const probe = new Probe(text);
+        expect(dataIncludes(event, probe)).toBe(data.includes(text));
+        expect(dataStartsWith(event, probe)).toBe(data.startsWith(text));
+        expect(dataEndsWith(event, probe)).toBe(data.endsWith(text));
       }),
       { numRuns: 3000 },
     );

@@ -14,26 +14,23 @@ export function bytesStartWith(bytes: Buffer, at: number, end: number, prefix: B
 }
 
 /**
- * An ASCII probe (`[DONE]`, `{"error"`, `"usage":{`, ...) as bytes, with its Horspool skip table:
- * how far a search may move on when the byte under the probe's last position is a given one.
+ * A text an event's data is tested against (`[DONE]`, `{"error"`, `"usage":{`, ...), as bytes, with
+ * its Horspool skip table: how far a search may move on when the byte under the probe's last
+ * position is a given one. Made once, where the tracker that asks is defined: a test per event then
+ * costs no lookup, only the comparison.
  */
-interface Probe {
-  bytes: Buffer;
-  skip: Uint8Array;
-}
+export class Probe {
+  readonly text: string;
+  readonly bytes: Buffer;
+  readonly skip: Uint8Array;
 
-/** Probes made once each. */
-const PROBES = new Map<string, Probe>();
-function probeOf(text: string): Probe {
-  let probe = PROBES.get(text);
-  if (probe === undefined) {
-    const bytes = Buffer.from(text, "utf8");
-    const skip = new Uint8Array(256).fill(Math.min(bytes.length, 255));
-    for (let index = 0; index < bytes.length - 1; index += 1) skip[bytes[index]!] = Math.min(bytes.length - 1 - index, 255);
-    probe = { bytes, skip };
-    PROBES.set(text, probe);
+  constructor(text: string) {
+    this.text = text;
+    this.bytes = Buffer.from(text, "utf8");
+    const bytes = this.bytes;
+    this.skip = new Uint8Array(256).fill(Math.min(bytes.length, 255));
+    for (let index = 0; index < bytes.length - 1; index += 1) this.skip[bytes[index]!] = Math.min(bytes.length - 1 - index, 255);
   }
-  return probe;
 }
 
 /**
@@ -84,26 +81,36 @@ export class SseBytesEvent implements EventSourceMessage {
   }
 
   /** Whether the data begins with `prefix` (equals it, when `whole`). */
-  startsWith(prefix: string, whole: boolean): boolean {
-    const probe = probeOf(prefix).bytes;
+  startsWith(prefix: Probe, whole: boolean): boolean {
+    const probe = prefix.bytes;
     if (whole && this.end - this.start !== probe.length) return false;
     return bytesStartWith(this.bytes, this.start, this.end, probe);
   }
 
-  includes(text: string): boolean {
-    return bytesInclude(this.bytes, this.start, this.end, probeOf(text));
+  endsWith(suffix: Probe): boolean {
+    const probe = suffix.bytes;
+    const at = this.end - probe.length;
+    return at >= this.start && bytesStartWith(this.bytes, at, this.end, probe);
+  }
+
+  includes(probe: Probe): boolean {
+    return bytesInclude(this.bytes, this.start, this.end, probe);
   }
 }
 
-/** Whether the event's data is exactly `text` (read from the bytes when the event came as bytes). */
-export function dataIs(event: EventSourceMessage, text: string): boolean {
-  return event instanceof SseBytesEvent ? event.startsWith(text, true) : event.data === text;
+/** Whether the event's data is exactly the probe's text (read from the bytes when the event came as bytes). */
+export function dataIs(event: EventSourceMessage, probe: Probe): boolean {
+  return event instanceof SseBytesEvent ? event.startsWith(probe, true) : event.data === probe.text;
 }
 
-export function dataStartsWith(event: EventSourceMessage, prefix: string): boolean {
-  return event instanceof SseBytesEvent ? event.startsWith(prefix, false) : event.data.startsWith(prefix);
+export function dataStartsWith(event: EventSourceMessage, prefix: Probe): boolean {
+  return event instanceof SseBytesEvent ? event.startsWith(prefix, false) : event.data.startsWith(prefix.text);
 }
 
-export function dataIncludes(event: EventSourceMessage, text: string): boolean {
-  return event instanceof SseBytesEvent ? event.includes(text) : event.data.includes(text);
+export function dataEndsWith(event: EventSourceMessage, suffix: Probe): boolean {
+  return event instanceof SseBytesEvent ? event.endsWith(suffix) : event.data.endsWith(suffix.text);
+}
+
+export function dataIncludes(event: EventSourceMessage, probe: Probe): boolean {
+  return event instanceof SseBytesEvent ? event.includes(probe) : event.data.includes(probe.text);
 }

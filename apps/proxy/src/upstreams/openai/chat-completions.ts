@@ -11,12 +11,17 @@ import {
   requireMessages,
   tryJson,
 } from "../request-fields.ts";
-import { dataIncludes, dataIs, dataStartsWith, sseFrame } from "../sse.ts";
+import { dataEndsWith, dataIncludes, dataIs, dataStartsWith, Probe, sseFrame } from "../sse.ts";
 import { chatUsage } from "./usage.ts";
 
 function clientAskedForUsage(request: ParsedRequest): boolean {
   return asRecord(request.body.stream_options)?.include_usage === true;
 }
+
+const DONE = new Probe("[DONE]");
+const USAGE_OBJECT = new Probe('"usage":{');
+const USAGE_NULL_LAST = new Probe('"usage":null}');
+const ERROR_START = new Probe('{"error"');
 
 class ChatStreamTracker implements StreamTracker {
   complete = false;
@@ -29,15 +34,17 @@ class ChatStreamTracker implements StreamTracker {
   }
 
   observe(event: EventSourceMessage): boolean {
-    if (dataIs(event, "[DONE]")) {
+    if (dataIs(event, DONE)) {
       this.complete = true;
       return true;
     }
     this.contentEvents += 1;
     // Only chunks that carry a usage object are parsed (the others are not even decoded when they
     // came as bytes); some upstreams put it on a chunk with choices, so the last non-null usage on
-    // any chunk wins (LiteLLM #36168).
-    if (!dataIncludes(event, '"usage":{')) return true;
+    // any chunk wins (LiteLLM #36168). With usage asked for (the upstream always is), every chunk
+    // before the last ends `"usage":null}`: the object's own last member (a nested object would
+    // end `}}`), so its usage is null whatever else it holds, and it is not searched.
+    if (dataEndsWith(event, USAGE_NULL_LAST) || !dataIncludes(event, USAGE_OBJECT)) return true;
     const chunk = asRecord(tryJson(event.data));
     const usage = chatUsage(chunk?.usage);
     if (usage) this.captured = usage;
@@ -46,7 +53,7 @@ class ChatStreamTracker implements StreamTracker {
   }
 
   isError(event: EventSourceMessage): boolean {
-    return event.event === "error" || (dataStartsWith(event, '{"error"') && asRecord(tryJson(event.data))?.error !== undefined);
+    return event.event === "error" || (dataStartsWith(event, ERROR_START) && asRecord(tryJson(event.data))?.error !== undefined);
   }
 
   usage(): Usage | null {
