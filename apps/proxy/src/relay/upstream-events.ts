@@ -5,7 +5,6 @@ import { bytesStartWith, SseBytesEvent } from "../upstreams/sse.ts";
 const LF = 0x0a;
 const CR = 0x0d;
 const SPACE = 0x20;
-const BLANK_LINE = Buffer.from("\n\n");
 const DATA = Buffer.from("data:");
 const EVENT = Buffer.from("event:");
 
@@ -21,17 +20,30 @@ export type EventSink = (event: EventSourceMessage, raw: boolean, bytes: Buffer,
 const NO_BYTES = Buffer.alloc(0);
 
 /** Event names already read (a shape has a handful), shared by every stream so each is decoded once. */
-const NAMES: Array<{ bytes: Buffer; text: string }> = [];
+interface EventName {
+  bytes: Buffer;
+  text: string;
+}
+const NAMES: EventName[] = [];
 const MAX_NAMES = 64;
+/** The name last read: a stream's events mostly repeat one (`content_block_delta`), tried first. */
+let lastName: EventName | null = null;
+
+function sameName(name: EventName, bytes: Buffer, start: number, end: number): boolean {
+  return name.bytes.length === end - start && bytesStartWith(bytes, start, end, name.bytes);
+}
 
 function eventName(bytes: Buffer, start: number, end: number): string | undefined {
-  const length = end - start;
-  if (length <= 0) return undefined;
+  if (end <= start) return undefined;
+  if (lastName !== null && sameName(lastName, bytes, start, end)) return lastName.text;
   for (const name of NAMES) {
-    if (name.bytes.length === length && bytesStartWith(bytes, start, end, name.bytes)) return name.text;
+    if (sameName(name, bytes, start, end)) {
+      lastName = name;
+      return name.text;
+    }
   }
   const text = bytes.toString("utf8", start, end);
-  if (NAMES.length < MAX_NAMES) NAMES.push({ bytes: Buffer.from(bytes.subarray(start, end)), text });
+  if (NAMES.length < MAX_NAMES) NAMES.push((lastName = { bytes: Buffer.from(bytes.subarray(start, end)), text }));
   return text;
 }
 
@@ -80,11 +92,24 @@ export class UpstreamEvents {
       return;
     }
     const bytes = this.pendingBytes > 0 ? Buffer.concat([...this.pending, chunk]) : chunk;
+    // Line by line, one search for a line feed per line (a byte search, cheaper than a search for
+    // the blank line's two bytes): a line feed followed by another ends the block.
     let start = 0;
-    for (let end = bytes.indexOf(BLANK_LINE); end !== -1; end = bytes.indexOf(BLANK_LINE, start)) {
-      if (end > start) this.block(bytes, start, end);
-      start = end + 2;
-      this.consumed = true;
+    let at = 0;
+    let firstLineEnd = -1;
+    let lines = 1;
+    for (let lf = bytes.indexOf(LF, at); lf !== -1 && lf + 1 < bytes.length; lf = bytes.indexOf(LF, at)) {
+      if (bytes[lf + 1] === LF) {
+        if (lf > start) this.block(bytes, start, lf, firstLineEnd, lines);
+        start = at = lf + 2;
+        firstLineEnd = -1;
+        lines = 1;
+        this.consumed = true;
+      } else {
+        if (firstLineEnd === -1) firstLineEnd = lf;
+        lines += 1;
+        at = lf + 1;
+      }
     }
     if (start < bytes.length) {
       this.pending = [start === 0 ? bytes : bytes.subarray(start)];
@@ -95,20 +120,23 @@ export class UpstreamEvents {
     }
   }
 
-  /** One block `bytes[start, end)`, its blank line just after `end`. */
-  private block(bytes: Buffer, start: number, end: number): void {
+  /**
+   * One block `bytes[start, end)`, its blank line just after `end`, of `lines` lines, the first
+   * ending at `firstLineEnd` when there are more. A plain event is one `data:` line, or an
+   * `event:` line and a `data:` line.
+   */
+  private block(bytes: Buffer, start: number, end: number, firstLineEnd: number, lines: number): void {
     let line = start;
     let name: string | undefined;
     if (bytesStartWith(bytes, line, end, EVENT)) {
-      // Always found: the block's own end is a line end (a lone name line then fails the data test).
-      const lineEnd = bytes.indexOf(LF, line);
-      name = eventName(bytes, line + (bytes[line + 6] === SPACE ? 7 : 6), lineEnd);
-      line = lineEnd + 1;
+      if (lines !== 2) return this.textBlock(bytes, start, end);
+      name = eventName(bytes, line + (bytes[line + 6] === SPACE ? 7 : 6), firstLineEnd);
+      line = firstLineEnd + 1;
+    } else if (lines !== 1) {
+      return this.textBlock(bytes, start, end);
     }
     if (!bytesStartWith(bytes, line, end, DATA)) return this.textBlock(bytes, start, end);
     const dataStart = Math.min(line + (bytes[line + 5] === SPACE ? 6 : 5), end);
-    // One data line: the next line end is the block's own.
-    if (bytes.indexOf(LF, dataStart) !== end) return this.textBlock(bytes, start, end);
     this.sink(new SseBytesEvent(name, bytes, dataStart, end), true, bytes, start, end + 2);
   }
 
