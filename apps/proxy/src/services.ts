@@ -1,5 +1,5 @@
 import { Queue } from "bullmq";
-import { Pool } from "undici";
+import { Pool } from "./relay/undici-pool.ts";
 import { BILLING_QUEUE } from "@gateway/contracts";
 import { createLogger, type Logger } from "@gateway/logger";
 import { connectRedisFromConfig, LimitStore, RecordStore, redisReady, type RedisClient } from "@gateway/redis-store";

@@ -1,4 +1,5 @@
-import { Pool, type Dispatcher } from "undici";
+import type { Dispatcher } from "undici";
+import { Pool } from "./undici-pool.ts";
 import type { UpstreamRecord } from "@gateway/redis-store";
 
 /**
