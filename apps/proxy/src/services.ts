@@ -58,6 +58,7 @@ export async function createProxyServices(config: ProxyConfig, logger = createLo
     settleBatchMs: config.LIMIT_SETTLE_BATCH_MS,
     leaseRequests: config.LIMIT_LEASE_REQUESTS,
     leaseMs: config.LIMIT_LEASE_MS,
+    renewAhead: true,
     onWriteError: (error) => logger.warn({ err: (error as Error).message }, "limit lease not given back; Redis drops it later"),
   });
   const limiter = new Limiter(limitStore, logger);

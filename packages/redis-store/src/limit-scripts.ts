@@ -72,7 +72,9 @@ export const LEASE_SHARE = 8;
  *       reservation (nano-USD), budget limit (-1 = none), budget expiry (epoch ms), the window's
  *       number, the budget's `<period>:<start>`;
  *       the lease asked for: requests (below 2 = none), nano-USD, its id, when Redis drops it
- *       (epoch ms; its process gives it back before then);
+ *       (epoch ms; its process gives it back before then), and whether the call admits a request
+ *       of its own (1) or only renews the process's lease ahead of its end (0: when no lease is
+ *       granted nothing is counted or reserved, and a lease's requests are all left for later);
  *       then whether a settlement of this key rides along (1/0) and, if so, its token window,
  *       budget `<period>:<start>`, tokens, release, cost, has-quota, has-budget, budget expiry,
  *       lease id ('' = none), lease release, requests given back and their window. The settlement
@@ -86,9 +88,10 @@ export const LEASE_SHARE = 8;
  */
 export const ADMIT_SCRIPT = `${SETTLE_FUNCTION}
 local base = KEYS[1]
-if ARGV[15] == '1' then
-  settle_counters(base, ARGV[16], ARGV[17], tonumber(ARGV[18]), tonumber(ARGV[4]), ARGV[19], ARGV[20], ARGV[21], ARGV[22], tonumber(ARGV[23]), ARGV[24], ARGV[25], ARGV[26], ARGV[27])
+if ARGV[16] == '1' then
+  settle_counters(base, ARGV[17], ARGV[18], tonumber(ARGV[19]), tonumber(ARGV[4]), ARGV[20], ARGV[21], ARGV[22], ARGV[23], tonumber(ARGV[24]), ARGV[25], ARGV[26], ARGV[27], ARGV[28])
 end
+local own = ARGV[15] == '1'
 local current = tonumber(ARGV[9])
 local requests_now = base .. ':rpm:' .. ARGV[9]
 local requests_before = base .. ':rpm:' .. string.format('%d', current - 1)
@@ -172,6 +175,8 @@ if slice > 0 then
     redis.call('PEXPIREAT', lease_ends_key, drop_at)
   end
 elseif granted == 1 then
+  -- A renewal that got no lease admits nothing: nothing to count or hold.
+  if not own then return {0, math.floor(requests), math.floor(tokens), committed, 0, 0} end
   if budget >= 0 then
     redis.call('HINCRBY', budget_key, 'reserved', ARGV[6])
     redis.call('PEXPIREAT', budget_key, tonumber(ARGV[8]))

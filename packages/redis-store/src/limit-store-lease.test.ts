@@ -219,4 +219,53 @@ describe("admission leases", () => {
     expect(request.lease).toBeNull();
     expect(calls()).toBe(3);
   });
+
+  describe("renewed ahead (renewAhead: the proxy's setting)", () => {
+    const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+    it("a key's steady requests wait for Redis once: each next lease is asked for while the current one still admits, and the counts stay exact", async () => {
+      const { limits, calls } = await processStore({ leaseRequests: 20, leaseMs: 60_000, renewAhead: true });
+      const keyId = newKey();
+      const input: AdmitInput = { keyId, rpm: 100_000, tpm: null, quotaNano: 10n ** 12n, budget: null, reservationNano: 1_000n };
+      let waited = 0;
+      let cost = 0n;
+      for (let i = 0; i < 100; i += 1) {
+        const answer = limits.admit(input);
+        if (answer instanceof Promise) waited += 1;
+        const admitted = await answer;
+        expect(admitted.verdict).toBe("admitted");
+        cost += 700n;
+        void limits.settle({ keyId, tokens: 0, reservationNano: 1_000n, costNano: 700n, hasQuota: true, budget: null, lease: admitted.lease });
+        await pause(5); // the request's time upstream: the renewal's reply comes meanwhile
+      }
+      // Only the first request waited (without renewal: one in every twenty). Each lease was
+      // renewed once, with five of its twenty left: 100 requests took the first and about six more.
+      expect(waited).toBe(1);
+      expect(calls()).toBeGreaterThanOrEqual(6);
+      await limits.close();
+      // What the leases did not use went back: every request counted once, every cost spent once, nothing held.
+      expect(await requestsCounted(limits, keyId)).toBe(100);
+      expect(await limits.readQuota(keyId)).toEqual({ spent: cost, reserved: 0n });
+    });
+
+    it("a renewal refused a lease near a limit counts and holds nothing (it admits no request of its own)", async () => {
+      const { limits, calls } = await processStore({ leaseRequests: 20, leaseMs: 60_000, renewAhead: true });
+      const keyId = newKey();
+      const input: AdmitInput = { keyId, rpm: 1_000, tpm: null, quotaNano: 10n ** 12n, budget: null, reservationNano: 1_000n };
+      const first = await limits.admit(input);
+      expect(first.lease?.requestsLeft).toBe(19);
+      // Another process takes the minute's room down to ten requests past this lease's twenty: too
+      // little for a lease (at most an eighth of what is left), enough to admit.
+      const window = limits.keys.requestWindow(keyId, Math.floor(Date.now() / RATE_WINDOW_MS));
+      await redis.incrby(window, 970);
+      const reserved = (await limits.readQuota(keyId)).reserved;
+      for (let i = 0; i < 15; i += 1) limits.admit(input); // five left: the renewal goes out
+      for (let i = 0; i < 100 && calls() < 2; i += 1) await pause(2);
+      await pause(20);
+      expect(calls()).toBe(2);
+      expect(await redis.get(window)).toBe("990");
+      expect((await limits.readQuota(keyId)).reserved).toBe(reserved);
+      await limits.close();
+    });
+  });
 });

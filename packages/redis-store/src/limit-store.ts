@@ -61,6 +61,12 @@ export interface AdmissionLease {
   /** The limits it was granted under; a request under other limits (a changed key) ends it. */
   readonly limits: Pick<AdmitInput, "rpm" | "tpm" | "quotaNano" | "budget">;
   readonly endsAt: number;
+  /** Whether `endsAt` is its rate window's or budget period's end, not `leaseMs` after its grant (a renewal would end no later). */
+  readonly capped: boolean;
+  /** Requests it was granted for later admissions (its own request, if any, not counted). */
+  readonly granted: number;
+  /** Set once its renewal was asked for (`renewAhead`): at most one a lease. */
+  renewing: boolean;
   /** The rate window its requests were counted in; 0 when the key has no rpm. */
   readonly window: number;
   readonly countsRequests: boolean;
@@ -95,6 +101,12 @@ export interface LimitStoreOptions {
   leaseMs?: number;
   /** A write off the request path that failed (a lease's give-back); the caller logs it. */
   onWriteError?: (error: unknown) => void;
+  /**
+   * Ask for a key's next lease off the request path once its current one runs low (a quarter of
+   * its requests, its slice or its time left), so a busy key's requests never wait for Redis: the
+   * new lease replaces the old one when granted, and what is left of the old one goes back.
+   */
+  renewAhead?: boolean;
 }
 
 /**
@@ -103,8 +115,8 @@ export interface LimitStoreOptions {
  */
 export const LEASE_HOLD_MS = 15 * 60_000;
 
-/** ADMIT_SCRIPT's lease arguments when none is asked for. */
-const NO_LEASE = [0, "0", "", 0] as const;
+/** ADMIT_SCRIPT's lease arguments when none is asked for (the call admits its own request). */
+const NO_LEASE = [0, "0", "", 0, 1] as const;
 /** ADMIT_SCRIPT's arguments when no settlement rides along. */
 const NO_SETTLEMENT = ["0"] as const;
 /** The budget suffix of a key without a budget (never read by the scripts then). */
@@ -226,6 +238,7 @@ export class LimitStore {
   private readonly settleBatchMs: number;
   private readonly leaseRequests: number;
   private readonly leaseMs: number;
+  private readonly renewAhead: boolean;
   private readonly onWriteError: (error: unknown) => void;
   private pending = new Map<string, PendingSettlement>();
   /** The group of each api key's first pending settlement: the one its next admission carries. */
@@ -243,6 +256,7 @@ export class LimitStore {
     this.settleBatchMs = options.settleBatchMs ?? 0;
     this.leaseRequests = options.leaseRequests ?? 0;
     this.leaseMs = options.leaseMs ?? 1000;
+    this.renewAhead = options.renewAhead ?? false;
     this.onWriteError = options.onWriteError ?? (() => undefined);
     if (!("gatewayAdmit" in redis)) {
       redis.defineCommand("gatewayAdmit", { numberOfKeys: 1, lua: ADMIT_SCRIPT });
@@ -301,12 +315,33 @@ export class LimitStore {
     lease.requestsLeft -= 1;
     lease.admitted += 1;
     lease.inFlightNano += reservationNano;
+    if (this.renewAhead && !lease.renewing && this.runningLow(lease, now)) this.renew(lease, input, now);
     const resetMs = RATE_WINDOW_MS - (now % RATE_WINDOW_MS);
     return { verdict: "admitted", requestsUsed: lease.requestsBefore + lease.admitted, tokensUsed: lease.tokensBefore + lease.tokensSince, resetMs, budget: lease.budget, lease };
   }
 
-  /** One admission script call, asking for a lease or not. */
-  private async call(input: AdmitInput, now: number, asking: boolean): Promise<AdmitResult> {
+  /** A quarter or less of its requests, its slice or (when a renewal would end later) its time is left. */
+  private runningLow(lease: AdmissionLease, now: number): boolean {
+    return (
+      lease.requestsLeft * 4 <= lease.granted ||
+      (lease.sliceNano > 0n && (lease.consumedNano + lease.inFlightNano) * 4n >= lease.sliceNano * 3n) ||
+      (!lease.capped && (lease.endsAt - now) * 4 <= this.leaseMs)
+    );
+  }
+
+  /**
+   * Asks for the key's next lease without a request of its own; the requests go on being admitted
+   * from the current one meanwhile (and wait for this call, as for any lease being asked for, if it
+   * runs out first). A failed renewal only means the next call is on the request path again.
+   */
+  private renew(lease: AdmissionLease, input: AdmitInput, now: number): void {
+    lease.renewing = true;
+    if (this.leaseAsked.has(input.keyId)) return;
+    this.call(input, now, true, false).catch(() => undefined);
+  }
+
+  /** One admission script call, asking for a lease or not; `own` is false for a renewal (no request of its own). */
+  private async call(input: AdmitInput, now: number, asking: boolean, own = true): Promise<AdmitResult> {
     const window = Math.floor(now / RATE_WINDOW_MS);
     const elapsed = now - window * RATE_WINDOW_MS;
     const reservationNano = input.quotaNano !== null || input.budget !== null ? input.reservationNano : 0n;
@@ -328,7 +363,7 @@ export class LimitStore {
       budget?.expiresAt ?? 0,
       window,
       budget ? `${budget.period}:${budget.periodStart}` : NO_BUDGET,
-      ...(asking ? [this.leaseRequests, (reservationNano * BigInt(this.leaseRequests)).toString(), leaseId, now + this.leaseMs + LEASE_HOLD_MS] : NO_LEASE),
+      ...(asking ? [this.leaseRequests, (reservationNano * BigInt(this.leaseRequests)).toString(), leaseId, now + this.leaseMs + LEASE_HOLD_MS, own ? 1 : 0] : NO_LEASE),
       ...(carried ? ["1", ...settleArguments(carried)] : NO_SETTLEMENT),
     );
     if (carried) admitted.then(() => carried.waiters.forEach((waiter) => waiter.resolve()), (error: unknown) => carried.waiters.forEach((waiter) => waiter.reject(error)));
@@ -341,31 +376,36 @@ export class LimitStore {
     }
     const [verdict, requestsUsed, tokensUsed, , granted, slice] = reply;
     const result: AdmitResult = { verdict: VERDICTS[verdict] ?? "admitted", requestsUsed, tokensUsed, resetMs: RATE_WINDOW_MS - elapsed, budget, lease: null };
-    if (verdict === 0 && granted > 1) result.lease = this.startLease(input, leaseId, now, window, granted, BigInt(slice), reservationNano, requestsUsed, tokensUsed, budget);
+    if (verdict === 0 && granted > 1) result.lease = this.startLease(input, leaseId, now, window, granted, BigInt(slice), own ? reservationNano : null, requestsUsed, tokensUsed, budget);
     return result;
   }
 
-  private startLease(input: AdmitInput, id: string, now: number, window: number, granted: number, sliceNano: bigint, reservationNano: bigint, requestsUsed: number, tokensUsed: number, budget: BudgetCounter | null): AdmissionLease {
+  /** `ownReservationNano`: the reservation of the request the grant admitted, null for a renewal (none). */
+  private startLease(input: AdmitInput, id: string, now: number, window: number, granted: number, sliceNano: bigint, ownReservationNano: bigint | null, requestsUsed: number, tokensUsed: number, budget: BudgetCounter | null): AdmissionLease {
     // Never past the rate window its requests were counted in, nor the budget period its slice is held in.
     let endsAt = Math.min(now + this.leaseMs, (window + 1) * RATE_WINDOW_MS);
     if (budget) endsAt = Math.min(endsAt, budget.expiresAt - BUDGET_COUNTER_GRACE_MS);
+    const own = ownReservationNano !== null;
     const lease: AdmissionLease = {
       id,
       keyId: input.keyId,
       limits: { rpm: input.rpm, tpm: input.tpm, quotaNano: input.quotaNano, budget: input.budget },
       endsAt,
+      capped: endsAt < now + this.leaseMs,
+      granted: own ? granted - 1 : granted,
+      renewing: false,
       window,
       countsRequests: input.rpm !== null,
       hasQuota: input.quotaNano !== null,
       budget,
       sliceNano,
-      requestsLeft: granted - 1,
+      requestsLeft: own ? granted - 1 : granted,
       requestsBefore: requestsUsed - 1,
-      admitted: 1,
+      admitted: own ? 1 : 0,
       tokensBefore: tokensUsed,
       tokensSince: 0,
       consumedNano: 0n,
-      inFlightNano: reservationNano,
+      inFlightNano: ownReservationNano ?? 0n,
       unwrittenTokens: 0,
       unwrittenCostNano: 0n,
       written: null,
@@ -527,6 +567,8 @@ export class LimitStore {
 
   /** Shutdown: every lease ends and everything pending is written. */
   async close(): Promise<void> {
+    // A lease being asked for (a renewal, too) ends with the others, not after them.
+    await Promise.allSettled([...this.leaseAsked.values()]);
     this.endLeases();
     await this.flush();
   }

@@ -8,11 +8,28 @@ import type { Logger } from "@gateway/logger";
  * (`usage-batch`): one add, one fetch and one finish on Redis and the worker, whatever the number
  * of events, where one job per event cost the proxy, Redis and the worker about as much again as
  * the rest of a request (issue 18). 25 ms is nothing to the ledger, and it bounds what a killed
- * process (SIGKILL, OOM) can lose; SIGTERM flushes.
+ * process (SIGKILL, OOM) can lose, with QUIET_MS more at most; SIGTERM flushes.
  */
 export const FLUSH_DELAY_MS = 25;
 /** Most events in one job; a full batch is written at once. */
 export const BATCH_SIZE = 500;
+
+/**
+ * When a batch is due while responses are finishing (one within the last QUIET_MS), it is written
+ * just after the next one finishes, not whenever its timer fires: at low concurrency the timer
+ * lands inside a request most of the time, and the write's work (the job's JSON, the command, the
+ * socket write; Redis's script meanwhile) was the largest share of the proxy's own p99 at
+ * concurrency 1 (issue 18). Under load the next response finishes within microseconds; when none
+ * does, the write goes QUIET_MS late at most.
+ */
+export const QUIET_MS = 5;
+
+/** A batch waiting for its time (`timer`), then, when `due`, for the next response to finish. */
+interface Pause {
+  resolve: () => void;
+  timer: NodeJS.Timeout;
+  due: boolean;
+}
 
 /**
  * Puts billing events on the queue off the response's critical path. `record` only appends to a
@@ -27,7 +44,10 @@ export class BillingProducer {
   /** The batch being written (taken from the buffer, not yet acknowledged by Redis). */
   private sending: BillingEvent[] = [];
   private flushing: Promise<void> | null = null;
-  private timer: NodeJS.Timeout | null = null;
+  /** The drain loop's wait for company (before a batch that is not full), if it is waiting. */
+  private pause: Pause | null = null;
+  /** When the last event was recorded (a response finished). */
+  private lastRecordAt = 0;
   private retryDelayMs = 100;
   /** Set by `close`: what is left goes at once, without waiting for company. */
   private closing = false;
@@ -60,27 +80,65 @@ export class BillingProducer {
       return;
     }
     this.buffer.push(event);
+    this.lastRecordAt = Date.now();
+    const pause = this.pause;
+    if (pause !== null) {
+      // A full batch goes at once; a due one just after this response's turn (its end is written).
+      if (this.buffer.length >= BATCH_SIZE) this.endPause(pause);
+      else if (pause.due) {
+        pause.due = false;
+        setImmediate(() => this.endPause(pause));
+      }
+    }
     // A running drain picks the event up; otherwise wait briefly for company, unless the batch is full.
-    if (this.flushing) return;
-    if (this.buffer.length >= BATCH_SIZE) void this.flush();
-    else this.timer ??= setTimeout(() => void this.flush(), FLUSH_DELAY_MS);
+    if (this.flushing === null) void this.start(this.buffer.length >= BATCH_SIZE ? 0 : FLUSH_DELAY_MS);
   }
 
-  /** Writes everything buffered; resolves when the buffer was empty at some point. */
+  /** Writes everything buffered, without waiting for company; resolves when the buffer was empty at some point. */
   flush(): Promise<void> {
-    if (this.timer) {
-      clearTimeout(this.timer);
-      this.timer = null;
-    }
-    this.flushing ??= this.drain().finally(() => {
+    const flushing = this.start(0);
+    if (this.pause !== null) this.endPause(this.pause);
+    return flushing;
+  }
+
+  /** The drain loop, after `pauseMs` of waiting for company (unless one runs already). */
+  private start(pauseMs: number): Promise<void> {
+    this.flushing ??= this.drain(pauseMs).finally(() => {
       this.flushing = null;
       // An event recorded between the drain's last check and here would otherwise wait for the next one.
-      if (this.buffer.length > 0) this.timer ??= setTimeout(() => void this.flush(), FLUSH_DELAY_MS);
+      if (this.buffer.length > 0) void this.start(FLUSH_DELAY_MS);
     });
     return this.flushing;
   }
 
-  private async drain(): Promise<void> {
+  /**
+   * Waits `ms` for company; then, while responses are finishing (one within QUIET_MS), until the
+   * next one finishes (`record`), or QUIET_MS more at most. Ended early by `flush` and by a full batch.
+   */
+  private waitForCompany(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const pause: Pause = {
+        resolve,
+        due: false,
+        timer: setTimeout(() => {
+          if (this.closing || Date.now() - this.lastRecordAt >= QUIET_MS) return this.endPause(pause);
+          pause.due = true;
+          pause.timer = setTimeout(() => this.endPause(pause), QUIET_MS);
+        }, ms),
+      };
+      this.pause = pause;
+    });
+  }
+
+  private endPause(pause: Pause): void {
+    if (this.pause !== pause) return;
+    this.pause = null;
+    clearTimeout(pause.timer);
+    pause.resolve();
+  }
+
+  private async drain(pauseMs: number): Promise<void> {
+    if (pauseMs > 0 && !this.closing) await this.waitForCompany(pauseMs);
     while (this.buffer.length > 0) {
       const started = Date.now();
       this.sending = this.buffer.length <= BATCH_SIZE ? this.buffer : this.buffer.slice(0, BATCH_SIZE);
@@ -104,9 +162,7 @@ export class BillingProducer {
       // FLUSH_DELAY_MS, not one per Redis round trip (each job costs Redis and the worker the same
       // whatever its size).
       const rest = FLUSH_DELAY_MS - (Date.now() - started);
-      if (rest > 0 && !this.closing && this.buffer.length > 0 && this.buffer.length < BATCH_SIZE) {
-        await new Promise((resolve) => setTimeout(resolve, rest));
-      }
+      if (rest > 0 && !this.closing && this.buffer.length > 0 && this.buffer.length < BATCH_SIZE) await this.waitForCompany(rest);
     }
   }
 
