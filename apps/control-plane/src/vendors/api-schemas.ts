@@ -176,7 +176,8 @@ export const serverOptionSchema = z.object({
 });
 export type ServerOptionObject = z.output<typeof serverOptionSchema>;
 
-function listOf<Item extends z.ZodType>(item: Item) {
+/** A page of a list endpoint: `{ object: "list", data, has_more, next_cursor }`. */
+export function listOf<Item extends z.ZodType>(item: Item) {
   return z.object({ object: z.literal("list"), data: z.array(item), has_more: z.boolean(), next_cursor: z.string().nullable() });
 }
 export const apiKeyListSchema = listOf(apiKeySchema);

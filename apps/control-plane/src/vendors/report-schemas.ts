@@ -1,6 +1,6 @@
 import { USAGE_STATUSES } from "@gateway/db";
 import { z } from "zod";
-import { pageQuerySchema } from "./api-schemas.ts";
+import { listOf, pageQuerySchema } from "./api-schemas.ts";
 import { VENDOR_SCOPES } from "./vendor-tokens.ts";
 
 /**
@@ -141,9 +141,6 @@ export const auditEntrySchema = z.object({
 });
 export type AuditEntryObject = z.output<typeof auditEntrySchema>;
 
-function listOf<Item extends z.ZodType>(item: Item) {
-  return z.object({ object: z.literal("list"), data: z.array(item), has_more: z.boolean(), next_cursor: z.string().nullable() });
-}
 export const requestListSchema = listOf(requestSchema);
 export const auditEntryListSchema = listOf(auditEntrySchema);
 
