@@ -46,8 +46,8 @@ export class BillingProducer {
   private flushing: Promise<void> | null = null;
   /** The drain loop's wait for company (before a batch that is not full), if it is waiting. */
   private pause: Pause | null = null;
-  /** When the last event was recorded (a response finished). */
-  private lastRecordAt = 0;
+  /** When the last recorded event's response finished (its `finishedAt`). */
+  private lastFinishedAt = 0;
   private retryDelayMs = 100;
   /** Set by `close`: what is left goes at once, without waiting for company. */
   private closing = false;
@@ -80,7 +80,7 @@ export class BillingProducer {
       return;
     }
     this.buffer.push(event);
-    this.lastRecordAt = Date.now();
+    this.lastFinishedAt = event.finishedAt;
     const pause = this.pause;
     if (pause !== null) {
       // A full batch goes at once; a due one just after this response's turn (its end is written).
@@ -121,7 +121,7 @@ export class BillingProducer {
         resolve,
         due: false,
         timer: setTimeout(() => {
-          if (this.closing || Date.now() - this.lastRecordAt >= QUIET_MS) return this.endPause(pause);
+          if (this.closing || Date.now() - this.lastFinishedAt >= QUIET_MS) return this.endPause(pause);
           pause.due = true;
           pause.timer = setTimeout(() => this.endPause(pause), QUIET_MS);
         }, ms),
