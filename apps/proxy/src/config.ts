@@ -69,6 +69,23 @@ export function loadProxyConfig(env: Record<string, string | undefined> = proces
     CONTROL_PLANE_URL: z.url().default("http://127.0.0.1:8081"),
     /** Longest wait for the control plane's response head, and between two of its body chunks. */
     CONTROL_PLANE_TIMEOUT_MS: envVars.positiveInt(30_000),
+    /**
+     * A client that leaves mid-stream: how long the upstream is still read for its final usage
+     * (billed exactly when it comes) before the call is aborted and an estimate is billed.
+     */
+    DISCONNECT_DRAIN_MS: z.coerce.number().int().min(0).max(600_000).default(3_000),
+    /** Longest wait between two chunks of a relayed `/api` request body before the relay is ended (408). */
+    CONTROL_PLANE_BODY_TIMEOUT_MS: envVars.positiveInt(10_000),
+    /** Keep-alive connections to the control plane for the `/api` and `/console` relay (a pool apart from `/v1/usage`'s). */
+    API_RELAY_CONNECTIONS: envVars.positiveInt(64),
+    /** Keep-alive connections to the control plane for `GET /v1/usage` (never shared with the `/api` relay). */
+    USAGE_CONNECTIONS: envVars.positiveInt(32),
+    /** Relayed `/api` requests one vendor credential (or all unauthenticated callers together) may have open at once per process. */
+    API_RELAY_VENDOR_CONCURRENCY: envVars.positiveInt(16),
+    /** How often open requests' progress is written to the in-flight journal (what a killed process is billed for). */
+    JOURNAL_CHECKPOINT_MS: envVars.positiveInt(1_000),
+    /** Largest body counted locally by `/v1/messages/count_tokens` (bytes); larger is a 413. */
+    TOKEN_COUNT_MAX_BYTES: envVars.positiveInt(2 * 1024 * 1024),
     /** Shared secret for the control plane's internal endpoints. */
     INTERNAL_TOKEN: envVars.secret("dev-internal-token-change-me"),
   }, env);

@@ -10,6 +10,7 @@ import { CircuitBreaker } from "./relay/circuit-breaker.ts";
 import { UpstreamClient } from "./relay/upstream-client.ts";
 import { BillingProducer } from "./billing/billing-producer.ts";
 import { Limiter } from "./limits/limiter.ts";
+import { InFlightRegistry } from "./relay/in-flight.ts";
 import { ProxyMetrics } from "./metrics/proxy-metrics.ts";
 import { RequestTracing } from "./tracing/request-tracing.ts";
 import { createTracer } from "./tracing/tracer-provider.ts";
@@ -33,6 +34,8 @@ export interface ProxyServices {
   queue: Queue;
   billing: BillingProducer;
   limiter: Limiter;
+  /** Every admitted request of this process while it runs (the journal's checkpoints, ending a revoked key's streams). */
+  inFlight: InFlightRegistry;
   registry: Registry;
   metrics: ProxyMetrics;
   tracing: RequestTracing;
@@ -125,6 +128,7 @@ export async function createProxyServices(config: ProxyConfig, logger = createLo
     queue,
     billing,
     limiter,
+    inFlight: new InFlightRegistry(),
     registry,
     metrics,
     tracing,

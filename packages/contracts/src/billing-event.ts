@@ -93,7 +93,11 @@ export const billingEventSchema = z.object({
   endpoint: z.enum(["chat.completions", "messages", "responses", "images.generations", "embeddings", "messages.count_tokens"]),
   upstream: z.string().nullable(),
   upstreamModel: z.string().nullable(),
-  status: z.enum(["ok", "error", "client_aborted"]),
+  /**
+   * `interrupted`: the proxy serving the request died (SIGKILL, OOM); the sweeper billed it from the
+   * in-flight journal's last checkpoint (always `estimated`).
+   */
+  status: z.enum(["ok", "error", "client_aborted", "interrupted"]),
   /** The client asked for a stream. Events queued by a proxy that predates the field read as false. */
   stream: z.boolean().default(false),
   /** True when the upstream never reported usage and the proxy estimated it. */

@@ -6,5 +6,5 @@ export type UpstreamShape = (typeof UPSTREAM_SHAPES)[number];
 export const API_KEY_STATUSES = ["active", "disabled", "revoked"] as const;
 export type ApiKeyStatus = (typeof API_KEY_STATUSES)[number];
 
-export const USAGE_STATUSES = ["ok", "error", "client_aborted"] as const;
+export const USAGE_STATUSES = ["ok", "error", "client_aborted", "interrupted"] as const;
 export type UsageStatus = (typeof USAGE_STATUSES)[number];

@@ -6,7 +6,7 @@ export type Scope = "keys:create" | "keys:read" | "keys:update" | "keys:revoke" 
 
 export type KeyStatus = "active" | "disabled" | "revoked";
 export type BudgetPeriod = "day" | "week" | "month";
-export type RequestStatus = "ok" | "error" | "client_aborted";
+export type RequestStatus = "ok" | "error" | "client_aborted" | "interrupted";
 export type UsageGroup = "day" | "model" | "key" | "server_option";
 
 export interface List<Item> {
