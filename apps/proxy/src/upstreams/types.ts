@@ -23,6 +23,13 @@ export interface ParsedRequest {
   body: Record<string, unknown>;
   model: string;
   stream: boolean;
+  /**
+   * The output limit the request runs under (contract section 14, "one output bound"): computed
+   * once in the route from the request's own field and the model's `max_output_tokens`, read by
+   * the limiter's reservation, every translator and the upstream call. Unset before the route has
+   * computed it (and on endpoints that produce no tokens).
+   */
+  outputBound?: number;
 }
 
 /**
