@@ -79,8 +79,13 @@ const upstream = z.strictObject({
   priority: z.number().int().min(-INT32_MAX).max(INT32_MAX).default(0),
   weight: positiveInt32().default(1),
   timeouts: z
-    .strictObject({ connect_ms: positiveInt32().default(2000), first_byte_ms: positiveInt32().default(60000) })
-    .default({ connect_ms: 2000, first_byte_ms: 60000 }),
+    .strictObject({
+      connect_ms: positiveInt32().default(2000),
+      first_byte_ms: positiveInt32().default(60000),
+      /** A non-streaming answer's whole wait (contract section 14): the SDKs' own 10 minutes by default. */
+      response_ms: positiveInt32().default(600000),
+    })
+    .default({ connect_ms: 2000, first_byte_ms: 60000, response_ms: 600000 }),
   capabilities: z.strictObject({ responses: z.boolean().default(true) }).default({ responses: true }),
   /** `anthropic-beta` values never forwarded to this upstream (contract section 11): OAuth betas by default. */
   drop_betas: z.array(z.string().min(1)).default([...DEFAULT_DROP_BETAS]),

@@ -41,6 +41,8 @@ export const upstreamRecordSchema = z.object({
   weight: z.number().int(),
   connectTimeoutMs: z.number().int(),
   firstByteTimeoutMs: z.number().int(),
+  /** A non-streaming call's whole wait; a snapshot from before it was published reads the default. */
+  responseTimeoutMs: z.number().int().default(600_000),
   supportsResponses: z.boolean(),
   /** `anthropic-beta` values this upstream never receives (contract section 11). */
   dropBetas: z.array(z.string()).default(["oauth-2025-04-20"]),

@@ -40,6 +40,7 @@ export function desiredState(file: GatewayFile) {
       weight: u.weight,
       connectTimeoutMs: u.timeouts.connect_ms,
       firstByteTimeoutMs: u.timeouts.first_byte_ms,
+      responseTimeoutMs: u.timeouts.response_ms,
       supportsResponses: u.capabilities.responses,
       dropBetas: u.drop_betas,
     })),

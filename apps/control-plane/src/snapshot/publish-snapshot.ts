@@ -22,6 +22,7 @@ export async function buildSnapshot(prisma: PrismaClient): Promise<Omit<RoutingS
           weight: u.weight,
           connectTimeoutMs: u.connectTimeoutMs,
           firstByteTimeoutMs: u.firstByteTimeoutMs,
+          responseTimeoutMs: u.responseTimeoutMs,
           supportsResponses: u.supportsResponses,
           dropBetas: u.dropBetas,
         },

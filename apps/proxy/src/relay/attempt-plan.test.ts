@@ -6,7 +6,7 @@ import { planTargets } from "./attempt-plan.ts";
 
 const target = (name: string, shape: "openai" | "anthropic", supportsResponses = true): Target => ({
   model: `${name}-model`,
-  upstream: { name, shape, baseUrl: "http://x", secretEnv: null, priority: 0, weight: 1, connectTimeoutMs: 1, firstByteTimeoutMs: 1, supportsResponses, dropBetas: [] } satisfies UpstreamRecord,
+  upstream: { name, shape, baseUrl: "http://x", secretEnv: null, priority: 0, weight: 1, connectTimeoutMs: 1, firstByteTimeoutMs: 1, responseTimeoutMs: 1, supportsResponses, dropBetas: [] } satisfies UpstreamRecord,
 });
 
 const chat = (body: Record<string, unknown>) => WIRE_FORMATS["chat.completions"].parse({ model: "m", messages: [{ role: "user", content: "hi" }], ...body });

@@ -5,7 +5,7 @@ import { fixtureEvents, payloads, sseEvents } from "../translation/__fixtures__/
 import type { AttemptContext } from "./attempt-context.ts";
 import { clientStream } from "./client-stream.ts";
 
-const upstream = { name: "a", shape: "anthropic", baseUrl: "http://x", secretEnv: null, priority: 0, weight: 1, connectTimeoutMs: 1, firstByteTimeoutMs: 1, supportsResponses: true, dropBetas: [] as string[] } as const;
+const upstream = { name: "a", shape: "anthropic", baseUrl: "http://x", secretEnv: null, priority: 0, weight: 1, connectTimeoutMs: 1, firstByteTimeoutMs: 1, responseTimeoutMs: 1, supportsResponses: true, dropBetas: [] as string[] } as const;
 
 function context(endpoint: "chat.completions" | "responses", body: Record<string, unknown>): AttemptContext {
   const wire = WIRE_FORMATS[endpoint];

@@ -8,7 +8,7 @@ import { clientBetas, withRequestDrops } from "./request-drops.ts";
 
 const target = (name: string, shape: "openai" | "anthropic"): Target => ({
   model: `${name}-model`,
-  upstream: { name, shape, baseUrl: "http://x", secretEnv: null, priority: 0, weight: 1, connectTimeoutMs: 1, firstByteTimeoutMs: 1, supportsResponses: true, dropBetas: [] } satisfies UpstreamRecord,
+  upstream: { name, shape, baseUrl: "http://x", secretEnv: null, priority: 0, weight: 1, connectTimeoutMs: 1, firstByteTimeoutMs: 1, responseTimeoutMs: 1, supportsResponses: true, dropBetas: [] } satisfies UpstreamRecord,
 });
 
 const messages = (body: Record<string, unknown>) => WIRE_FORMATS.messages.parse({ model: "m", max_tokens: 10, messages: [{ role: "user", content: "hi" }], ...body });

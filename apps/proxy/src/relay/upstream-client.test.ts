@@ -30,7 +30,7 @@ function callTo(baseUrl: string): UpstreamCall {
     priority: 0,
     weight: 1,
     connectTimeoutMs: 1_000,
-    firstByteTimeoutMs: 1_000,
+    firstByteTimeoutMs: 1_000, responseTimeoutMs: 1_000,
     supportsResponses: false,
     dropBetas: [],
   };

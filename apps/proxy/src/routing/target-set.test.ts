@@ -11,7 +11,7 @@ const upstream = (name: string): UpstreamRecord => ({
   priority: 0,
   weight: 1,
   connectTimeoutMs: 1,
-  firstByteTimeoutMs: 1,
+  firstByteTimeoutMs: 1, responseTimeoutMs: 1,
   supportsResponses: true,
   dropBetas: [],
 });

@@ -11,7 +11,7 @@ const upstream = (shape: "openai" | "anthropic", supportsResponses = true): Upst
   priority: 0,
   weight: 1,
   connectTimeoutMs: 1000,
-  firstByteTimeoutMs: 1000,
+  firstByteTimeoutMs: 1000, responseTimeoutMs: 1000,
   supportsResponses,
   dropBetas: [],
 });

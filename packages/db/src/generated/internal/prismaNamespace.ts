@@ -1638,6 +1638,7 @@ export const UpstreamScalarFieldEnum = {
   weight: 'weight',
   connectTimeoutMs: 'connectTimeoutMs',
   firstByteTimeoutMs: 'firstByteTimeoutMs',
+  responseTimeoutMs: 'responseTimeoutMs',
   supportsResponses: 'supportsResponses',
   dropBetas: 'dropBetas',
   createdAt: 'createdAt',

@@ -31,6 +31,7 @@ export type UpstreamAvgAggregateOutputType = {
   weight: number | null
   connectTimeoutMs: number | null
   firstByteTimeoutMs: number | null
+  responseTimeoutMs: number | null
 }
 
 export type UpstreamSumAggregateOutputType = {
@@ -38,6 +39,7 @@ export type UpstreamSumAggregateOutputType = {
   weight: number | null
   connectTimeoutMs: number | null
   firstByteTimeoutMs: number | null
+  responseTimeoutMs: number | null
 }
 
 export type UpstreamMinAggregateOutputType = {
@@ -50,6 +52,7 @@ export type UpstreamMinAggregateOutputType = {
   weight: number | null
   connectTimeoutMs: number | null
   firstByteTimeoutMs: number | null
+  responseTimeoutMs: number | null
   supportsResponses: boolean | null
   createdAt: Date | null
   updatedAt: Date | null
@@ -65,6 +68,7 @@ export type UpstreamMaxAggregateOutputType = {
   weight: number | null
   connectTimeoutMs: number | null
   firstByteTimeoutMs: number | null
+  responseTimeoutMs: number | null
   supportsResponses: boolean | null
   createdAt: Date | null
   updatedAt: Date | null
@@ -80,6 +84,7 @@ export type UpstreamCountAggregateOutputType = {
   weight: number
   connectTimeoutMs: number
   firstByteTimeoutMs: number
+  responseTimeoutMs: number
   supportsResponses: number
   dropBetas: number
   createdAt: number
@@ -93,6 +98,7 @@ export type UpstreamAvgAggregateInputType = {
   weight?: true
   connectTimeoutMs?: true
   firstByteTimeoutMs?: true
+  responseTimeoutMs?: true
 }
 
 export type UpstreamSumAggregateInputType = {
@@ -100,6 +106,7 @@ export type UpstreamSumAggregateInputType = {
   weight?: true
   connectTimeoutMs?: true
   firstByteTimeoutMs?: true
+  responseTimeoutMs?: true
 }
 
 export type UpstreamMinAggregateInputType = {
@@ -112,6 +119,7 @@ export type UpstreamMinAggregateInputType = {
   weight?: true
   connectTimeoutMs?: true
   firstByteTimeoutMs?: true
+  responseTimeoutMs?: true
   supportsResponses?: true
   createdAt?: true
   updatedAt?: true
@@ -127,6 +135,7 @@ export type UpstreamMaxAggregateInputType = {
   weight?: true
   connectTimeoutMs?: true
   firstByteTimeoutMs?: true
+  responseTimeoutMs?: true
   supportsResponses?: true
   createdAt?: true
   updatedAt?: true
@@ -142,6 +151,7 @@ export type UpstreamCountAggregateInputType = {
   weight?: true
   connectTimeoutMs?: true
   firstByteTimeoutMs?: true
+  responseTimeoutMs?: true
   supportsResponses?: true
   dropBetas?: true
   createdAt?: true
@@ -245,6 +255,7 @@ export type UpstreamGroupByOutputType = {
   weight: number
   connectTimeoutMs: number
   firstByteTimeoutMs: number
+  responseTimeoutMs: number
   supportsResponses: boolean
   dropBetas: string[]
   createdAt: Date
@@ -284,6 +295,7 @@ export type UpstreamWhereInput = {
   weight?: Prisma.IntFilter<"Upstream"> | number
   connectTimeoutMs?: Prisma.IntFilter<"Upstream"> | number
   firstByteTimeoutMs?: Prisma.IntFilter<"Upstream"> | number
+  responseTimeoutMs?: Prisma.IntFilter<"Upstream"> | number
   supportsResponses?: Prisma.BoolFilter<"Upstream"> | boolean
   dropBetas?: Prisma.StringNullableListFilter<"Upstream">
   createdAt?: Prisma.DateTimeFilter<"Upstream"> | Date | string
@@ -301,6 +313,7 @@ export type UpstreamOrderByWithRelationInput = {
   weight?: Prisma.SortOrder
   connectTimeoutMs?: Prisma.SortOrder
   firstByteTimeoutMs?: Prisma.SortOrder
+  responseTimeoutMs?: Prisma.SortOrder
   supportsResponses?: Prisma.SortOrder
   dropBetas?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
@@ -321,6 +334,7 @@ export type UpstreamWhereUniqueInput = Prisma.AtLeast<{
   weight?: Prisma.IntFilter<"Upstream"> | number
   connectTimeoutMs?: Prisma.IntFilter<"Upstream"> | number
   firstByteTimeoutMs?: Prisma.IntFilter<"Upstream"> | number
+  responseTimeoutMs?: Prisma.IntFilter<"Upstream"> | number
   supportsResponses?: Prisma.BoolFilter<"Upstream"> | boolean
   dropBetas?: Prisma.StringNullableListFilter<"Upstream">
   createdAt?: Prisma.DateTimeFilter<"Upstream"> | Date | string
@@ -338,6 +352,7 @@ export type UpstreamOrderByWithAggregationInput = {
   weight?: Prisma.SortOrder
   connectTimeoutMs?: Prisma.SortOrder
   firstByteTimeoutMs?: Prisma.SortOrder
+  responseTimeoutMs?: Prisma.SortOrder
   supportsResponses?: Prisma.SortOrder
   dropBetas?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
@@ -362,6 +377,7 @@ export type UpstreamScalarWhereWithAggregatesInput = {
   weight?: Prisma.IntWithAggregatesFilter<"Upstream"> | number
   connectTimeoutMs?: Prisma.IntWithAggregatesFilter<"Upstream"> | number
   firstByteTimeoutMs?: Prisma.IntWithAggregatesFilter<"Upstream"> | number
+  responseTimeoutMs?: Prisma.IntWithAggregatesFilter<"Upstream"> | number
   supportsResponses?: Prisma.BoolWithAggregatesFilter<"Upstream"> | boolean
   dropBetas?: Prisma.StringNullableListFilter<"Upstream">
   createdAt?: Prisma.DateTimeWithAggregatesFilter<"Upstream"> | Date | string
@@ -378,6 +394,7 @@ export type UpstreamCreateInput = {
   weight?: number
   connectTimeoutMs: number
   firstByteTimeoutMs: number
+  responseTimeoutMs?: number
   supportsResponses?: boolean
   dropBetas?: Prisma.UpstreamCreatedropBetasInput | string[]
   createdAt?: Date | string
@@ -395,6 +412,7 @@ export type UpstreamUncheckedCreateInput = {
   weight?: number
   connectTimeoutMs: number
   firstByteTimeoutMs: number
+  responseTimeoutMs?: number
   supportsResponses?: boolean
   dropBetas?: Prisma.UpstreamCreatedropBetasInput | string[]
   createdAt?: Date | string
@@ -412,6 +430,7 @@ export type UpstreamUpdateInput = {
   weight?: Prisma.IntFieldUpdateOperationsInput | number
   connectTimeoutMs?: Prisma.IntFieldUpdateOperationsInput | number
   firstByteTimeoutMs?: Prisma.IntFieldUpdateOperationsInput | number
+  responseTimeoutMs?: Prisma.IntFieldUpdateOperationsInput | number
   supportsResponses?: Prisma.BoolFieldUpdateOperationsInput | boolean
   dropBetas?: Prisma.UpstreamUpdatedropBetasInput | string[]
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -429,6 +448,7 @@ export type UpstreamUncheckedUpdateInput = {
   weight?: Prisma.IntFieldUpdateOperationsInput | number
   connectTimeoutMs?: Prisma.IntFieldUpdateOperationsInput | number
   firstByteTimeoutMs?: Prisma.IntFieldUpdateOperationsInput | number
+  responseTimeoutMs?: Prisma.IntFieldUpdateOperationsInput | number
   supportsResponses?: Prisma.BoolFieldUpdateOperationsInput | boolean
   dropBetas?: Prisma.UpstreamUpdatedropBetasInput | string[]
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -446,6 +466,7 @@ export type UpstreamCreateManyInput = {
   weight?: number
   connectTimeoutMs: number
   firstByteTimeoutMs: number
+  responseTimeoutMs?: number
   supportsResponses?: boolean
   dropBetas?: Prisma.UpstreamCreatedropBetasInput | string[]
   createdAt?: Date | string
@@ -462,6 +483,7 @@ export type UpstreamUpdateManyMutationInput = {
   weight?: Prisma.IntFieldUpdateOperationsInput | number
   connectTimeoutMs?: Prisma.IntFieldUpdateOperationsInput | number
   firstByteTimeoutMs?: Prisma.IntFieldUpdateOperationsInput | number
+  responseTimeoutMs?: Prisma.IntFieldUpdateOperationsInput | number
   supportsResponses?: Prisma.BoolFieldUpdateOperationsInput | boolean
   dropBetas?: Prisma.UpstreamUpdatedropBetasInput | string[]
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -478,6 +500,7 @@ export type UpstreamUncheckedUpdateManyInput = {
   weight?: Prisma.IntFieldUpdateOperationsInput | number
   connectTimeoutMs?: Prisma.IntFieldUpdateOperationsInput | number
   firstByteTimeoutMs?: Prisma.IntFieldUpdateOperationsInput | number
+  responseTimeoutMs?: Prisma.IntFieldUpdateOperationsInput | number
   supportsResponses?: Prisma.BoolFieldUpdateOperationsInput | boolean
   dropBetas?: Prisma.UpstreamUpdatedropBetasInput | string[]
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -494,6 +517,7 @@ export type UpstreamCountOrderByAggregateInput = {
   weight?: Prisma.SortOrder
   connectTimeoutMs?: Prisma.SortOrder
   firstByteTimeoutMs?: Prisma.SortOrder
+  responseTimeoutMs?: Prisma.SortOrder
   supportsResponses?: Prisma.SortOrder
   dropBetas?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
@@ -505,6 +529,7 @@ export type UpstreamAvgOrderByAggregateInput = {
   weight?: Prisma.SortOrder
   connectTimeoutMs?: Prisma.SortOrder
   firstByteTimeoutMs?: Prisma.SortOrder
+  responseTimeoutMs?: Prisma.SortOrder
 }
 
 export type UpstreamMaxOrderByAggregateInput = {
@@ -517,6 +542,7 @@ export type UpstreamMaxOrderByAggregateInput = {
   weight?: Prisma.SortOrder
   connectTimeoutMs?: Prisma.SortOrder
   firstByteTimeoutMs?: Prisma.SortOrder
+  responseTimeoutMs?: Prisma.SortOrder
   supportsResponses?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
@@ -532,6 +558,7 @@ export type UpstreamMinOrderByAggregateInput = {
   weight?: Prisma.SortOrder
   connectTimeoutMs?: Prisma.SortOrder
   firstByteTimeoutMs?: Prisma.SortOrder
+  responseTimeoutMs?: Prisma.SortOrder
   supportsResponses?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
@@ -542,6 +569,7 @@ export type UpstreamSumOrderByAggregateInput = {
   weight?: Prisma.SortOrder
   connectTimeoutMs?: Prisma.SortOrder
   firstByteTimeoutMs?: Prisma.SortOrder
+  responseTimeoutMs?: Prisma.SortOrder
 }
 
 export type UpstreamScalarRelationFilter = {
@@ -586,6 +614,7 @@ export type UpstreamCreateWithoutRoutesInput = {
   weight?: number
   connectTimeoutMs: number
   firstByteTimeoutMs: number
+  responseTimeoutMs?: number
   supportsResponses?: boolean
   dropBetas?: Prisma.UpstreamCreatedropBetasInput | string[]
   createdAt?: Date | string
@@ -602,6 +631,7 @@ export type UpstreamUncheckedCreateWithoutRoutesInput = {
   weight?: number
   connectTimeoutMs: number
   firstByteTimeoutMs: number
+  responseTimeoutMs?: number
   supportsResponses?: boolean
   dropBetas?: Prisma.UpstreamCreatedropBetasInput | string[]
   createdAt?: Date | string
@@ -634,6 +664,7 @@ export type UpstreamUpdateWithoutRoutesInput = {
   weight?: Prisma.IntFieldUpdateOperationsInput | number
   connectTimeoutMs?: Prisma.IntFieldUpdateOperationsInput | number
   firstByteTimeoutMs?: Prisma.IntFieldUpdateOperationsInput | number
+  responseTimeoutMs?: Prisma.IntFieldUpdateOperationsInput | number
   supportsResponses?: Prisma.BoolFieldUpdateOperationsInput | boolean
   dropBetas?: Prisma.UpstreamUpdatedropBetasInput | string[]
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -650,6 +681,7 @@ export type UpstreamUncheckedUpdateWithoutRoutesInput = {
   weight?: Prisma.IntFieldUpdateOperationsInput | number
   connectTimeoutMs?: Prisma.IntFieldUpdateOperationsInput | number
   firstByteTimeoutMs?: Prisma.IntFieldUpdateOperationsInput | number
+  responseTimeoutMs?: Prisma.IntFieldUpdateOperationsInput | number
   supportsResponses?: Prisma.BoolFieldUpdateOperationsInput | boolean
   dropBetas?: Prisma.UpstreamUpdatedropBetasInput | string[]
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -697,6 +729,7 @@ export type UpstreamSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs
   weight?: boolean
   connectTimeoutMs?: boolean
   firstByteTimeoutMs?: boolean
+  responseTimeoutMs?: boolean
   supportsResponses?: boolean
   dropBetas?: boolean
   createdAt?: boolean
@@ -715,6 +748,7 @@ export type UpstreamSelectCreateManyAndReturn<ExtArgs extends runtime.Types.Exte
   weight?: boolean
   connectTimeoutMs?: boolean
   firstByteTimeoutMs?: boolean
+  responseTimeoutMs?: boolean
   supportsResponses?: boolean
   dropBetas?: boolean
   createdAt?: boolean
@@ -731,6 +765,7 @@ export type UpstreamSelectUpdateManyAndReturn<ExtArgs extends runtime.Types.Exte
   weight?: boolean
   connectTimeoutMs?: boolean
   firstByteTimeoutMs?: boolean
+  responseTimeoutMs?: boolean
   supportsResponses?: boolean
   dropBetas?: boolean
   createdAt?: boolean
@@ -747,13 +782,14 @@ export type UpstreamSelectScalar = {
   weight?: boolean
   connectTimeoutMs?: boolean
   firstByteTimeoutMs?: boolean
+  responseTimeoutMs?: boolean
   supportsResponses?: boolean
   dropBetas?: boolean
   createdAt?: boolean
   updatedAt?: boolean
 }
 
-export type UpstreamOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "name" | "shape" | "baseUrl" | "secretEnv" | "priority" | "weight" | "connectTimeoutMs" | "firstByteTimeoutMs" | "supportsResponses" | "dropBetas" | "createdAt" | "updatedAt", ExtArgs["result"]["upstream"]>
+export type UpstreamOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "name" | "shape" | "baseUrl" | "secretEnv" | "priority" | "weight" | "connectTimeoutMs" | "firstByteTimeoutMs" | "responseTimeoutMs" | "supportsResponses" | "dropBetas" | "createdAt" | "updatedAt", ExtArgs["result"]["upstream"]>
 export type UpstreamInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   routes?: boolean | Prisma.Upstream$routesArgs<ExtArgs>
   _count?: boolean | Prisma.UpstreamCountOutputTypeDefaultArgs<ExtArgs>
@@ -782,6 +818,7 @@ export type $UpstreamPayload<ExtArgs extends runtime.Types.Extensions.InternalAr
     weight: number
     connectTimeoutMs: number
     firstByteTimeoutMs: number
+    responseTimeoutMs: number
     supportsResponses: boolean
     /**
      * `anthropic-beta` values never forwarded to this upstream
@@ -1222,6 +1259,7 @@ export interface UpstreamFieldRefs {
   readonly weight: Prisma.FieldRef<"Upstream", 'Int'>
   readonly connectTimeoutMs: Prisma.FieldRef<"Upstream", 'Int'>
   readonly firstByteTimeoutMs: Prisma.FieldRef<"Upstream", 'Int'>
+  readonly responseTimeoutMs: Prisma.FieldRef<"Upstream", 'Int'>
   readonly supportsResponses: Prisma.FieldRef<"Upstream", 'Boolean'>
   readonly dropBetas: Prisma.FieldRef<"Upstream", 'String[]'>
   readonly createdAt: Prisma.FieldRef<"Upstream", 'DateTime'>
