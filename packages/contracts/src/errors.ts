@@ -8,6 +8,7 @@ export type ErrorCode =
   | "invalid_header"
   | "unsupported_media_type"
   | "request_too_large"
+  | "request_timeout"
   | "invalid_api_key"
   | "invalid_vendor_token"
   | "key_disabled"
@@ -49,6 +50,8 @@ const CATALOG: Record<ErrorCode, { status: number; type: ErrorType }> = {
   upstream_rejected: { status: 400, type: "invalid_request_error" },
   unsupported_media_type: { status: 415, type: "invalid_request_error" },
   request_too_large: { status: 413, type: "request_too_large" },
+  /** The client paused its request body longer than the gateway waits between two chunks. */
+  request_timeout: { status: 408, type: "invalid_request_error" },
   invalid_api_key: { status: 401, type: "authentication_error" },
   invalid_vendor_token: { status: 401, type: "authentication_error" },
   /** A key its vendor paused (PATCH status "disabled"); it works again once active. */
