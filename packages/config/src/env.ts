@@ -47,8 +47,11 @@ export const envVars = {
    * Peers whose `x-forwarded-for` is believed (load balancers, the proxy in front of the control
    * plane): `loopback`, `linklocal`, `uniquelocal`, addresses or CIDR ranges, comma-separated;
    * `false` for none. The client's address is then the nearest one in the chain not trusted.
+   * Loopback only by default: trusting private ranges would let any client inside them (another
+   * pod, a VPN user) name its own address and rotate it past the 401 slow-down; a deployment
+   * behind a load balancer names it (infra/k8s does).
    */
-  trustProxy: (fallback = "loopback, linklocal, uniquelocal") =>
+  trustProxy: (fallback = "loopback") =>
     z
       .string()
       .default(fallback)
