@@ -12,6 +12,7 @@ export type ErrorCode =
   | "invalid_api_key"
   | "invalid_vendor_token"
   | "key_disabled"
+  | "key_revoked"
   | "budget_exceeded"
   | "model_not_allowed"
   | "missing_scope"
@@ -56,6 +57,8 @@ const CATALOG: Record<ErrorCode, { status: number; type: ErrorType }> = {
   invalid_vendor_token: { status: 401, type: "authentication_error" },
   /** A key its vendor paused (PATCH status "disabled"); it works again once active. */
   key_disabled: { status: 401, type: "authentication_error" },
+  /** A key revoked (or a secret rotated away) while its request ran: its open streams end with it (contract section 14). */
+  key_revoked: { status: 401, type: "authentication_error" },
   model_not_allowed: { status: 403, type: "permission_error" },
   missing_scope: { status: 403, type: "permission_error" },
   server_option_not_allowed: { status: 403, type: "permission_error" },
