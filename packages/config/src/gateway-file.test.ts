@@ -1,6 +1,8 @@
+import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
+import { parse as parseYaml } from "yaml";
 import { ConfigError } from "./env.ts";
-import { expandEnv, parseGatewayFile } from "./gateway-file.ts";
+import { expandEnv, FAMILY_CAPABILITIES, parseGatewayFile } from "./gateway-file.ts";
 
 const valid = `
 upstreams:
@@ -110,5 +112,60 @@ describe("expandEnv", () => {
   it("replaces ${NAME} and ${NAME:-fallback} and refuses an unset name without fallback", () => {
     expect(expandEnv("a ${X} b ${Y:-dflt}", { X: "1" })).toBe("a 1 b dflt");
     expect(() => expandEnv("${MISSING}", {})).toThrow(/MISSING is not set/);
+  });
+});
+
+describe("models[].capabilities (contract section 15)", () => {
+  const twoFamilies = `
+upstreams:
+  - { name: up-o, shape: openai, base_url: "http://127.0.0.1:1/v1" }
+  - { name: up-a, shape: anthropic, base_url: "http://127.0.0.1:1" }
+models:
+  - { name: o-default, prices: {}, targets: [ { upstream: up-o, model: x } ] }
+  - { name: a-default, prices: {}, targets: [ { upstream: up-a, model: x }, { upstream: up-o, model: y } ] }
+  - name: a-set
+    prices: {}
+    capabilities: { max_output_tokens: 64000, context_window: 200000, mid_conversation_system: true }
+    targets: [ { upstream: up-a, model: x } ]
+  - { name: image, prices: {}, capabilities: { max_output_tokens: 0, tools: false }, targets: [ { upstream: up-o, model: x } ] }
+`;
+
+  it("what the file leaves out comes from the family of the first target's upstream; what it gives wins", () => {
+    const models = Object.fromEntries(parseGatewayFile(twoFamilies).models.map((m) => [m.name, m.capabilities]));
+    expect(models["o-default"]).toEqual(FAMILY_CAPABILITIES.openai);
+    expect(models["a-default"]).toEqual(FAMILY_CAPABILITIES.anthropic);
+    expect(models["a-set"]).toEqual({ ...FAMILY_CAPABILITIES.anthropic, max_output_tokens: 64000, context_window: 200000, mid_conversation_system: true });
+    expect(models.image).toEqual({ ...FAMILY_CAPABILITIES.openai, max_output_tokens: 0, tools: false });
+    // The documented defaults: 4096 output tokens, which every model of either family accepts.
+    expect(FAMILY_CAPABILITIES.openai).toMatchObject({ max_output_tokens: 4096, context_window: 128000, reasoning: false, mid_conversation_system: true });
+    expect(FAMILY_CAPABILITIES.anthropic).toMatchObject({ max_output_tokens: 4096, context_window: 200000, reasoning: true, mid_conversation_system: false });
+  });
+
+  it("refuses, naming the path, what is not a capability: a bound out of range, a fraction, a string, an unknown field, output above the context", () => {
+    const withCapabilities = (text: string) => twoFamilies.replace("capabilities: { max_output_tokens: 0, tools: false }", `capabilities: ${text}`);
+    expect(errorOf(withCapabilities("{ max_output_tokens: -1 }"))).toContain("models[3].capabilities.max_output_tokens");
+    expect(errorOf(withCapabilities("{ max_output_tokens: 1.5 }"))).toContain("models[3].capabilities.max_output_tokens");
+    expect(errorOf(withCapabilities("{ max_output_tokens: 1e15 }"))).toContain("models[3].capabilities.max_output_tokens");
+    expect(errorOf(withCapabilities('{ max_output_tokens: "16384" }'))).toContain("models[3].capabilities.max_output_tokens");
+    expect(errorOf(withCapabilities("{ context_window: 0 }"))).toContain("models[3].capabilities.context_window");
+    expect(errorOf(withCapabilities("{ vision: 1 }"))).toContain("models[3].capabilities.vision");
+    expect(errorOf(withCapabilities("{ max_output: 5 }"))).toContain("models[3].capabilities");
+    expect(errorOf(withCapabilities("{ max_output_tokens: 300000, context_window: 200000 }"))).toContain("models[3].capabilities.max_output_tokens: 300000 is above the model's context_window (200000)");
+  });
+
+  it("the demo file and its Kubernetes copies give every model its real capabilities", () => {
+    const root = new URL("../../../", import.meta.url);
+    const files = ["infra/demo/gateway.yaml", "infra/k8s/overlays/demo/gateway.yaml", "infra/k8s/overlays/production/gateway.yaml"];
+    const real: Record<string, number> = { "gpt-4o-mini": 16384, "claude-sonnet-4-5": 64000, "claude-haiku-4-5": 64000, "gpt-image-1": 0 };
+    for (const path of files) {
+      const text = readFileSync(new URL(path, root), "utf8");
+      const file = parseGatewayFile(text, path, { SIMULATOR_URL: "http://127.0.0.1:4010" });
+      const raw = (parseYaml(text) as { models: { name: string; capabilities?: Record<string, unknown> }[] }).models;
+      for (const model of file.models) {
+        // Written out in full, not left to the family defaults.
+        expect(Object.keys(raw.find((m) => m.name === model.name)!.capabilities ?? {}).sort(), `${path} ${model.name}`).toEqual(Object.keys(FAMILY_CAPABILITIES.openai).sort());
+        expect(model.capabilities.max_output_tokens, `${path} ${model.name}`).toBe(real[model.name]);
+      }
+    }
   });
 });

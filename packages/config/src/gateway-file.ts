@@ -91,6 +91,43 @@ const upstream = z.strictObject({
   drop_betas: z.array(z.string().min(1)).default([...DEFAULT_DROP_BETAS]),
 });
 
+/**
+ * What a model takes (contract section 15), each optional: what the file leaves out comes from the
+ * model's provider family (`FAMILY_CAPABILITIES`, by the shape of its first target's upstream).
+ */
+const capabilities = z.strictObject({
+  /** The most output tokens one request may ask for: caps every request's output bound (section 14). 0: no text output (an image model). */
+  max_output_tokens: z.number().int().nonnegative().max(INT32_MAX).optional(),
+  /** Input plus output tokens the model reads at most. */
+  context_window: positiveInt32().optional(),
+  /** Accepts reasoning effort / thinking. */
+  reasoning: z.boolean().optional(),
+  /** Accepts temperature / top_p / top_k. */
+  sampling: z.boolean().optional(),
+  /** Takes `role: "system"` inside `messages` (Claude 4.8+; OpenAI models always). */
+  mid_conversation_system: z.boolean().optional(),
+  /** Reads images. */
+  vision: z.boolean().optional(),
+  /** Calls tools. */
+  tools: z.boolean().optional(),
+});
+export type ModelCapabilityFields = Required<z.infer<typeof capabilities>>;
+
+/**
+ * Capabilities a model has when the gateway file does not say, per provider family (the shape of
+ * the model's first target's upstream). `max_output_tokens` is 4096 in both: the largest value
+ * every model of the family accepts (GPT-3.5/GPT-4 Turbo and the Claude 3 models stop there), so a
+ * default is never refused upstream and never reserves more than such a model can produce; set the
+ * real value for a newer model (gpt-4o-mini 16384, Claude Sonnet/Haiku 4.5 64000). The rest
+ * describe the family's current models: OpenAI takes system messages anywhere but reasoning effort
+ * only on its reasoning models; Claude takes thinking, and a mid-conversation system message only
+ * from 4.8 on.
+ */
+export const FAMILY_CAPABILITIES: Readonly<Record<"openai" | "anthropic", Readonly<ModelCapabilityFields>>> = Object.freeze({
+  openai: Object.freeze({ max_output_tokens: 4096, context_window: 128_000, reasoning: false, sampling: true, mid_conversation_system: true, vision: true, tools: true }),
+  anthropic: Object.freeze({ max_output_tokens: 4096, context_window: 200_000, reasoning: true, sampling: true, mid_conversation_system: false, vision: true, tools: true }),
+});
+
 const model = z.strictObject({
   name,
   display_name: z.string().optional(),
@@ -101,6 +138,8 @@ const model = z.strictObject({
    * names and exact aliases win over patterns; among patterns the first in file order wins.
    */
   aliases: z.array(z.string().max(200).regex(/^\S+$/, "a model name, or a pattern with * wildcards (no spaces)")).default([]),
+  /** What the model takes; defaults per provider family (`FAMILY_CAPABILITIES`). */
+  capabilities: capabilities.default({}),
   /** Request fields removed before any upstream call (models that reject them), listed in `x-gateway-dropped-params`. */
   drop_params: z.array(z.string().regex(/^[a-z_][a-z0-9_]*$/, "a request field name")).default([]),
   /** Traffic is spread by weight over the healthy targets of the lowest priority; both default to the upstream's. */
@@ -168,6 +207,12 @@ export const gatewayFileSchema = z
         if (!upstreams.has(t.upstream)) ctx.addIssue({ code: "custom", path: ["models", i, "targets", j, "upstream"], message: `unknown upstream "${t.upstream}"` });
       }),
     );
+    file.models.forEach((m, i) => {
+      const { max_output_tokens: output, context_window: context } = m.capabilities;
+      if (output !== undefined && context !== undefined && output > context) {
+        ctx.addIssue({ code: "custom", path: ["models", i, "capabilities", "max_output_tokens"], message: `${output} is above the model's context_window (${context})` });
+      }
+    });
     file.server_options.forEach((o, i) => {
       o.models.forEach((m, j) => {
         if (!models.has(m)) ctx.addIssue({ code: "custom", path: ["server_options", i, "models", j], message: `unknown model "${m}"` });
@@ -181,6 +226,18 @@ export const gatewayFileSchema = z
         if (!options.has(o)) ctx.addIssue({ code: "custom", path: ["vendors", i, "server_options", j], message: `unknown server option "${o}"` });
       }),
     );
+  })
+  // Every model's capabilities in full: the file's own, else its family's.
+  .transform((file) => {
+    const shapes = new Map(file.upstreams.map((u) => [u.name, u.shape]));
+    return {
+      ...file,
+      models: file.models.map((m) => {
+        const family = FAMILY_CAPABILITIES[shapes.get(m.targets[0]!.upstream) ?? "openai"];
+        const given = Object.fromEntries(Object.entries(m.capabilities).filter(([, value]) => value !== undefined));
+        return { ...m, capabilities: { ...family, ...given } as ModelCapabilityFields };
+      }),
+    };
   });
 
 export type GatewayFile = z.infer<typeof gatewayFileSchema>;
