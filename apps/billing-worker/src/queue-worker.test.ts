@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createDb, type Db } from "@gateway/db";
 import { startBillingWorker, type RunningBillingWorker } from "./server.ts";
-import { billingEvent, createTestEnvironment, jobSettled, PRODUCER_JOB_OPTIONS, seedCatalog, type Seeded, type TestEnvironment } from "./test-fixtures.ts";
+import { billingEvent, createTestEnvironment, jobSettled, PRICES, PRODUCER_JOB_OPTIONS, seedCatalog, type Seeded, type TestEnvironment } from "./test-fixtures.ts";
 
 let environment: TestEnvironment;
 let db: Db;
@@ -38,7 +38,7 @@ describe("billing worker on the queue", () => {
     expect(state).toBe("completed");
     expect(job.returnvalue).toEqual({ requestId: event.requestId, outcome: "recorded", costNano: "529688", priced: true });
     const { records, aggregate } = await ledger(event.requestId);
-    expect(records).toEqual([expect.objectContaining({ costNano: 529_688n, inputTokens: 1000, status: "ok" })]);
+    expect(records).toEqual([expect.objectContaining({ costNano: 529_688n, inputTokens: 1000n, status: "ok" })]);
     expect(aggregate).toMatchObject({ requests: 1, inputTokens: 1000n, outputTokens: 500n, cachedInputTokens: 400n, costNano: 529_688n });
   });
 
@@ -62,6 +62,22 @@ describe("billing worker on the queue", () => {
     const { records, aggregate } = await ledger(event.requestId);
     expect(records).toHaveLength(1);
     expect(aggregate).toMatchObject({ requests: 1, inputTokens: 1000n, costNano: 535_938n });
+  });
+
+  it("bills a usage of 2^40 tokens exactly: BIGINT ledger columns and per-day sums, cost in whole nano-USD", async () => {
+    const huge = 2 ** 40;
+    // A day of its own, so its per-day row holds this event alone.
+    const finishedAt = Date.UTC(2026, 10, 30, 12);
+    const usage = { inputTokens: huge, outputTokens: huge, cachedInputTokens: 0, cacheWriteTokens: 0, reasoningTokens: huge, images: 0 };
+    const event = billingEvent(seeded, { model: seeded.plainModel, usage, startedAt: finishedAt - 1000, finishedAt });
+    await environment.queue.add("usage", event, { ...PRODUCER_JOB_OPTIONS, jobId: event.requestId });
+    expect((await settled(event.requestId)).state).toBe("completed");
+    // List prices x 1.25 (12_500 bps) in 1/10^4 pico, rounded half up once to nano.
+    const expectedNano = (2n ** 40n * (PRICES.model.inputPrice + PRICES.model.outputPrice) * BigInt(PRICES.multiplierBps) + 5_000_000n) / 10_000_000n;
+    const records = await db.prisma.usageRecord.findMany({ where: { requestId: event.requestId } });
+    const aggregate = await db.prisma.usageAggregate.findUnique({ where: { apiKeyId_model_day: { apiKeyId: seeded.apiKeyId, model: seeded.plainModel, day: new Date("2026-11-30") } } });
+    expect(records).toEqual([expect.objectContaining({ inputTokens: 2n ** 40n, outputTokens: 2n ** 40n, reasoningTokens: 2n ** 40n, costNano: expectedNano })]);
+    expect(aggregate).toMatchObject({ inputTokens: 2n ** 40n, outputTokens: 2n ** 40n, reasoningTokens: 2n ** 40n, costNano: expectedNano });
   });
 
   it("fails an invalid payload for good, keeps it, and goes on with the next job", async () => {

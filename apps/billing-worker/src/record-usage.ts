@@ -85,8 +85,8 @@ const RECORD_BATCH = `
   WITH batch AS (
     SELECT * FROM json_to_recordset($1::json) AS row (
       request_id text, api_key_id text, vendor_id text, model text, upstream text, upstream_model text, endpoint text,
-      status text, stream boolean, estimated boolean, input_tokens int, output_tokens int, cached_input_tokens int,
-      cache_write_tokens int, reasoning_tokens int, images int, cache_write_1h_tokens int, web_search_requests int,
+      status text, stream boolean, estimated boolean, input_tokens bigint, output_tokens bigint, cached_input_tokens bigint,
+      cache_write_tokens bigint, reasoning_tokens bigint, images int, cache_write_1h_tokens bigint, web_search_requests bigint,
       cost_nano bigint, started_at timestamptz, finished_at timestamptz, ttfb_ms int
     )
   ),
@@ -127,7 +127,11 @@ const RECORD_BATCH = `
   )
   SELECT request_id FROM inserted`;
 
-/** An entry as a row of the batch's JSON parameter, under usage_records' column names. */
+/**
+ * An entry as a row of the batch's JSON parameter, under usage_records' column names. Token counts
+ * stay JSON numbers: the event's schema keeps them safe integers (below 2^53), which print with
+ * every digit, and the statement reads them as BIGINT.
+ */
 function ledgerRow({ event, costNano }: LedgerEntry) {
   const usage = event.usage;
   return {

@@ -337,7 +337,7 @@ describe("POST /v1/embeddings", () => {
     expect(usage.by_model).toEqual([expect.objectContaining({ model: "gpt-test", requests: 2, input_tokens: tokens, output_tokens: 0, cost: formatUsd(cost) })]);
     expect(usage.quota.used).toBe(formatUsd(cost));
     const rows = await controlPlane.services.db.prisma.usageRecord.findMany({ where: { apiKeyId: id }, orderBy: { startedAt: "asc" } });
-    expect(rows.map((row) => [row.endpoint, row.inputTokens, row.outputTokens, row.status])).toEqual([
+    expect(rows.map((row) => [row.endpoint, Number(row.inputTokens), Number(row.outputTokens), row.status])).toEqual([
       ["embeddings", reported[0], 0, "ok"],
       ["embeddings", reported[1], 0, "ok"],
     ]);

@@ -366,11 +366,11 @@ describe("the vendor's reports after this file's real traffic", () => {
       }
       cursor = page.body.next_cursor;
     }
-    expect(logged).toEqual({ requests: ledger._count._all, cost: ledger._sum.costNano, input: ledger._sum.inputTokens, output: ledger._sum.outputTokens, streams: 0 });
+    expect(logged).toEqual({ requests: ledger._count._all, cost: ledger._sum.costNano, input: Number(ledger._sum.inputTokens), output: Number(ledger._sum.outputTokens), streams: 0 });
     for (const groupBy of ["day", "model", "key", "server_option"]) {
       const report = await vendor("GET", `/api/usage?from=${from}&to=${to}&group_by=${groupBy}`);
       expect(report.status).toBe(200);
-      expect(report.body.totals).toMatchObject({ requests: ledger._count._all, cost_nano: ledger._sum.costNano!.toString(), input_tokens: ledger._sum.inputTokens, output_tokens: ledger._sum.outputTokens });
+      expect(report.body.totals).toMatchObject({ requests: ledger._count._all, cost_nano: ledger._sum.costNano!.toString(), input_tokens: Number(ledger._sum.inputTokens), output_tokens: Number(ledger._sum.outputTokens) });
       const rows = report.body.data as { requests: number; cost_nano: string }[];
       expect(rows.reduce((sum, row) => sum + row.requests, 0)).toBe(ledger._count._all);
       expect(rows.reduce((sum, row) => sum + BigInt(row.cost_nano), 0n)).toBe(ledger._sum.costNano);

@@ -180,14 +180,14 @@ describe("the ledger prices every usage part as the providers charge it", () => 
     await expect.poll(async () => (await prisma.usageRecord.findUnique({ where: { requestId } })) !== null, { timeout: 5_000, interval: 50 }).toBe(true);
     const row = (await prisma.usageRecord.findUnique({ where: { requestId } }))!;
     const parts = {
-      input_tokens: row.inputTokens,
-      output_tokens: row.outputTokens,
-      cached_input_tokens: row.cachedInputTokens,
-      cache_write_tokens: row.cacheWriteTokens,
-      cache_write_1h_tokens: row.cacheWrite1hTokens,
-      reasoning_tokens: row.reasoningTokens,
+      input_tokens: Number(row.inputTokens),
+      output_tokens: Number(row.outputTokens),
+      cached_input_tokens: Number(row.cachedInputTokens),
+      cache_write_tokens: Number(row.cacheWriteTokens),
+      cache_write_1h_tokens: Number(row.cacheWrite1hTokens),
+      reasoning_tokens: Number(row.reasoningTokens),
       images: row.images,
-      web_search_requests: row.webSearchRequests,
+      web_search_requests: Number(row.webSearchRequests),
     };
     expect(parts).toMatchObject(testCase.parts ?? {});
     expect(row.costNano).toBe(testCase.costNano);

@@ -66,7 +66,7 @@ describe("client round trip", () => {
     await prisma.usageRecord.create({
       data: {
         requestId: "req_1", apiKeyId: "key_1", vendorId: "vnd_1", model: "gpt-test", upstream: "sim", upstreamModel: "gpt-sim",
-        endpoint: "chat.completions", status: "ok", estimated: false, inputTokens: 1000, outputTokens: 500,
+        endpoint: "chat.completions", status: "ok", estimated: false, inputTokens: 2n ** 40n, outputTokens: 500,
         costNano: big - 1n, startedAt: started, finishedAt: new Date(started.getTime() + 1500), ttfbMs: 120,
       },
     });
@@ -83,7 +83,8 @@ describe("client round trip", () => {
     expect(key.serverOption.models[0]).toMatchObject({ outputPrice: 700_000n, inputPrice: null });
 
     const usage = await prisma.usageRecord.findUniqueOrThrow({ where: { requestId: "req_1" } });
-    expect(usage).toMatchObject({ costNano: big - 1n, images: 0, cachedInputTokens: 0, startedAt: started });
+    // Token counts are BIGINT (contract section 14): 2^40 comes back exact.
+    expect(usage).toMatchObject({ costNano: big - 1n, images: 0, inputTokens: 2n ** 40n, outputTokens: 500n, cachedInputTokens: 0n, startedAt: started });
     expect(typeof usage.costNano).toBe("bigint");
 
     const [aggregate] = await prisma.usageAggregate.findMany({ where: { apiKeyId: "key_1" } });

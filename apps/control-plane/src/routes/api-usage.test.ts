@@ -128,7 +128,7 @@ describe("GET /api/usage", () => {
         expect(report.totals.cost_nano).toBe(report.data.reduce((total, row) => total + BigInt(row.cost_nano), 0n).toString());
         for (const field of FIGURES) expect(report.totals[field]).toBe(report.data.reduce((total, row) => total + row[field], 0));
         expect(report.totals.cost_nano).toBe((sql._sum.costNano ?? 0n).toString());
-        expect([report.totals.requests, report.totals.input_tokens, report.totals.output_tokens]).toEqual([sql._count._all, sql._sum.inputTokens ?? 0, sql._sum.outputTokens ?? 0]);
+        expect([report.totals.requests, report.totals.input_tokens, report.totals.output_tokens]).toEqual([sql._count._all, Number(sql._sum.inputTokens ?? 0), Number(sql._sum.outputTokens ?? 0)]);
         expect(fromLog).toEqual(report.totals);
       }
       expect(fromLog.requests).toBeGreaterThan(0);

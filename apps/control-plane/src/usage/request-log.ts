@@ -27,14 +27,15 @@ interface LedgerRow {
   endpoint: string;
   stream: boolean;
   status: UsageStatus;
-  input_tokens: number;
-  output_tokens: number;
-  cached_input_tokens: number;
-  cache_write_tokens: number;
-  cache_write_1h_tokens: number;
-  reasoning_tokens: number;
+  /** Token counts are BIGINT columns (read as bigint); the JSON shows numbers, exact below 2^53. */
+  input_tokens: bigint;
+  output_tokens: bigint;
+  cached_input_tokens: bigint;
+  cache_write_tokens: bigint;
+  cache_write_1h_tokens: bigint;
+  reasoning_tokens: bigint;
   images: number;
-  web_search_requests: number;
+  web_search_requests: bigint;
   cost_nano: bigint;
   estimated: boolean;
   ttfb_ms: number | null;
@@ -90,14 +91,14 @@ function toRequestObject(row: LedgerRow): RequestObject {
     endpoint: row.endpoint,
     stream: row.stream,
     status: row.status,
-    input_tokens: row.input_tokens,
-    output_tokens: row.output_tokens,
-    cached_input_tokens: row.cached_input_tokens,
-    cache_write_tokens: row.cache_write_tokens,
-    cache_write_1h_tokens: row.cache_write_1h_tokens,
-    reasoning_tokens: row.reasoning_tokens,
+    input_tokens: Number(row.input_tokens),
+    output_tokens: Number(row.output_tokens),
+    cached_input_tokens: Number(row.cached_input_tokens),
+    cache_write_tokens: Number(row.cache_write_tokens),
+    cache_write_1h_tokens: Number(row.cache_write_1h_tokens),
+    reasoning_tokens: Number(row.reasoning_tokens),
     images: row.images,
-    web_search_requests: row.web_search_requests,
+    web_search_requests: Number(row.web_search_requests),
     cost: formatUsd(row.cost_nano),
     cost_nano: row.cost_nano.toString(),
     estimated: row.estimated,

@@ -29,7 +29,7 @@ export async function readLedger(databaseUrl: string, expected: number): Promise
     while (Date.now() < deadline && (await count()) < expected) await new Promise((resolve) => setTimeout(resolve, 100));
     // Anything counted twice would land now.
     await new Promise((resolve) => setTimeout(resolve, 500));
-    const rows = (await client.query<LedgerRow>("SELECT request_id, input_tokens, output_tokens, status, estimated FROM usage_records")).rows;
+    const rows = (await client.query<LedgerRow>("SELECT request_id, input_tokens::float8 AS input_tokens, output_tokens::float8 AS output_tokens, status, estimated FROM usage_records")).rows;
     const aggregates = (await client.query("SELECT sum(requests)::int AS requests, sum(input_tokens)::int AS input, sum(output_tokens)::int AS output FROM usage_aggregates")).rows[0];
     return { rows, aggregates };
   } finally {

@@ -40,14 +40,14 @@ export type UsageRecordAvgAggregateOutputType = {
 }
 
 export type UsageRecordSumAggregateOutputType = {
-  inputTokens: number | null
-  outputTokens: number | null
-  cachedInputTokens: number | null
-  cacheWriteTokens: number | null
-  cacheWrite1hTokens: number | null
-  reasoningTokens: number | null
+  inputTokens: bigint | null
+  outputTokens: bigint | null
+  cachedInputTokens: bigint | null
+  cacheWriteTokens: bigint | null
+  cacheWrite1hTokens: bigint | null
+  reasoningTokens: bigint | null
   images: number | null
-  webSearchRequests: number | null
+  webSearchRequests: bigint | null
   costNano: bigint | null
   ttfbMs: number | null
 }
@@ -63,14 +63,14 @@ export type UsageRecordMinAggregateOutputType = {
   status: string | null
   stream: boolean | null
   estimated: boolean | null
-  inputTokens: number | null
-  outputTokens: number | null
-  cachedInputTokens: number | null
-  cacheWriteTokens: number | null
-  cacheWrite1hTokens: number | null
-  reasoningTokens: number | null
+  inputTokens: bigint | null
+  outputTokens: bigint | null
+  cachedInputTokens: bigint | null
+  cacheWriteTokens: bigint | null
+  cacheWrite1hTokens: bigint | null
+  reasoningTokens: bigint | null
   images: number | null
-  webSearchRequests: number | null
+  webSearchRequests: bigint | null
   costNano: bigint | null
   startedAt: Date | null
   finishedAt: Date | null
@@ -89,14 +89,14 @@ export type UsageRecordMaxAggregateOutputType = {
   status: string | null
   stream: boolean | null
   estimated: boolean | null
-  inputTokens: number | null
-  outputTokens: number | null
-  cachedInputTokens: number | null
-  cacheWriteTokens: number | null
-  cacheWrite1hTokens: number | null
-  reasoningTokens: number | null
+  inputTokens: bigint | null
+  outputTokens: bigint | null
+  cachedInputTokens: bigint | null
+  cacheWriteTokens: bigint | null
+  cacheWrite1hTokens: bigint | null
+  reasoningTokens: bigint | null
   images: number | null
-  webSearchRequests: number | null
+  webSearchRequests: bigint | null
   costNano: bigint | null
   startedAt: Date | null
   finishedAt: Date | null
@@ -334,14 +334,14 @@ export type UsageRecordGroupByOutputType = {
   status: string
   stream: boolean
   estimated: boolean
-  inputTokens: number
-  outputTokens: number
-  cachedInputTokens: number
-  cacheWriteTokens: number
-  cacheWrite1hTokens: number
-  reasoningTokens: number
+  inputTokens: bigint
+  outputTokens: bigint
+  cachedInputTokens: bigint
+  cacheWriteTokens: bigint
+  cacheWrite1hTokens: bigint
+  reasoningTokens: bigint
   images: number
-  webSearchRequests: number
+  webSearchRequests: bigint
   costNano: bigint
   startedAt: Date
   finishedAt: Date
@@ -383,14 +383,14 @@ export type UsageRecordWhereInput = {
   status?: Prisma.StringFilter<"UsageRecord"> | string
   stream?: Prisma.BoolFilter<"UsageRecord"> | boolean
   estimated?: Prisma.BoolFilter<"UsageRecord"> | boolean
-  inputTokens?: Prisma.IntFilter<"UsageRecord"> | number
-  outputTokens?: Prisma.IntFilter<"UsageRecord"> | number
-  cachedInputTokens?: Prisma.IntFilter<"UsageRecord"> | number
-  cacheWriteTokens?: Prisma.IntFilter<"UsageRecord"> | number
-  cacheWrite1hTokens?: Prisma.IntFilter<"UsageRecord"> | number
-  reasoningTokens?: Prisma.IntFilter<"UsageRecord"> | number
+  inputTokens?: Prisma.BigIntFilter<"UsageRecord"> | bigint | number
+  outputTokens?: Prisma.BigIntFilter<"UsageRecord"> | bigint | number
+  cachedInputTokens?: Prisma.BigIntFilter<"UsageRecord"> | bigint | number
+  cacheWriteTokens?: Prisma.BigIntFilter<"UsageRecord"> | bigint | number
+  cacheWrite1hTokens?: Prisma.BigIntFilter<"UsageRecord"> | bigint | number
+  reasoningTokens?: Prisma.BigIntFilter<"UsageRecord"> | bigint | number
   images?: Prisma.IntFilter<"UsageRecord"> | number
-  webSearchRequests?: Prisma.IntFilter<"UsageRecord"> | number
+  webSearchRequests?: Prisma.BigIntFilter<"UsageRecord"> | bigint | number
   costNano?: Prisma.BigIntFilter<"UsageRecord"> | bigint | number
   startedAt?: Prisma.DateTimeFilter<"UsageRecord"> | Date | string
   finishedAt?: Prisma.DateTimeFilter<"UsageRecord"> | Date | string
@@ -440,14 +440,14 @@ export type UsageRecordWhereUniqueInput = Prisma.AtLeast<{
   status?: Prisma.StringFilter<"UsageRecord"> | string
   stream?: Prisma.BoolFilter<"UsageRecord"> | boolean
   estimated?: Prisma.BoolFilter<"UsageRecord"> | boolean
-  inputTokens?: Prisma.IntFilter<"UsageRecord"> | number
-  outputTokens?: Prisma.IntFilter<"UsageRecord"> | number
-  cachedInputTokens?: Prisma.IntFilter<"UsageRecord"> | number
-  cacheWriteTokens?: Prisma.IntFilter<"UsageRecord"> | number
-  cacheWrite1hTokens?: Prisma.IntFilter<"UsageRecord"> | number
-  reasoningTokens?: Prisma.IntFilter<"UsageRecord"> | number
+  inputTokens?: Prisma.BigIntFilter<"UsageRecord"> | bigint | number
+  outputTokens?: Prisma.BigIntFilter<"UsageRecord"> | bigint | number
+  cachedInputTokens?: Prisma.BigIntFilter<"UsageRecord"> | bigint | number
+  cacheWriteTokens?: Prisma.BigIntFilter<"UsageRecord"> | bigint | number
+  cacheWrite1hTokens?: Prisma.BigIntFilter<"UsageRecord"> | bigint | number
+  reasoningTokens?: Prisma.BigIntFilter<"UsageRecord"> | bigint | number
   images?: Prisma.IntFilter<"UsageRecord"> | number
-  webSearchRequests?: Prisma.IntFilter<"UsageRecord"> | number
+  webSearchRequests?: Prisma.BigIntFilter<"UsageRecord"> | bigint | number
   costNano?: Prisma.BigIntFilter<"UsageRecord"> | bigint | number
   startedAt?: Prisma.DateTimeFilter<"UsageRecord"> | Date | string
   finishedAt?: Prisma.DateTimeFilter<"UsageRecord"> | Date | string
@@ -501,14 +501,14 @@ export type UsageRecordScalarWhereWithAggregatesInput = {
   status?: Prisma.StringWithAggregatesFilter<"UsageRecord"> | string
   stream?: Prisma.BoolWithAggregatesFilter<"UsageRecord"> | boolean
   estimated?: Prisma.BoolWithAggregatesFilter<"UsageRecord"> | boolean
-  inputTokens?: Prisma.IntWithAggregatesFilter<"UsageRecord"> | number
-  outputTokens?: Prisma.IntWithAggregatesFilter<"UsageRecord"> | number
-  cachedInputTokens?: Prisma.IntWithAggregatesFilter<"UsageRecord"> | number
-  cacheWriteTokens?: Prisma.IntWithAggregatesFilter<"UsageRecord"> | number
-  cacheWrite1hTokens?: Prisma.IntWithAggregatesFilter<"UsageRecord"> | number
-  reasoningTokens?: Prisma.IntWithAggregatesFilter<"UsageRecord"> | number
+  inputTokens?: Prisma.BigIntWithAggregatesFilter<"UsageRecord"> | bigint | number
+  outputTokens?: Prisma.BigIntWithAggregatesFilter<"UsageRecord"> | bigint | number
+  cachedInputTokens?: Prisma.BigIntWithAggregatesFilter<"UsageRecord"> | bigint | number
+  cacheWriteTokens?: Prisma.BigIntWithAggregatesFilter<"UsageRecord"> | bigint | number
+  cacheWrite1hTokens?: Prisma.BigIntWithAggregatesFilter<"UsageRecord"> | bigint | number
+  reasoningTokens?: Prisma.BigIntWithAggregatesFilter<"UsageRecord"> | bigint | number
   images?: Prisma.IntWithAggregatesFilter<"UsageRecord"> | number
-  webSearchRequests?: Prisma.IntWithAggregatesFilter<"UsageRecord"> | number
+  webSearchRequests?: Prisma.BigIntWithAggregatesFilter<"UsageRecord"> | bigint | number
   costNano?: Prisma.BigIntWithAggregatesFilter<"UsageRecord"> | bigint | number
   startedAt?: Prisma.DateTimeWithAggregatesFilter<"UsageRecord"> | Date | string
   finishedAt?: Prisma.DateTimeWithAggregatesFilter<"UsageRecord"> | Date | string
@@ -526,14 +526,14 @@ export type UsageRecordCreateInput = {
   status: string
   stream?: boolean
   estimated?: boolean
-  inputTokens?: number
-  outputTokens?: number
-  cachedInputTokens?: number
-  cacheWriteTokens?: number
-  cacheWrite1hTokens?: number
-  reasoningTokens?: number
+  inputTokens?: bigint | number
+  outputTokens?: bigint | number
+  cachedInputTokens?: bigint | number
+  cacheWriteTokens?: bigint | number
+  cacheWrite1hTokens?: bigint | number
+  reasoningTokens?: bigint | number
   images?: number
-  webSearchRequests?: number
+  webSearchRequests?: bigint | number
   costNano?: bigint | number
   startedAt: Date | string
   finishedAt: Date | string
@@ -553,14 +553,14 @@ export type UsageRecordUncheckedCreateInput = {
   status: string
   stream?: boolean
   estimated?: boolean
-  inputTokens?: number
-  outputTokens?: number
-  cachedInputTokens?: number
-  cacheWriteTokens?: number
-  cacheWrite1hTokens?: number
-  reasoningTokens?: number
+  inputTokens?: bigint | number
+  outputTokens?: bigint | number
+  cachedInputTokens?: bigint | number
+  cacheWriteTokens?: bigint | number
+  cacheWrite1hTokens?: bigint | number
+  reasoningTokens?: bigint | number
   images?: number
-  webSearchRequests?: number
+  webSearchRequests?: bigint | number
   costNano?: bigint | number
   startedAt: Date | string
   finishedAt: Date | string
@@ -578,14 +578,14 @@ export type UsageRecordUpdateInput = {
   status?: Prisma.StringFieldUpdateOperationsInput | string
   stream?: Prisma.BoolFieldUpdateOperationsInput | boolean
   estimated?: Prisma.BoolFieldUpdateOperationsInput | boolean
-  inputTokens?: Prisma.IntFieldUpdateOperationsInput | number
-  outputTokens?: Prisma.IntFieldUpdateOperationsInput | number
-  cachedInputTokens?: Prisma.IntFieldUpdateOperationsInput | number
-  cacheWriteTokens?: Prisma.IntFieldUpdateOperationsInput | number
-  cacheWrite1hTokens?: Prisma.IntFieldUpdateOperationsInput | number
-  reasoningTokens?: Prisma.IntFieldUpdateOperationsInput | number
+  inputTokens?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  outputTokens?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  cachedInputTokens?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  cacheWriteTokens?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  cacheWrite1hTokens?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  reasoningTokens?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   images?: Prisma.IntFieldUpdateOperationsInput | number
-  webSearchRequests?: Prisma.IntFieldUpdateOperationsInput | number
+  webSearchRequests?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   costNano?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   startedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   finishedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -605,14 +605,14 @@ export type UsageRecordUncheckedUpdateInput = {
   status?: Prisma.StringFieldUpdateOperationsInput | string
   stream?: Prisma.BoolFieldUpdateOperationsInput | boolean
   estimated?: Prisma.BoolFieldUpdateOperationsInput | boolean
-  inputTokens?: Prisma.IntFieldUpdateOperationsInput | number
-  outputTokens?: Prisma.IntFieldUpdateOperationsInput | number
-  cachedInputTokens?: Prisma.IntFieldUpdateOperationsInput | number
-  cacheWriteTokens?: Prisma.IntFieldUpdateOperationsInput | number
-  cacheWrite1hTokens?: Prisma.IntFieldUpdateOperationsInput | number
-  reasoningTokens?: Prisma.IntFieldUpdateOperationsInput | number
+  inputTokens?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  outputTokens?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  cachedInputTokens?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  cacheWriteTokens?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  cacheWrite1hTokens?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  reasoningTokens?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   images?: Prisma.IntFieldUpdateOperationsInput | number
-  webSearchRequests?: Prisma.IntFieldUpdateOperationsInput | number
+  webSearchRequests?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   costNano?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   startedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   finishedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -631,14 +631,14 @@ export type UsageRecordCreateManyInput = {
   status: string
   stream?: boolean
   estimated?: boolean
-  inputTokens?: number
-  outputTokens?: number
-  cachedInputTokens?: number
-  cacheWriteTokens?: number
-  cacheWrite1hTokens?: number
-  reasoningTokens?: number
+  inputTokens?: bigint | number
+  outputTokens?: bigint | number
+  cachedInputTokens?: bigint | number
+  cacheWriteTokens?: bigint | number
+  cacheWrite1hTokens?: bigint | number
+  reasoningTokens?: bigint | number
   images?: number
-  webSearchRequests?: number
+  webSearchRequests?: bigint | number
   costNano?: bigint | number
   startedAt: Date | string
   finishedAt: Date | string
@@ -656,14 +656,14 @@ export type UsageRecordUpdateManyMutationInput = {
   status?: Prisma.StringFieldUpdateOperationsInput | string
   stream?: Prisma.BoolFieldUpdateOperationsInput | boolean
   estimated?: Prisma.BoolFieldUpdateOperationsInput | boolean
-  inputTokens?: Prisma.IntFieldUpdateOperationsInput | number
-  outputTokens?: Prisma.IntFieldUpdateOperationsInput | number
-  cachedInputTokens?: Prisma.IntFieldUpdateOperationsInput | number
-  cacheWriteTokens?: Prisma.IntFieldUpdateOperationsInput | number
-  cacheWrite1hTokens?: Prisma.IntFieldUpdateOperationsInput | number
-  reasoningTokens?: Prisma.IntFieldUpdateOperationsInput | number
+  inputTokens?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  outputTokens?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  cachedInputTokens?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  cacheWriteTokens?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  cacheWrite1hTokens?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  reasoningTokens?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   images?: Prisma.IntFieldUpdateOperationsInput | number
-  webSearchRequests?: Prisma.IntFieldUpdateOperationsInput | number
+  webSearchRequests?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   costNano?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   startedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   finishedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -682,14 +682,14 @@ export type UsageRecordUncheckedUpdateManyInput = {
   status?: Prisma.StringFieldUpdateOperationsInput | string
   stream?: Prisma.BoolFieldUpdateOperationsInput | boolean
   estimated?: Prisma.BoolFieldUpdateOperationsInput | boolean
-  inputTokens?: Prisma.IntFieldUpdateOperationsInput | number
-  outputTokens?: Prisma.IntFieldUpdateOperationsInput | number
-  cachedInputTokens?: Prisma.IntFieldUpdateOperationsInput | number
-  cacheWriteTokens?: Prisma.IntFieldUpdateOperationsInput | number
-  cacheWrite1hTokens?: Prisma.IntFieldUpdateOperationsInput | number
-  reasoningTokens?: Prisma.IntFieldUpdateOperationsInput | number
+  inputTokens?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  outputTokens?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  cachedInputTokens?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  cacheWriteTokens?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  cacheWrite1hTokens?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  reasoningTokens?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   images?: Prisma.IntFieldUpdateOperationsInput | number
-  webSearchRequests?: Prisma.IntFieldUpdateOperationsInput | number
+  webSearchRequests?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   costNano?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   startedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   finishedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -863,14 +863,14 @@ export type UsageRecordCreateWithoutApiKeyInput = {
   status: string
   stream?: boolean
   estimated?: boolean
-  inputTokens?: number
-  outputTokens?: number
-  cachedInputTokens?: number
-  cacheWriteTokens?: number
-  cacheWrite1hTokens?: number
-  reasoningTokens?: number
+  inputTokens?: bigint | number
+  outputTokens?: bigint | number
+  cachedInputTokens?: bigint | number
+  cacheWriteTokens?: bigint | number
+  cacheWrite1hTokens?: bigint | number
+  reasoningTokens?: bigint | number
   images?: number
-  webSearchRequests?: number
+  webSearchRequests?: bigint | number
   costNano?: bigint | number
   startedAt: Date | string
   finishedAt: Date | string
@@ -888,14 +888,14 @@ export type UsageRecordUncheckedCreateWithoutApiKeyInput = {
   status: string
   stream?: boolean
   estimated?: boolean
-  inputTokens?: number
-  outputTokens?: number
-  cachedInputTokens?: number
-  cacheWriteTokens?: number
-  cacheWrite1hTokens?: number
-  reasoningTokens?: number
+  inputTokens?: bigint | number
+  outputTokens?: bigint | number
+  cachedInputTokens?: bigint | number
+  cacheWriteTokens?: bigint | number
+  cacheWrite1hTokens?: bigint | number
+  reasoningTokens?: bigint | number
   images?: number
-  webSearchRequests?: number
+  webSearchRequests?: bigint | number
   costNano?: bigint | number
   startedAt: Date | string
   finishedAt: Date | string
@@ -943,14 +943,14 @@ export type UsageRecordScalarWhereInput = {
   status?: Prisma.StringFilter<"UsageRecord"> | string
   stream?: Prisma.BoolFilter<"UsageRecord"> | boolean
   estimated?: Prisma.BoolFilter<"UsageRecord"> | boolean
-  inputTokens?: Prisma.IntFilter<"UsageRecord"> | number
-  outputTokens?: Prisma.IntFilter<"UsageRecord"> | number
-  cachedInputTokens?: Prisma.IntFilter<"UsageRecord"> | number
-  cacheWriteTokens?: Prisma.IntFilter<"UsageRecord"> | number
-  cacheWrite1hTokens?: Prisma.IntFilter<"UsageRecord"> | number
-  reasoningTokens?: Prisma.IntFilter<"UsageRecord"> | number
+  inputTokens?: Prisma.BigIntFilter<"UsageRecord"> | bigint | number
+  outputTokens?: Prisma.BigIntFilter<"UsageRecord"> | bigint | number
+  cachedInputTokens?: Prisma.BigIntFilter<"UsageRecord"> | bigint | number
+  cacheWriteTokens?: Prisma.BigIntFilter<"UsageRecord"> | bigint | number
+  cacheWrite1hTokens?: Prisma.BigIntFilter<"UsageRecord"> | bigint | number
+  reasoningTokens?: Prisma.BigIntFilter<"UsageRecord"> | bigint | number
   images?: Prisma.IntFilter<"UsageRecord"> | number
-  webSearchRequests?: Prisma.IntFilter<"UsageRecord"> | number
+  webSearchRequests?: Prisma.BigIntFilter<"UsageRecord"> | bigint | number
   costNano?: Prisma.BigIntFilter<"UsageRecord"> | bigint | number
   startedAt?: Prisma.DateTimeFilter<"UsageRecord"> | Date | string
   finishedAt?: Prisma.DateTimeFilter<"UsageRecord"> | Date | string
@@ -968,14 +968,14 @@ export type UsageRecordCreateManyApiKeyInput = {
   status: string
   stream?: boolean
   estimated?: boolean
-  inputTokens?: number
-  outputTokens?: number
-  cachedInputTokens?: number
-  cacheWriteTokens?: number
-  cacheWrite1hTokens?: number
-  reasoningTokens?: number
+  inputTokens?: bigint | number
+  outputTokens?: bigint | number
+  cachedInputTokens?: bigint | number
+  cacheWriteTokens?: bigint | number
+  cacheWrite1hTokens?: bigint | number
+  reasoningTokens?: bigint | number
   images?: number
-  webSearchRequests?: number
+  webSearchRequests?: bigint | number
   costNano?: bigint | number
   startedAt: Date | string
   finishedAt: Date | string
@@ -993,14 +993,14 @@ export type UsageRecordUpdateWithoutApiKeyInput = {
   status?: Prisma.StringFieldUpdateOperationsInput | string
   stream?: Prisma.BoolFieldUpdateOperationsInput | boolean
   estimated?: Prisma.BoolFieldUpdateOperationsInput | boolean
-  inputTokens?: Prisma.IntFieldUpdateOperationsInput | number
-  outputTokens?: Prisma.IntFieldUpdateOperationsInput | number
-  cachedInputTokens?: Prisma.IntFieldUpdateOperationsInput | number
-  cacheWriteTokens?: Prisma.IntFieldUpdateOperationsInput | number
-  cacheWrite1hTokens?: Prisma.IntFieldUpdateOperationsInput | number
-  reasoningTokens?: Prisma.IntFieldUpdateOperationsInput | number
+  inputTokens?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  outputTokens?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  cachedInputTokens?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  cacheWriteTokens?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  cacheWrite1hTokens?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  reasoningTokens?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   images?: Prisma.IntFieldUpdateOperationsInput | number
-  webSearchRequests?: Prisma.IntFieldUpdateOperationsInput | number
+  webSearchRequests?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   costNano?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   startedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   finishedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -1018,14 +1018,14 @@ export type UsageRecordUncheckedUpdateWithoutApiKeyInput = {
   status?: Prisma.StringFieldUpdateOperationsInput | string
   stream?: Prisma.BoolFieldUpdateOperationsInput | boolean
   estimated?: Prisma.BoolFieldUpdateOperationsInput | boolean
-  inputTokens?: Prisma.IntFieldUpdateOperationsInput | number
-  outputTokens?: Prisma.IntFieldUpdateOperationsInput | number
-  cachedInputTokens?: Prisma.IntFieldUpdateOperationsInput | number
-  cacheWriteTokens?: Prisma.IntFieldUpdateOperationsInput | number
-  cacheWrite1hTokens?: Prisma.IntFieldUpdateOperationsInput | number
-  reasoningTokens?: Prisma.IntFieldUpdateOperationsInput | number
+  inputTokens?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  outputTokens?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  cachedInputTokens?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  cacheWriteTokens?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  cacheWrite1hTokens?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  reasoningTokens?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   images?: Prisma.IntFieldUpdateOperationsInput | number
-  webSearchRequests?: Prisma.IntFieldUpdateOperationsInput | number
+  webSearchRequests?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   costNano?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   startedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   finishedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -1043,14 +1043,14 @@ export type UsageRecordUncheckedUpdateManyWithoutApiKeyInput = {
   status?: Prisma.StringFieldUpdateOperationsInput | string
   stream?: Prisma.BoolFieldUpdateOperationsInput | boolean
   estimated?: Prisma.BoolFieldUpdateOperationsInput | boolean
-  inputTokens?: Prisma.IntFieldUpdateOperationsInput | number
-  outputTokens?: Prisma.IntFieldUpdateOperationsInput | number
-  cachedInputTokens?: Prisma.IntFieldUpdateOperationsInput | number
-  cacheWriteTokens?: Prisma.IntFieldUpdateOperationsInput | number
-  cacheWrite1hTokens?: Prisma.IntFieldUpdateOperationsInput | number
-  reasoningTokens?: Prisma.IntFieldUpdateOperationsInput | number
+  inputTokens?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  outputTokens?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  cachedInputTokens?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  cacheWriteTokens?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  cacheWrite1hTokens?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  reasoningTokens?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   images?: Prisma.IntFieldUpdateOperationsInput | number
-  webSearchRequests?: Prisma.IntFieldUpdateOperationsInput | number
+  webSearchRequests?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   costNano?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   startedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   finishedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -1204,7 +1204,7 @@ export type $UsageRecordPayload<ExtArgs extends runtime.Types.Extensions.Interna
      */
     endpoint: string
     /**
-     * "ok" | "error" | "client_aborted"
+     * "ok" | "error" | "client_aborted" | "interrupted"
      */
     status: string
     /**
@@ -1212,17 +1212,20 @@ export type $UsageRecordPayload<ExtArgs extends runtime.Types.Extensions.Interna
      */
     stream: boolean
     estimated: boolean
-    inputTokens: number
-    outputTokens: number
-    cachedInputTokens: number
-    cacheWriteTokens: number
+    /**
+     * Token counts are BIGINT (contract section 14: counts up to 2^53 are stored and billed).
+     */
+    inputTokens: bigint
+    outputTokens: bigint
+    cachedInputTokens: bigint
+    cacheWriteTokens: bigint
     /**
      * part of cache_write_tokens written for one hour
      */
-    cacheWrite1hTokens: number
-    reasoningTokens: number
+    cacheWrite1hTokens: bigint
+    reasoningTokens: bigint
     images: number
-    webSearchRequests: number
+    webSearchRequests: bigint
     /**
      * nano-USD
      */
@@ -1665,14 +1668,14 @@ export interface UsageRecordFieldRefs {
   readonly status: Prisma.FieldRef<"UsageRecord", 'String'>
   readonly stream: Prisma.FieldRef<"UsageRecord", 'Boolean'>
   readonly estimated: Prisma.FieldRef<"UsageRecord", 'Boolean'>
-  readonly inputTokens: Prisma.FieldRef<"UsageRecord", 'Int'>
-  readonly outputTokens: Prisma.FieldRef<"UsageRecord", 'Int'>
-  readonly cachedInputTokens: Prisma.FieldRef<"UsageRecord", 'Int'>
-  readonly cacheWriteTokens: Prisma.FieldRef<"UsageRecord", 'Int'>
-  readonly cacheWrite1hTokens: Prisma.FieldRef<"UsageRecord", 'Int'>
-  readonly reasoningTokens: Prisma.FieldRef<"UsageRecord", 'Int'>
+  readonly inputTokens: Prisma.FieldRef<"UsageRecord", 'BigInt'>
+  readonly outputTokens: Prisma.FieldRef<"UsageRecord", 'BigInt'>
+  readonly cachedInputTokens: Prisma.FieldRef<"UsageRecord", 'BigInt'>
+  readonly cacheWriteTokens: Prisma.FieldRef<"UsageRecord", 'BigInt'>
+  readonly cacheWrite1hTokens: Prisma.FieldRef<"UsageRecord", 'BigInt'>
+  readonly reasoningTokens: Prisma.FieldRef<"UsageRecord", 'BigInt'>
   readonly images: Prisma.FieldRef<"UsageRecord", 'Int'>
-  readonly webSearchRequests: Prisma.FieldRef<"UsageRecord", 'Int'>
+  readonly webSearchRequests: Prisma.FieldRef<"UsageRecord", 'BigInt'>
   readonly costNano: Prisma.FieldRef<"UsageRecord", 'BigInt'>
   readonly startedAt: Prisma.FieldRef<"UsageRecord", 'DateTime'>
   readonly finishedAt: Prisma.FieldRef<"UsageRecord", 'DateTime'>
