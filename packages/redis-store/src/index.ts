@@ -3,3 +3,4 @@ export * from "./redis-keys.ts";
 export * from "./record-store.ts";
 export * from "./connect.ts";
 export * from "./limit-store.ts";
+export * from "./orphan-release.ts";

@@ -1,5 +1,5 @@
 /**
- * The two Lua scripts behind rate limits and quotas. Each runs atomically in Redis, so limits hold
+ * The Lua scripts behind rate limits and quotas. Each runs atomically in Redis, so limits hold
  * across any number of proxy replicas sharing one Redis.
  *
  * Rate limits are sliding-window counters (the previous fixed window weighted by how much of it
@@ -8,32 +8,55 @@
  * hash under a key named after its period's start, expiring a day after the period ends, so a new
  * period starts from zero without anything resetting it.
  *
+ * A request is admitted only if it fits (contract section 14): its reservation (the most it can
+ * cost) in what is left of the quota and of the budget, and its tokens (input estimate + output
+ * bound) in the TPM window together with the tokens of every request still in flight. Those are
+ * held in `:tokens-held`, one field per holder: a process's own admissions under its tag, a
+ * lease's slice under the lease's id (`<tag>.<n>`); `:tokens-held-ends` says when Redis drops
+ * each one if its process dies (its tag's field is pushed on by each of its admissions).
+ *
  * Leases: an admission may also grant its process a slice of the key's headroom (requests counted
- * in the window at once, and nano-USD held in `:leases`, one field per lease, expiring from
- * `:lease-ends` if the process dies), which the process then admits from without a call. The
- * quota and budget checks count every live lease as reserved. A lease never takes more than an
- * eighth of what is left (LEASE_SHARE), so near a limit admissions are one call each again.
+ * in the window at once, nano-USD held in `:leases` and tokens in `:tokens-held`, one field per
+ * lease, expiring from `:lease-ends` / `:tokens-held-ends` if the process dies), which the process
+ * then admits from without a call. Every live slice counts as committed. A lease never takes more
+ * than an eighth of what is left (LEASE_SHARE), so near a limit admissions are one call each again.
  */
+
+/** A lease takes at most this share of what is left of a limit: 1/LEASE_SHARE. */
+export const LEASE_SHARE = 8;
+
+/**
+ * How long Redis keeps a lease's slice after the lease ends, and a process's in-flight tokens
+ * after its latest admission, for the requests still in flight; a process that dies loses its
+ * holds at the latest then (the sweeper drops them sooner: `dropProcessLeases`).
+ */
+export const LEASE_HOLD_MS = 15 * 60_000;
+
+/** How long an orphan's release is remembered, so a sweeper that retries never releases it twice. */
+export const ORPHAN_MARK_MS = 2 * 86_400_000;
 
 /**
  * Books settled requests (one key's, summed): tokens into the token window, the cost into `spent`
  * and the release of their reservations from `reserved`, on the quota and/or the budget of the
- * period they were admitted in; and what a lease gives back (its slice, shrunk by `lease_release`,
- * and the requests it counted and did not use, off the window `requests_window`). Shared by SETTLE_SCRIPT and ADMIT_SCRIPT (which carries the
- * key's pending settlement in the same call, applied before its own check).
+ * period they were admitted in; what a lease gives back (its slice, shrunk by `lease_release`, and
+ * the requests it counted and did not use, off the window `requests_window`); and the in-flight
+ * tokens `tokens_holder` (a process tag or a lease id) gives back (`tokens_release`). Shared by
+ * every script that settles (ADMIT_SCRIPT carries the key's pending settlement in the same call,
+ * applied before its own check).
  * Amounts go to HINCRBY as the caller's integer strings: a Lua number would print as "-0" for a
  * request that reserved nothing, or in exponent form past 14 digits, and Redis refuses both.
  */
 const SETTLE_FUNCTION = `
-local function settle_counters(base, token_window, budget_suffix, tokens, window, release, cost, has_quota, has_budget, budget_expiry, lease_id, lease_release, requests_back, requests_window)
-  if lease_id ~= '' then
-    -- A lease's slice shrinks as its process gives it back; gone at zero (or already expired).
-    local leases = base .. ':leases'
-    if redis.call('HINCRBY', leases, lease_id, lease_release) <= 0 then
-      redis.call('HDEL', leases, lease_id)
-      redis.call('ZREM', base .. ':lease-ends', lease_id)
-    end
+local function give_back(hash_key, ends_key, field, amount)
+  -- A holder's share shrinks as it gives back; gone at zero (or already expired, or dropped).
+  if redis.call('HINCRBY', hash_key, field, amount) <= 0 then
+    redis.call('HDEL', hash_key, field)
+    redis.call('ZREM', ends_key, field)
   end
+end
+local function settle_counters(base, token_window, budget_suffix, tokens, window, release, cost, has_quota, has_budget, budget_expiry, lease_id, lease_release, requests_back, requests_window, tokens_holder, tokens_release)
+  if lease_id ~= '' then give_back(base .. ':leases', base .. ':lease-ends', lease_id, lease_release) end
+  if tokens_holder ~= '' then give_back(base .. ':tokens-held', base .. ':tokens-held-ends', tokens_holder, tokens_release) end
   if tonumber(requests_back) > 0 then
     -- Requests a lease counted and did not use; a window already gone is not recreated.
     local requests_key = base .. ':rpm:' .. requests_window
@@ -60,36 +83,43 @@ local function settle_counters(base, token_window, budget_suffix, tokens, window
 end
 `;
 
-/** A lease takes at most this share of what is left of a limit: 1/LEASE_SHARE. */
-export const LEASE_SHARE = 8;
+/** SETTLE_FUNCTION's call on the 14 settlement arguments from ARGV[first] (after the counter base and the window ms). */
+function settleCall(first: number, windowMs: string): string {
+  const at = (offset: number) => `ARGV[${first + offset}]`;
+  return `settle_counters(base, ${at(0)}, ${at(1)}, tonumber(${at(2)}), ${windowMs}, ${at(3)}, ${at(4)}, ${at(5)}, ${at(6)}, tonumber(${at(7)}), ${at(8)}, ${at(9)}, ${at(10)}, ${at(11)}, ${at(12)}, ${at(13)})`;
+}
 
 /**
  * KEYS: the key's counter base (`redisKeys.limits`); the counters are named from it, as
  * redis-keys.ts names them: `:rpm:<window>`, `:tpm:<window>`, `:quota`, `:budget:<period>:<start>`,
- * `:leases`, `:lease-ends` (one hash tag, one cluster slot). Small arguments: one key, not eight.
- * Amounts written with HINCRBY are passed on as the caller's integer strings (see SETTLE_FUNCTION).
- * ARGV: rpm (0 = none), tpm (0 = none), ms into the window, window ms, quota limit (-1 = none),
- *       reservation (nano-USD), budget limit (-1 = none), budget expiry (epoch ms), the window's
- *       number, the budget's `<period>:<start>`;
- *       the lease asked for: requests (below 2 = none), nano-USD, its id, when Redis drops it
- *       (epoch ms; its process gives it back before then), and whether the call admits a request
- *       of its own (1) or only renews the process's lease ahead of its end (0: when no lease is
- *       granted nothing is counted or reserved, and a lease's requests are all left for later);
- *       then whether a settlement of this key rides along (1/0) and, if so, its token window,
+ * `:leases`, `:lease-ends`, `:tokens-held`, `:tokens-held-ends` (one hash tag, one cluster slot).
+ * Small arguments: one key, not ten. Amounts written with HINCRBY are passed on as the caller's
+ * integer strings (see SETTLE_FUNCTION).
+ * ARGV: 1 rpm (0 = none), 2 tpm (0 = none), 3 ms into the window, 4 window ms, 5 quota limit
+ *       (-1 = none), 6 reservation (nano-USD), 7 budget limit (-1 = none), 8 budget expiry (epoch
+ *       ms), 9 the window's number, 10 the budget's `<period>:<start>`;
+ *       the lease asked for: 11 requests (below 2 = none), 12 nano-USD, 13 its id, 14 when Redis
+ *       drops it (epoch ms; its process gives it back before then), 15 whether the call admits a
+ *       request of its own (1) or only renews the process's lease ahead of its end (0: when no
+ *       lease is granted nothing is counted or held, and a lease's requests are all left for later);
+ *       16 the request's tokens (input estimate + output bound; held in flight until it settles),
+ *       17 the process's tag (the holder of its own admissions' tokens);
+ *       18 whether a settlement of this key rides along (1/0) and, if so, 19-32 its token window,
  *       budget `<period>:<start>`, tokens, release, cost, has-quota, has-budget, budget expiry,
- *       lease id ('' = none), lease release, requests given back and their window. The settlement
- *       is booked first, so the check sees it: one call instead of two, and never a refusal
- *       because of this proxy's own finished requests.
- * Returns {verdict, requests used, tokens used, quota spent + reserved, requests granted, nano-USD
- * granted}; verdict 0 = admitted, 1 = requests limited, 2 = tokens limited, 3 = quota exhausted,
- * 4 = budget exhausted. More than one request granted is a lease: the requests are counted now,
- * the nano-USD (when the key has a quota or a budget) are held as the lease's and cover this
- * request's reservation, which is then not added to `reserved`.
+ *       lease id ('' = none), lease release, requests given back and their window, tokens holder
+ *       ('' = none) and its release. The settlement is booked first, so the check sees it: one call
+ *       instead of two, and never a refusal because of this proxy's own finished requests.
+ * Returns {verdict, requests used, tokens used (window + in flight, this request's included),
+ * quota committed, requests granted, nano-USD granted, tokens granted}; verdict 0 = admitted,
+ * 1 = requests limited, 2 = tokens limited, 3 = quota exhausted, 4 = budget exhausted. More than
+ * one request granted is a lease: the requests are counted now, the nano-USD and tokens (when the
+ * key has such limits) are held as the lease's and cover this request's, which are then not
+ * added to `reserved` / the process's tokens.
  */
 export const ADMIT_SCRIPT = `${SETTLE_FUNCTION}
 local base = KEYS[1]
-if ARGV[16] == '1' then
-  settle_counters(base, ARGV[17], ARGV[18], tonumber(ARGV[19]), tonumber(ARGV[4]), ARGV[20], ARGV[21], ARGV[22], ARGV[23], tonumber(ARGV[24]), ARGV[25], ARGV[26], ARGV[27], ARGV[28])
+if ARGV[18] == '1' then
+  ${settleCall(19, "tonumber(ARGV[4])")}
 end
 local own = ARGV[15] == '1'
 local current = tonumber(ARGV[9])
@@ -99,62 +129,85 @@ local tokens_now = base .. ':tpm:' .. ARGV[9]
 local tokens_before = base .. ':tpm:' .. string.format('%d', current - 1)
 local quota_key = base .. ':quota'
 local budget_key = base .. ':budget:' .. ARGV[10]
+local leases_key = base .. ':leases'
+local lease_ends_key = base .. ':lease-ends'
+local held_key = base .. ':tokens-held'
+local held_ends_key = base .. ':tokens-held-ends'
 local rpm = tonumber(ARGV[1])
 local tpm = tonumber(ARGV[2])
 local elapsed = tonumber(ARGV[3])
 local window = tonumber(ARGV[4])
 local limit = tonumber(ARGV[5])
 local reservation = tonumber(ARGV[6])
+local budget = tonumber(ARGV[7])
+local request_tokens = tonumber(ARGV[16])
+local now = current * window + elapsed
 local overlap = (window - elapsed) / window
 local function used(now_key, before_key)
   return (tonumber(redis.call('GET', now_key) or '0')) + (tonumber(redis.call('GET', before_key) or '0')) * overlap
 end
+-- What the live holders of a hash hold; those whose process never gave them back expire first.
+local function live_sum(hash_key, ends_key)
+  local expired = redis.call('ZRANGEBYSCORE', ends_key, '-inf', now)
+  if #expired > 0 then
+    redis.call('HDEL', hash_key, unpack(expired))
+    redis.call('ZREMRANGEBYSCORE', ends_key, '-inf', now)
+  end
+  local sum = 0
+  for _, held in ipairs(redis.call('HVALS', hash_key)) do sum = sum + tonumber(held) end
+  return sum
+end
+-- A holder's share is kept until drop_at; the hash lives as long as its latest holder (never
+-- shortened by another process's clock).
+local function keep_until(hash_key, ends_key, field, drop_at)
+  redis.call('ZADD', ends_key, drop_at, field)
+  local ttl = redis.call('PTTL', hash_key)
+  if ttl < 0 or now + ttl < drop_at then
+    redis.call('PEXPIREAT', hash_key, drop_at)
+    redis.call('PEXPIREAT', ends_key, drop_at)
+  end
+end
 local requests = 0
 if rpm > 0 then
   requests = used(requests_now, requests_before)
-  if requests + 1 > rpm then return {1, math.floor(requests), 0, 0, 0, 0} end
+  if requests + 1 > rpm then return {1, math.floor(requests), 0, 0, 0, 0, 0} end
 end
+-- Tokens: the window's settled ones, every request in flight (and lease slice), and this one must fit.
 local tokens = 0
 if tpm > 0 then
-  tokens = used(tokens_now, tokens_before)
-  if tokens >= tpm then return {2, math.floor(requests), math.floor(tokens), 0, 0, 0} end
+  tokens = used(tokens_now, tokens_before) + live_sum(held_key, held_ends_key)
+  if tokens + request_tokens > tpm then return {2, math.floor(requests), math.floor(tokens), 0, 0, 0, 0} end
 end
-local budget = tonumber(ARGV[7])
-local leases_key = base .. ':leases'
-local lease_ends_key = base .. ':lease-ends'
 local leased = 0
-local now = current * window + elapsed
-if limit >= 0 or budget >= 0 then
-  -- Every live lease's slice counts as reserved; those whose process never gave them back expire.
-  local expired = redis.call('ZRANGEBYSCORE', lease_ends_key, '-inf', now)
-  if #expired > 0 then
-    redis.call('HDEL', leases_key, unpack(expired))
-    redis.call('ZREMRANGEBYSCORE', lease_ends_key, '-inf', now)
-  end
-  for _, slice in ipairs(redis.call('HVALS', leases_key)) do leased = leased + tonumber(slice) end
-end
+if limit >= 0 or budget >= 0 then leased = live_sum(leases_key, lease_ends_key) end
 local function committed_of(key)
   local state = redis.call('HMGET', key, 'spent', 'reserved')
   return (tonumber(state[1]) or 0) + (tonumber(state[2]) or 0) + leased
 end
+-- Admitted only if the whole reservation fits in what is left (and something is: a request that
+-- reserves nothing is refused on a spent key too).
 local committed = 0
--- Admitted while anything is left: overshoot is bounded by one request's reservation.
 if limit >= 0 then
   committed = committed_of(quota_key)
-  if committed >= limit then return {3, math.floor(requests), math.floor(tokens), committed, 0, 0} end
+  if committed >= limit or committed + reservation > limit then return {3, math.floor(requests), math.floor(tokens), committed, 0, 0, 0} end
 end
 local period_committed = 0
 if budget >= 0 then
   period_committed = committed_of(budget_key)
-  if period_committed >= budget then return {4, math.floor(requests), math.floor(tokens), period_committed, 0, 0} end
+  if period_committed >= budget or period_committed + reservation > budget then return {4, math.floor(requests), math.floor(tokens), period_committed, 0, 0, 0} end
 end
--- The lease: at most LEASE_SHARE-th of what is left of each limit, none near a limit.
+-- The lease: at most LEASE_SHARE-th of what is left of each limit, and at least this request's
+-- share of each (a slice it would not fit in is no lease); none near a limit.
 local granted = 1
 local slice = 0
+local token_slice = 0
 local asked = tonumber(ARGV[11])
 if asked > 1 then
   if rpm > 0 then asked = math.min(asked, math.floor((rpm - requests) / ${LEASE_SHARE})) end
-  if tpm > 0 and tokens >= tpm - tpm / ${LEASE_SHARE} then asked = 0 end
+  if asked > 1 and tpm > 0 then
+    token_slice = math.min(request_tokens * asked, math.floor((tpm - tokens) / ${LEASE_SHARE}))
+    if token_slice < request_tokens then asked = 0 end
+  end
   if asked > 1 and (limit >= 0 or budget >= 0) then
     local left = math.huge
     if limit >= 0 then left = limit - committed end
@@ -162,43 +215,84 @@ if asked > 1 then
     slice = math.min(tonumber(ARGV[12]), math.floor(left / ${LEASE_SHARE}))
     if slice < reservation then asked = 0 end
   end
-  if asked > 1 then granted = asked else slice = 0 end
+  if asked > 1 then granted = asked else slice = 0; token_slice = 0 end
 end
-if slice > 0 then
+if granted > 1 then
   local drop_at = tonumber(ARGV[14])
-  redis.call('HSET', leases_key, ARGV[13], string.format('%d', slice))
-  redis.call('ZADD', lease_ends_key, drop_at, ARGV[13])
-  -- The hash lives as long as its latest lease (never shortened by another process's clock).
-  local ttl = redis.call('PTTL', leases_key)
-  if ttl < 0 or now + ttl < drop_at then
-    redis.call('PEXPIREAT', leases_key, drop_at)
-    redis.call('PEXPIREAT', lease_ends_key, drop_at)
+  if slice > 0 then
+    redis.call('HSET', leases_key, ARGV[13], string.format('%d', slice))
+    keep_until(leases_key, lease_ends_key, ARGV[13], drop_at)
   end
-elseif granted == 1 then
+  if token_slice > 0 then
+    redis.call('HSET', held_key, ARGV[13], string.format('%d', token_slice))
+    keep_until(held_key, held_ends_key, ARGV[13], drop_at)
+  end
+else
   -- A renewal that got no lease admits nothing: nothing to count or hold.
-  if not own then return {0, math.floor(requests), math.floor(tokens), committed, 0, 0} end
+  if not own then return {0, math.floor(requests), math.floor(tokens), committed, 0, 0, 0} end
   if budget >= 0 then
     redis.call('HINCRBY', budget_key, 'reserved', ARGV[6])
     redis.call('PEXPIREAT', budget_key, tonumber(ARGV[8]))
   end
   if limit >= 0 then redis.call('HINCRBY', quota_key, 'reserved', ARGV[6]) end
+  if tpm > 0 and request_tokens > 0 then
+    redis.call('HINCRBY', held_key, ARGV[17], ARGV[16])
+    keep_until(held_key, held_ends_key, ARGV[17], now + ${LEASE_HOLD_MS})
+  end
 end
 if rpm > 0 then
   redis.call('INCRBY', requests_now, granted)
   redis.call('PEXPIRE', requests_now, window * 2)
 end
-return {0, math.floor(requests) + 1, math.floor(tokens), committed + reservation, granted, slice}
+return {0, math.floor(requests) + 1, math.floor(tokens) + request_tokens, committed + reservation, granted, slice, token_slice}
 `;
 
 /**
- * KEYS: the key's counter base (as ADMIT_SCRIPT). ARGV: window ms, then the settlement as ADMIT_SCRIPT
- * carries it: the token window's number, the budget's `<period>:<start>` (of the period the
- * requests were admitted in), tokens used, reservation to release as a negative integer string,
- * cost to add (nano-USD), whether the key has a quota (1/0), whether it has a budget (1/0), budget
- * expiry (epoch ms), lease id ('' = none), the lease's release as a negative integer string, requests
- * given back, their window's number.
+ * KEYS: the key's counter base (as ADMIT_SCRIPT). ARGV: 1 window ms, then 2-15 the settlement as
+ * ADMIT_SCRIPT carries it: the token window's number, the budget's `<period>:<start>` (of the
+ * period the requests were admitted in), tokens used, reservation to release as a negative integer
+ * string, cost to add (nano-USD), whether the key has a quota (1/0), whether it has a budget (1/0),
+ * budget expiry (epoch ms), lease id ('' = none), the lease's release as a negative integer string,
+ * requests given back, their window's number, tokens holder ('' = none), its release (negative).
  */
 export const SETTLE_SCRIPT = `${SETTLE_FUNCTION}
-settle_counters(KEYS[1], ARGV[2], ARGV[3], tonumber(ARGV[4]), tonumber(ARGV[1]), ARGV[5], ARGV[6], ARGV[7], ARGV[8], tonumber(ARGV[9]), ARGV[10], ARGV[11], ARGV[12], ARGV[13])
+local base = KEYS[1]
+${settleCall(2, "tonumber(ARGV[1])")}
 return 1
+`;
+
+/**
+ * A request whose process died, settled by another process (the sweeper) exactly once: KEYS the
+ * counter base; ARGV 1 the request id, 2 window ms, 3-16 the settlement as SETTLE_SCRIPT takes it.
+ * A marker under the key's hash tag remembers the release (ORPHAN_MARK_MS); returns 1 when this
+ * call released it, 0 when an earlier one had.
+ */
+export const ORPHAN_RELEASE_SCRIPT = `${SETTLE_FUNCTION}
+local base = KEYS[1]
+if not redis.call('SET', base .. ':released:' .. ARGV[1], '1', 'NX', 'PX', ${ORPHAN_MARK_MS}) then return 0 end
+${settleCall(3, "tonumber(ARGV[2])")}
+return 1
+`;
+
+/**
+ * Drops what a dead process held on one key: its leases' slices (nano-USD and tokens) and its own
+ * admissions' in-flight tokens, every field named by its tag (`<tag>` or `<tag>.<n>`). KEYS the
+ * counter base; ARGV 1 the process's tag. Returns how many holds were dropped.
+ */
+export const DROP_PROCESS_SCRIPT = `
+local base = KEYS[1]
+local tag = ARGV[1]
+local lease_prefix = tag .. '.'
+local dropped = 0
+for _, names in ipairs({{':leases', ':lease-ends'}, {':tokens-held', ':tokens-held-ends'}}) do
+  local hash_key = base .. names[1]
+  for _, field in ipairs(redis.call('HKEYS', hash_key)) do
+    if field == tag or string.sub(field, 1, #lease_prefix) == lease_prefix then
+      redis.call('HDEL', hash_key, field)
+      redis.call('ZREM', base .. names[2], field)
+      dropped = dropped + 1
+    end
+  end
+end
+return dropped
 `;

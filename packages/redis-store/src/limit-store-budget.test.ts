@@ -47,12 +47,14 @@ describe("periodic budgets in the limit script", () => {
     const keyId = `key_${randomUUID().replaceAll("-", "")}`;
     const budget = { limitNano: 1_000n, period: "day" as const };
     expect(await spend(keyId, budget, 600n, at("2026-11-23T10:00:00Z"))).toBe("admitted");
-    expect(await spend(keyId, budget, 600n, at("2026-11-23T12:00:00Z"))).toBe("admitted");
-    // 1,200 >= 1,000: overshoot is at most one request's reservation, then refused.
-    expect(await spend(keyId, budget, 1n, at("2026-11-23T23:59:59.999Z"))).toBe("budget_exhausted");
+    // 600 + 600 would pass the 1,000: refused (a refusal reserves nothing); 400 fits exactly.
+    expect(await spend(keyId, budget, 600n, at("2026-11-23T12:00:00Z"))).toBe("budget_exhausted");
+    expect(await spend(keyId, budget, 400n, at("2026-11-23T12:00:01Z"))).toBe("admitted");
+    // Spent to the nano: even a request that reserves nothing is refused until midnight.
+    expect(await spend(keyId, budget, 0n, at("2026-11-23T23:59:59.999Z"))).toBe("budget_exhausted");
     expect(await spend(keyId, budget, 600n, at("2026-11-24T00:00:00.000Z"))).toBe("admitted");
     expect(await limits.readBudget(keyId, budgetCounter("day", at("2026-11-24T01:00:00Z")))).toEqual({ spent: 600n, reserved: 0n });
-    expect(await limits.readBudget(keyId, budgetCounter("day", at("2026-11-23T01:00:00Z")))).toEqual({ spent: 1_200n, reserved: 0n });
+    expect(await limits.readBudget(keyId, budgetCounter("day", at("2026-11-23T01:00:00Z")))).toEqual({ spent: 1_000n, reserved: 0n });
   });
 
   it("weekly budgets reset on Monday 00:00 UTC, monthly ones on the 1st", async () => {

@@ -59,22 +59,23 @@ describe("batched settlement", () => {
     const calls = countScriptCalls(client, SETTLE_SCRIPT);
     const limits = new LimitStore(client, prefix, { settleBatchMs: 60_000 });
     const [keyId, other] = [`key_${randomUUID()}`, `key_${randomUUID()}`];
-    const admit = (id: string) => limits.admit({ keyId: id, rpm: null, tpm: 1_000_000, quotaNano: 1_000n, budget: null, reservationNano: 1_000n });
+    const admit = (id: string) => limits.admit({ keyId: id, rpm: null, tpm: 1_000_000, quotaNano: 1_000n, budget: null, reservationNano: 900n });
     expect((await admit(keyId)).verdict).toBe("admitted");
     expect((await admit(other)).verdict).toBe("admitted");
-    // The first request cost 100 of its 1,000 reserved; the other key's request cost 50.
-    const settled = limits.settle({ keyId, tokens: 9, reservationNano: 1_000n, costNano: 100n, hasQuota: true, budget: null });
-    const otherSettled = limits.settle({ keyId: other, tokens: 1, reservationNano: 1_000n, costNano: 50n, hasQuota: true, budget: null });
-    expect(await limits.readQuota(keyId)).toEqual({ spent: 0n, reserved: 1_000n });
-    // The whole quota is still reserved in Redis, yet the next admission is let through: its own
-    // call booked the settlement first. No settle call was made.
+    // The first request cost 100 of its 900 reserved; the other key's request cost 50.
+    const settled = limits.settle({ keyId, tokens: 9, reservationNano: 900n, costNano: 100n, hasQuota: true, budget: null });
+    const otherSettled = limits.settle({ keyId: other, tokens: 1, reservationNano: 900n, costNano: 50n, hasQuota: true, budget: null });
+    expect(await limits.readQuota(keyId)).toEqual({ spent: 0n, reserved: 900n });
+    // 900 of the 1,000 are still reserved in Redis, and another 900 would not fit; yet the next
+    // admission is let through (100 spent + 900 fits): its own call booked the settlement first.
+    // No settle call was made.
     expect((await admit(keyId)).verdict).toBe("admitted");
     await settled;
     expect(calls()).toBe(0);
-    expect(await limits.readQuota(keyId)).toEqual({ spent: 100n, reserved: 1_000n });
+    expect(await limits.readQuota(keyId)).toEqual({ spent: 100n, reserved: 900n });
     expect(await client.get(limits.keys.tokenWindow(keyId, Math.floor(Date.now() / 60_000)))).toBe("9");
     // Another key's settlement does not ride along: it waits for its own admission or the batch.
-    expect(await limits.readQuota(other)).toEqual({ spent: 0n, reserved: 1_000n });
+    expect(await limits.readQuota(other)).toEqual({ spent: 0n, reserved: 900n });
     await limits.flush();
     await otherSettled;
     expect(calls()).toBe(1);

@@ -1,7 +1,11 @@
+import { randomBytes } from "node:crypto";
 import { budgetWindow, type BudgetPeriod } from "@gateway/contracts";
 import type { RedisClient } from "./connect.ts";
-import { ADMIT_SCRIPT, SETTLE_SCRIPT } from "./limit-scripts.ts";
+import { ADMIT_SCRIPT, LEASE_HOLD_MS, SETTLE_SCRIPT } from "./limit-scripts.ts";
 import { redisKeys, type RedisKeys } from "./redis-keys.ts";
+import { NO_BUDGET, settleArguments, type SettlementCounters } from "./settlement.ts";
+
+export { LEASE_HOLD_MS } from "./limit-scripts.ts";
 
 export const RATE_WINDOW_MS = 60_000;
 
@@ -32,6 +36,11 @@ export interface AdmitInput {
   budget: { limitNano: bigint; period: BudgetPeriod } | null;
   /** nano-USD held (on the quota and the budget) until the request settles. */
   reservationNano: bigint;
+  /**
+   * The request's tokens for the TPM (input estimate + output bound), held in flight until it
+   * settles; 0 when omitted. A safe integer (the caller checks: it goes to Redis as it is).
+   */
+  tokens?: number;
   /** Whether this admission may be served from, or ask for, a lease (false: one call, one request). */
   lease?: boolean;
   now?: number;
@@ -78,11 +87,16 @@ export interface AdmissionLease {
   requestsBefore: number;
   admitted: number;
   tokensBefore: number;
+  /** Tokens its requests settled: the token slice shrinks by them in Redis as they enter the window. */
   tokensSince: number;
   /** Settled cost of its requests: the slice shrinks by it in Redis as they settle. */
   consumedNano: bigint;
   /** Reservations of its requests still in flight. */
   inFlightNano: bigint;
+  /** Tokens held for it in Redis at the grant (0: the key has no tpm); its requests' tokens must fit in it. */
+  readonly tokenSlice: number;
+  /** Tokens (AdmitInput.tokens) of its requests still in flight. */
+  tokensInFlight: number;
   /** Tokens and cost its requests settled that are not yet queued for Redis (see `settle`). */
   unwrittenTokens: number;
   unwrittenCostNano: bigint;
@@ -109,45 +123,15 @@ export interface LimitStoreOptions {
   renewAhead?: boolean;
 }
 
-/**
- * How long Redis keeps a lease's slice after the lease ends, for the requests still in flight
- * under it; a process that dies loses its slices at the latest then.
- */
-export const LEASE_HOLD_MS = 15 * 60_000;
-
 /** ADMIT_SCRIPT's lease arguments when none is asked for (the call admits its own request). */
 const NO_LEASE = [0, "0", "", 0, 1] as const;
 /** ADMIT_SCRIPT's arguments when no settlement rides along. */
 const NO_SETTLEMENT = ["0"] as const;
-/** The budget suffix of a key without a budget (never read by the scripts then). */
-const NO_BUDGET = "none:0";
-
-/**
- * A pending settlement as both scripts take it (SETTLE_FUNCTION's arguments after the counter
- * base): token window, budget `<period>:<start>`, tokens, release (negative), cost, has-quota,
- * has-budget, budget expiry, lease id, lease release (negative), requests given back, their window.
- */
-function settleArguments(entry: PendingSettlement): (string | number)[] {
-  return [
-    entry.tokenWindow,
-    entry.budgetSuffix,
-    entry.tokens,
-    (-entry.reservationNano).toString(),
-    entry.costNano.toString(),
-    entry.hasQuota ? "1" : "0",
-    entry.budgetExpiresAt > 0 ? "1" : "0",
-    entry.budgetExpiresAt,
-    entry.leaseId,
-    (-entry.leaseReleaseNano).toString(),
-    entry.requestsBack,
-    entry.requestsWindow,
-  ];
-}
 
 const VERDICTS: AdmitVerdict[] = ["admitted", "requests_limited", "tokens_limited", "quota_exhausted", "budget_exhausted"];
 
 type LimitCommands = {
-  gatewayAdmit(...args: (string | number)[]): Promise<[number, number, number, number, number, number]>;
+  gatewayAdmit(...args: (string | number)[]): Promise<[number, number, number, number, number, number, number]>;
   gatewaySettle(...args: (string | number)[]): Promise<number>;
 };
 
@@ -160,38 +144,36 @@ export interface SettleInput {
   budget: BudgetCounter | null;
   /** The lease the request was admitted under, if any. */
   lease?: AdmissionLease | null;
+  /** The tokens its admission held in flight (AdmitInput.tokens), released now; 0 when omitted. */
+  heldTokens?: number;
   now?: number;
 }
 
 /** Settlements of one key into the same counters, summed until the batch is written. */
-interface PendingSettlement {
+interface PendingSettlement extends SettlementCounters {
   group: string;
   keyId: string;
-  /** The rate window (its number) the tokens are booked into. */
-  tokenWindow: string;
-  /** `<period>:<start>` of the budget the requests were admitted in (`none:0` without one). */
-  budgetSuffix: string;
-  tokens: number;
-  reservationNano: bigint;
-  costNano: bigint;
-  hasQuota: boolean;
-  budgetExpiresAt: number;
-  /** The lease whose slice shrinks by `leaseReleaseNano` ('' = none). */
-  leaseId: string;
-  leaseReleaseNano: bigint;
-  /** Requests a lease counted in `requestsWindow` and did not use. */
-  requestsBack: number;
-  requestsWindow: number;
   waiters: { resolve: () => void; reject: (error: unknown) => void }[];
 }
 
-/** A settlement's part for a lease: its slice shrinks, requests it did not use go back to their window. */
-type LeasePart = Pick<PendingSettlement, "leaseId" | "leaseReleaseNano" | "requestsBack" | "requestsWindow">;
+/** A settlement's part for a lease: its slices shrink, requests it did not use go back to their window. */
+type LeasePart = Pick<PendingSettlement, "leaseId" | "leaseReleaseNano" | "requestsBack" | "requestsWindow" | "tokensHolder" | "tokensRelease">;
 
-/** The slice of `lease` shrinks by `releaseNano` (when it holds one) and `requestsBack` go back to its rate window. */
-function leasePart(lease: AdmissionLease, releaseNano: bigint, requestsBack = 0): LeasePart {
+/**
+ * The nano-USD slice of `lease` shrinks by `releaseNano` and its token slice by `tokensRelease`
+ * (each when it holds one), and `requestsBack` go back to its rate window.
+ */
+function leasePart(lease: AdmissionLease, releaseNano: bigint, requestsBack = 0, tokensRelease = 0): LeasePart {
   const holds = lease.sliceNano > 0n;
-  return { leaseId: holds ? lease.id : "", leaseReleaseNano: holds ? releaseNano : 0n, requestsBack, requestsWindow: lease.window };
+  const holdsTokens = lease.tokenSlice > 0 && tokensRelease > 0;
+  return {
+    leaseId: holds ? lease.id : "",
+    leaseReleaseNano: holds ? releaseNano : 0n,
+    requestsBack,
+    requestsWindow: lease.window,
+    tokensHolder: holdsTokens ? lease.id : "",
+    tokensRelease: holdsTokens ? tokensRelease : 0,
+  };
 }
 
 /** Whether a request's limits are the ones a lease was granted under. */
@@ -248,8 +230,12 @@ export class LimitStore {
   private readonly leases = new Map<string, AdmissionLease>();
   /** Keys with an admission call asking for a lease in flight: others meanwhile wait for it. */
   private readonly leaseAsked = new Map<string, Promise<unknown>>();
-  /** Lease ids: unique per process (a random tag) and per lease (a count). */
-  private readonly leaseTag = Math.random().toString(36).slice(2, 10);
+  /**
+   * This process's random tag: the holder of its own admissions' in-flight tokens in Redis, and the
+   * start of its lease ids (`<tag>.<count>`). Written to the in-flight journal, so a sweeper can
+   * drop what a dead process held (`dropProcessLeases`).
+   */
+  readonly processTag = randomBytes(6).toString("base64url");
   private leaseCount = 0;
 
   constructor(redis: RedisClient, prefix: string, options: LimitStoreOptions = {}) {
@@ -301,12 +287,14 @@ export class LimitStore {
     const lease = this.leases.get(input.keyId);
     if (lease === undefined) return null;
     const reservationNano = input.quotaNano !== null || input.budget !== null ? input.reservationNano : 0n;
+    const tokens = input.tpm !== null ? (input.tokens ?? 0) : 0;
+    // What is left of each of its slices holds the whole request, as an admission call asks of the key.
     const fits =
       sameLimits(lease, input) &&
       now < lease.endsAt &&
       lease.requestsLeft > 0 &&
       lease.consumedNano + lease.inFlightNano + reservationNano <= lease.sliceNano &&
-      (input.tpm === null || lease.tokensBefore + lease.tokensSince < input.tpm);
+      lease.tokensSince + lease.tokensInFlight + tokens <= lease.tokenSlice;
     if (!fits) {
       // What is left of it goes back with the key's next call (booked before its check).
       this.endLease(lease);
@@ -315,16 +303,18 @@ export class LimitStore {
     lease.requestsLeft -= 1;
     lease.admitted += 1;
     lease.inFlightNano += reservationNano;
+    lease.tokensInFlight += tokens;
     if (this.renewAhead && !lease.renewing && this.runningLow(lease, now)) this.renew(lease, input, now);
     const resetMs = RATE_WINDOW_MS - (now % RATE_WINDOW_MS);
-    return { verdict: "admitted", requestsUsed: lease.requestsBefore + lease.admitted, tokensUsed: lease.tokensBefore + lease.tokensSince, resetMs, budget: lease.budget, lease };
+    return { verdict: "admitted", requestsUsed: lease.requestsBefore + lease.admitted, tokensUsed: lease.tokensBefore + lease.tokensSince + lease.tokensInFlight, resetMs, budget: lease.budget, lease };
   }
 
-  /** A quarter or less of its requests, its slice or (when a renewal would end later) its time is left. */
+  /** A quarter or less of its requests, its slices or (when a renewal would end later) its time is left. */
   private runningLow(lease: AdmissionLease, now: number): boolean {
     return (
       lease.requestsLeft * 4 <= lease.granted ||
       (lease.sliceNano > 0n && (lease.consumedNano + lease.inFlightNano) * 4n >= lease.sliceNano * 3n) ||
+      (lease.tokenSlice > 0 && (lease.tokensSince + lease.tokensInFlight) * 4 >= lease.tokenSlice * 3) ||
       (!lease.capped && (lease.endsAt - now) * 4 <= this.leaseMs)
     );
   }
@@ -345,7 +335,8 @@ export class LimitStore {
     const window = Math.floor(now / RATE_WINDOW_MS);
     const elapsed = now - window * RATE_WINDOW_MS;
     const reservationNano = input.quotaNano !== null || input.budget !== null ? input.reservationNano : 0n;
-    const leaseId = asking ? `${this.leaseTag}.${++this.leaseCount}` : "";
+    const tokens = input.tpm !== null ? (input.tokens ?? 0) : 0;
+    const leaseId = asking ? `${this.processTag}.${++this.leaseCount}` : "";
     const budget = input.budget && budgetCounter(input.budget.period, now);
     // A live lease's settled requests ride along too (a request-only admission while it lives).
     const live = this.leases.get(input.keyId);
@@ -364,6 +355,8 @@ export class LimitStore {
       window,
       budget ? `${budget.period}:${budget.periodStart}` : NO_BUDGET,
       ...(asking ? [this.leaseRequests, (reservationNano * BigInt(this.leaseRequests)).toString(), leaseId, now + this.leaseMs + LEASE_HOLD_MS, own ? 1 : 0] : NO_LEASE),
+      tokens,
+      this.processTag,
       ...(carried ? ["1", ...settleArguments(carried)] : NO_SETTLEMENT),
     );
     if (carried) admitted.then(() => carried.waiters.forEach((waiter) => waiter.resolve()), (error: unknown) => carried.waiters.forEach((waiter) => waiter.reject(error)));
@@ -374,18 +367,21 @@ export class LimitStore {
     } finally {
       if (asking) this.leaseAsked.delete(input.keyId);
     }
-    const [verdict, requestsUsed, tokensUsed, , granted, slice] = reply;
+    const [verdict, requestsUsed, tokensUsed, , granted, slice, tokenSlice] = reply;
     const result: AdmitResult = { verdict: VERDICTS[verdict] ?? "admitted", requestsUsed, tokensUsed, resetMs: RATE_WINDOW_MS - elapsed, budget, lease: null };
-    if (verdict === 0 && granted > 1) result.lease = this.startLease(input, leaseId, now, window, granted, BigInt(slice), own ? reservationNano : null, requestsUsed, tokensUsed, budget);
+    if (verdict === 0 && granted > 1) {
+      const ownHold = own ? { reservationNano, tokens } : null;
+      result.lease = this.startLease(input, leaseId, now, window, granted, { nano: BigInt(slice), tokens: tokenSlice }, ownHold, requestsUsed, tokensUsed, budget);
+    }
     return result;
   }
 
-  /** `ownReservationNano`: the reservation of the request the grant admitted, null for a renewal (none). */
-  private startLease(input: AdmitInput, id: string, now: number, window: number, granted: number, sliceNano: bigint, ownReservationNano: bigint | null, requestsUsed: number, tokensUsed: number, budget: BudgetCounter | null): AdmissionLease {
+  /** `ownHold`: what the request the grant admitted holds of its slices, null for a renewal (none). */
+  private startLease(input: AdmitInput, id: string, now: number, window: number, granted: number, slices: { nano: bigint; tokens: number }, ownHold: { reservationNano: bigint; tokens: number } | null, requestsUsed: number, tokensUsed: number, budget: BudgetCounter | null): AdmissionLease {
     // Never past the rate window its requests were counted in, nor the budget period its slice is held in.
     let endsAt = Math.min(now + this.leaseMs, (window + 1) * RATE_WINDOW_MS);
     if (budget) endsAt = Math.min(endsAt, budget.expiresAt - BUDGET_COUNTER_GRACE_MS);
-    const own = ownReservationNano !== null;
+    const own = ownHold !== null;
     const lease: AdmissionLease = {
       id,
       keyId: input.keyId,
@@ -398,14 +394,16 @@ export class LimitStore {
       countsRequests: input.rpm !== null,
       hasQuota: input.quotaNano !== null,
       budget,
-      sliceNano,
+      sliceNano: slices.nano,
+      tokenSlice: slices.tokens,
+      tokensInFlight: ownHold?.tokens ?? 0,
       requestsLeft: own ? granted - 1 : granted,
       requestsBefore: requestsUsed - 1,
       admitted: own ? 1 : 0,
-      tokensBefore: tokensUsed,
+      tokensBefore: tokensUsed - (ownHold?.tokens ?? 0),
       tokensSince: 0,
       consumedNano: 0n,
-      inFlightNano: ownReservationNano ?? 0n,
+      inFlightNano: ownHold?.reservationNano ?? 0n,
       unwrittenTokens: 0,
       unwrittenCostNano: 0n,
       written: null,
@@ -430,14 +428,15 @@ export class LimitStore {
     this.queueLeaseSettlements(lease);
     const requestsBack = lease.countsRequests ? lease.requestsLeft : 0;
     const leaseReleaseNano = lease.sliceNano - lease.consumedNano - lease.inFlightNano;
-    if (requestsBack === 0 && leaseReleaseNano <= 0n) {
+    const tokensRelease = lease.tokenSlice - lease.tokensSince - lease.tokensInFlight;
+    if (requestsBack === 0 && leaseReleaseNano <= 0n && tokensRelease <= 0) {
       // Its requests' settlements may be waiting for this end.
       if (this.pending.size > 0) this.armFlush();
       return;
     }
     this.queue(
       { keyId: lease.keyId, tokens: 0, reservationNano: 0n, costNano: 0n, hasQuota: lease.hasQuota, budget: lease.budget },
-      leasePart(lease, leaseReleaseNano > 0n ? leaseReleaseNano : 0n, requestsBack),
+      leasePart(lease, leaseReleaseNano > 0n ? leaseReleaseNano : 0n, requestsBack, Math.max(0, tokensRelease)),
     ).catch(this.onWriteError);
   }
 
@@ -446,7 +445,7 @@ export class LimitStore {
     const written = lease.written;
     if (written === null) return;
     const settlement = { keyId: lease.keyId, tokens: lease.unwrittenTokens, reservationNano: 0n, costNano: lease.unwrittenCostNano, hasQuota: lease.hasQuota, budget: lease.budget };
-    const shrink = leasePart(lease, lease.unwrittenCostNano);
+    const shrink = leasePart(lease, lease.unwrittenCostNano, 0, lease.unwrittenTokens);
     lease.unwrittenTokens = 0;
     lease.unwrittenCostNano = 0n;
     lease.written = null;
@@ -491,6 +490,7 @@ export class LimitStore {
       // and queued with the key's next call or the lease's end (other processes see the tokens and
       // the spend at the latest then), not written on the short timer.
       lease.inFlightNano -= input.reservationNano;
+      lease.tokensInFlight -= input.heldTokens ?? 0;
       lease.consumedNano += input.costNano;
       lease.tokensSince += input.tokens;
       lease.unwrittenTokens += input.tokens;
@@ -498,8 +498,8 @@ export class LimitStore {
       lease.written ??= deferred();
       return lease.written.promise;
     }
-    // The lease has ended and kept this request's reservation in its slice until now.
-    return this.queue({ ...input, reservationNano: 0n }, leasePart(lease, input.reservationNano));
+    // The lease has ended and kept this request's reservation and tokens in its slices until now.
+    return this.queue({ ...input, reservationNano: 0n }, leasePart(lease, input.reservationNano, 0, input.heldTokens ?? 0));
   }
 
   private queue(input: SettleInput, part: LeasePart | null, soon = true): Promise<void> {
@@ -507,7 +507,10 @@ export class LimitStore {
     const budgetSuffix = input.budget ? `${input.budget.period}:${input.budget.periodStart}` : NO_BUDGET;
     const leaseId = part?.leaseId ?? "";
     const requestsWindow = part?.requestsBack ? part.requestsWindow : 0;
-    const group = `${input.keyId}\n${tokenWindow}\n${budgetSuffix}\n${input.hasQuota ? 1 : 0}\n${leaseId}\n${requestsWindow}`;
+    // A request admitted by a call of its own held its tokens under this process's tag.
+    const tokensRelease = part ? part.tokensRelease : (input.heldTokens ?? 0);
+    const tokensHolder = part ? part.tokensHolder : tokensRelease > 0 ? this.processTag : "";
+    const group = `${input.keyId}\n${tokenWindow}\n${budgetSuffix}\n${input.hasQuota ? 1 : 0}\n${leaseId}\n${requestsWindow}\n${tokensHolder}`;
     let entry = this.pending.get(group);
     if (entry === undefined) {
       entry = {
@@ -524,6 +527,8 @@ export class LimitStore {
         leaseReleaseNano: 0n,
         requestsBack: 0,
         requestsWindow,
+        tokensHolder,
+        tokensRelease: 0,
         waiters: [],
       };
       this.pending.set(group, entry);
@@ -532,6 +537,7 @@ export class LimitStore {
     entry.tokens += input.tokens;
     entry.reservationNano += input.reservationNano;
     entry.costNano += input.costNano;
+    entry.tokensRelease += tokensRelease;
     if (part) {
       entry.leaseReleaseNano += part.leaseReleaseNano;
       entry.requestsBack += part.requestsBack;
@@ -605,5 +611,11 @@ export class LimitStore {
   private async leased(keyId: string): Promise<bigint> {
     const [slices, live] = await Promise.all([this.redis.hgetall(this.keys.leases(keyId)), this.redis.zrangebyscore(this.keys.leaseEnds(keyId), Date.now(), "+inf")]);
     return live.reduce((sum, id) => sum + BigInt(slices[id] ?? "0"), 0n);
+  }
+
+  /** Tokens the key's requests in flight and live leases hold against its TPM (every process's), as admissions count them. */
+  async readTokensHeld(keyId: string): Promise<number> {
+    const [held, live] = await Promise.all([this.redis.hgetall(this.keys.tokensHeld(keyId)), this.redis.zrangebyscore(this.keys.tokensHeldEnds(keyId), Date.now(), "+inf")]);
+    return live.reduce((sum, holder) => sum + Number(held[holder] ?? "0"), 0);
   }
 }

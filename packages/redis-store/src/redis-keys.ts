@@ -30,6 +30,9 @@ export interface RedisKeys {
   /** The key's admission leases: nano-USD held per lease id (a hash), and when each is dropped (a sorted set). */
   leases(keyId: string): string;
   leaseEnds(keyId: string): string;
+  /** The key's in-flight tokens per holder (a process tag, a lease id; a hash), and when each is dropped (a sorted set). */
+  tokensHeld(keyId: string): string;
+  tokensHeldEnds(keyId: string): string;
 }
 
 export function redisKeys(prefix: string): RedisKeys {
@@ -46,5 +49,7 @@ export function redisKeys(prefix: string): RedisKeys {
     budget: (keyId, period, periodStart) => `${base}{${keyId}}:budget:${period}:${periodStart}`,
     leases: (keyId) => `${base}{${keyId}}:leases`,
     leaseEnds: (keyId) => `${base}{${keyId}}:lease-ends`,
+    tokensHeld: (keyId) => `${base}{${keyId}}:tokens-held`,
+    tokensHeldEnds: (keyId) => `${base}{${keyId}}:tokens-held-ends`,
   };
 }
