@@ -40,4 +40,11 @@ export function picoToNano(pico: bigint): bigint {
   return (pico + PICO_PER_NANO / 2n) / PICO_PER_NANO;
 }
 
+/**
+ * The largest quota, top-up, resulting quota or budget a key may hold (contract section 14:
+ * 1,000,000,000 USD): far below BIGINT's range and Redis's integer counters, so no sum of them
+ * and a month of spend can overflow either.
+ */
+export const MAX_MONEY_NANO = 1_000_000_000n * NANO_PER_USD;
+
 export { NANO_PER_USD };

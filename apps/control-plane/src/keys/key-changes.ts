@@ -1,4 +1,4 @@
-import { displayPrefix, formatUsd, GatewayError, hashSecret, newApiKey, type BudgetPeriod } from "@gateway/contracts";
+import { displayPrefix, formatUsd, GatewayError, hashSecret, MAX_MONEY_NANO, newApiKey, type BudgetPeriod } from "@gateway/contracts";
 import type { ApiKey, Prisma, PrismaClient } from "@gateway/db";
 import { budgetCounter, type LimitStore, type RecordStore } from "@gateway/redis-store";
 import { loadKeyActivity } from "../vendors/key-object.ts";
@@ -57,6 +57,8 @@ export async function updateKey(tx: Tx, stores: { records: RecordStore; limits: 
   if (patch.quotaAddNano !== undefined) {
     if (before.quotaNano === null) throw new GatewayError("invalid_body", "quota_add: the key has no quota (unlimited); set `quota` instead", { param: "quota_add" });
     const quota = before.quotaNano + patch.quotaAddNano;
+    // The top-up is in bounds; the limit it makes must be too (repeated top-ups would reach BIGINT's range).
+    if (quota > MAX_MONEY_NANO) throw new GatewayError("invalid_body", `quota_add: the quota would be ${formatUsd(quota)} USD, above the most a key may hold (1000000000 USD)`, { param: "quota_add" });
     data.quotaNano = quota;
     changes.quota_add = formatUsd(patch.quotaAddNano);
     changes.quota = formatUsd(quota);

@@ -1,4 +1,4 @@
-import { BUDGET_PERIODS } from "@gateway/contracts";
+import { BUDGET_PERIODS, MAX_MONEY_NANO, parseUsdToNano } from "@gateway/contracts";
 import { z } from "zod";
 
 /**
@@ -11,8 +11,16 @@ const POSTGRES_INT_MAX = 2_147_483_647;
 
 const rateLimit = z.number().int().positive().max(POSTGRES_INT_MAX);
 const isoDateTime = z.iso.datetime({ offset: true });
-/** A USD amount as a decimal string: no sign, no exponent, at most 6 decimals. */
-const usdAmount = z.string().regex(/^\d{1,9}(\.\d{1,6})?$/, "a decimal USD amount as a string with at most 6 decimals, e.g. \"10.00\"");
+/**
+ * A USD amount as a decimal string: no sign, no exponent, at most 6 decimals, at most
+ * 1,000,000,000 USD (contract section 14: above is a 400 naming the field, never a database error).
+ */
+const USD_AMOUNT = /^\d{1,10}(\.\d{1,6})?$/;
+const usdAmount = z
+  .string()
+  .regex(USD_AMOUNT, "a decimal USD amount as a string with at most 6 decimals, e.g. \"10.00\"")
+  // zod runs every check of a string, so the bound skips text the pattern refused (parsing it would throw).
+  .refine((value) => !USD_AMOUNT.test(value) || parseUsdToNano(value) <= MAX_MONEY_NANO, "at most 1000000000 USD");
 const futureDateTime = isoDateTime.refine((value) => Date.parse(value) > Date.now(), "must be in the future");
 /** Text stored in Postgres: no NUL (a text or jsonb column refuses it) and no other C0 control but tab and newlines. */
 const CONTROL_CHARACTERS = /[\u0000-\u0008\u000b\u000c\u000e-\u001f]/;
