@@ -49,6 +49,20 @@ export const upstreamRecordSchema = z.object({
 });
 export type UpstreamRecord = z.infer<typeof upstreamRecordSchema>;
 
+export const modelCapabilitiesSchema = z.object({
+  maxOutputTokens: z.number().int().nonnegative(),
+  contextWindow: z.number().int().positive(),
+  /** Accepts reasoning effort / thinking. */
+  reasoning: z.boolean(),
+  /** Accepts temperature / top_p / top_k. */
+  sampling: z.boolean(),
+  /** Takes `role: "system"` inside `messages` (Claude 4.8+). */
+  midConversationSystem: z.boolean(),
+  vision: z.boolean(),
+  tools: z.boolean(),
+});
+export type ModelCapabilities = z.infer<typeof modelCapabilitiesSchema>;
+
 export const modelRecordSchema = z.object({
   name: z.string(),
   displayName: z.string(),
@@ -63,6 +77,21 @@ export const modelRecordSchema = z.object({
   position: z.number().int().default(0),
   /** Lower priority first; spread by weight within the lowest healthy priority (contract section 11). */
   targets: z.array(z.object({ upstream: z.string(), model: z.string(), weight: z.number().int(), priority: z.number().int().default(0) })),
+  /**
+   * What the model takes (contract section 15), resolved by the gateway file (its family's defaults
+   * where the file leaves one out). `maxOutputTokens` caps every request's output bound (section
+   * 14); 0 is a model without text output (an image model). A snapshot published before
+   * capabilities existed reads with 4096 output tokens, which every model accepts.
+   */
+  capabilities: modelCapabilitiesSchema.default({
+    maxOutputTokens: 4096,
+    contextWindow: 128_000,
+    reasoning: false,
+    sampling: true,
+    midConversationSystem: false,
+    vision: true,
+    tools: true,
+  }),
 });
 export type ModelRecord = z.infer<typeof modelRecordSchema>;
 

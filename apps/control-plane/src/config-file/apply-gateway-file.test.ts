@@ -105,6 +105,21 @@ describe("applying the gateway file", () => {
     expect(await applyGatewayFile(services.db.prisma, services.records, parseGatewayFile(changed))).toMatchObject({ created: 0, updated: 0, deleted: 0, snapshotVersion: snapshot.version });
   });
 
+  it("model capabilities reach the snapshot (the family's defaults where the file says nothing); a changed one is written and published", async () => {
+    await applyGatewayFile(services.db.prisma, services.records, parseGatewayFile(yaml));
+    const before = (await services.records.readSnapshot())!;
+    // model-a's first target is OpenAI-shape, model-b's Anthropic-shape.
+    expect(before.models["model-a"]!.capabilities).toEqual({ maxOutputTokens: 4096, contextWindow: 128000, reasoning: false, sampling: true, midConversationSystem: true, vision: true, tools: true });
+    expect(before.models["model-b"]!.capabilities).toEqual({ maxOutputTokens: 4096, contextWindow: 200000, reasoning: true, sampling: true, midConversationSystem: false, vision: true, tools: true });
+    const changed = yaml.replace('prices: { input: "3", output: "15" }', 'prices: { input: "3", output: "15" }\n    capabilities: { max_output_tokens: 64000, vision: false }');
+    expect(await applyGatewayFile(services.db.prisma, services.records, parseGatewayFile(changed))).toMatchObject({ created: 0, updated: 1, deleted: 0 });
+    const after = (await services.records.readSnapshot())!;
+    expect(after.version).toBeGreaterThan(before.version);
+    expect(after.models["model-b"]!.capabilities).toMatchObject({ maxOutputTokens: 64000, contextWindow: 200000, vision: false });
+    expect(await applyGatewayFile(services.db.prisma, services.records, parseGatewayFile(changed))).toMatchObject({ created: 0, updated: 0, deleted: 0, snapshotVersion: after.version });
+    await applyGatewayFile(services.db.prisma, services.records, parseGatewayFile(yaml));
+  });
+
   it("a changed file updates only what changed and drops removed models", async () => {
     const changed = yaml.replace('input: "3", output: "15"', 'input: "3", output: "16"').replace(/  - name: model-b[\s\S]*?b-1 } \]\n/, "").replace("[model-a, model-b]", "[model-a]");
     const report = await applyGatewayFile(services.db.prisma, services.records, parseGatewayFile(changed));

@@ -65,6 +65,14 @@ export function desiredState(file: GatewayFile) {
           requestPrice: p.requestPrice ?? 0n,
           webSearchPrice: p.webSearchPrice ?? 0n,
           priceTiers: tiersToJson(tiers(m.prices.tiers)),
+          // Resolved by the gateway file: its own values, else its family's defaults.
+          maxOutputTokens: m.capabilities.max_output_tokens,
+          contextWindow: m.capabilities.context_window,
+          reasoning: m.capabilities.reasoning,
+          sampling: m.capabilities.sampling,
+          midConversationSystem: m.capabilities.mid_conversation_system,
+          vision: m.capabilities.vision,
+          tools: m.capabilities.tools,
         },
         // A target's weight and priority default to its upstream's (the file guarantees the upstream exists).
         targets: m.targets.map((t, position) => {

@@ -40,6 +40,16 @@ export async function buildSnapshot(prisma: PrismaClient): Promise<Omit<RoutingS
           dropParams: m.dropParams,
           position: m.position,
           targets: m.routes.map((r) => ({ upstream: r.upstream.name, model: r.upstreamModel, weight: r.weight, priority: r.priority })),
+          // After targets: the order the record schema reads them in, so an unchanged snapshot compares equal.
+          capabilities: {
+            maxOutputTokens: m.maxOutputTokens,
+            contextWindow: m.contextWindow,
+            reasoning: m.reasoning,
+            sampling: m.sampling,
+            midConversationSystem: m.midConversationSystem,
+            vision: m.vision,
+            tools: m.tools,
+          },
         },
       ]),
     ),

@@ -169,6 +169,13 @@ export const ModelScalarFieldEnum = {
   requestPrice: 'requestPrice',
   webSearchPrice: 'webSearchPrice',
   priceTiers: 'priceTiers',
+  maxOutputTokens: 'maxOutputTokens',
+  contextWindow: 'contextWindow',
+  reasoning: 'reasoning',
+  sampling: 'sampling',
+  midConversationSystem: 'midConversationSystem',
+  vision: 'vision',
+  tools: 'tools',
   createdAt: 'createdAt',
   updatedAt: 'updatedAt'
 } as const

@@ -36,6 +36,8 @@ export type ModelAvgAggregateOutputType = {
   imagePrice: number | null
   requestPrice: number | null
   webSearchPrice: number | null
+  maxOutputTokens: number | null
+  contextWindow: number | null
 }
 
 export type ModelSumAggregateOutputType = {
@@ -48,6 +50,8 @@ export type ModelSumAggregateOutputType = {
   imagePrice: bigint | null
   requestPrice: bigint | null
   webSearchPrice: bigint | null
+  maxOutputTokens: number | null
+  contextWindow: number | null
 }
 
 export type ModelMinAggregateOutputType = {
@@ -64,6 +68,13 @@ export type ModelMinAggregateOutputType = {
   imagePrice: bigint | null
   requestPrice: bigint | null
   webSearchPrice: bigint | null
+  maxOutputTokens: number | null
+  contextWindow: number | null
+  reasoning: boolean | null
+  sampling: boolean | null
+  midConversationSystem: boolean | null
+  vision: boolean | null
+  tools: boolean | null
   createdAt: Date | null
   updatedAt: Date | null
 }
@@ -82,6 +93,13 @@ export type ModelMaxAggregateOutputType = {
   imagePrice: bigint | null
   requestPrice: bigint | null
   webSearchPrice: bigint | null
+  maxOutputTokens: number | null
+  contextWindow: number | null
+  reasoning: boolean | null
+  sampling: boolean | null
+  midConversationSystem: boolean | null
+  vision: boolean | null
+  tools: boolean | null
   createdAt: Date | null
   updatedAt: Date | null
 }
@@ -103,6 +121,13 @@ export type ModelCountAggregateOutputType = {
   requestPrice: number
   webSearchPrice: number
   priceTiers: number
+  maxOutputTokens: number
+  contextWindow: number
+  reasoning: number
+  sampling: number
+  midConversationSystem: number
+  vision: number
+  tools: number
   createdAt: number
   updatedAt: number
   _all: number
@@ -119,6 +144,8 @@ export type ModelAvgAggregateInputType = {
   imagePrice?: true
   requestPrice?: true
   webSearchPrice?: true
+  maxOutputTokens?: true
+  contextWindow?: true
 }
 
 export type ModelSumAggregateInputType = {
@@ -131,6 +158,8 @@ export type ModelSumAggregateInputType = {
   imagePrice?: true
   requestPrice?: true
   webSearchPrice?: true
+  maxOutputTokens?: true
+  contextWindow?: true
 }
 
 export type ModelMinAggregateInputType = {
@@ -147,6 +176,13 @@ export type ModelMinAggregateInputType = {
   imagePrice?: true
   requestPrice?: true
   webSearchPrice?: true
+  maxOutputTokens?: true
+  contextWindow?: true
+  reasoning?: true
+  sampling?: true
+  midConversationSystem?: true
+  vision?: true
+  tools?: true
   createdAt?: true
   updatedAt?: true
 }
@@ -165,6 +201,13 @@ export type ModelMaxAggregateInputType = {
   imagePrice?: true
   requestPrice?: true
   webSearchPrice?: true
+  maxOutputTokens?: true
+  contextWindow?: true
+  reasoning?: true
+  sampling?: true
+  midConversationSystem?: true
+  vision?: true
+  tools?: true
   createdAt?: true
   updatedAt?: true
 }
@@ -186,6 +229,13 @@ export type ModelCountAggregateInputType = {
   requestPrice?: true
   webSearchPrice?: true
   priceTiers?: true
+  maxOutputTokens?: true
+  contextWindow?: true
+  reasoning?: true
+  sampling?: true
+  midConversationSystem?: true
+  vision?: true
+  tools?: true
   createdAt?: true
   updatedAt?: true
   _all?: true
@@ -294,6 +344,13 @@ export type ModelGroupByOutputType = {
   requestPrice: bigint
   webSearchPrice: bigint
   priceTiers: runtime.JsonValue
+  maxOutputTokens: number
+  contextWindow: number
+  reasoning: boolean
+  sampling: boolean
+  midConversationSystem: boolean
+  vision: boolean
+  tools: boolean
   createdAt: Date
   updatedAt: Date
   _count: ModelCountAggregateOutputType | null
@@ -338,6 +395,13 @@ export type ModelWhereInput = {
   requestPrice?: Prisma.BigIntFilter<"Model"> | bigint | number
   webSearchPrice?: Prisma.BigIntFilter<"Model"> | bigint | number
   priceTiers?: Prisma.JsonFilter<"Model">
+  maxOutputTokens?: Prisma.IntFilter<"Model"> | number
+  contextWindow?: Prisma.IntFilter<"Model"> | number
+  reasoning?: Prisma.BoolFilter<"Model"> | boolean
+  sampling?: Prisma.BoolFilter<"Model"> | boolean
+  midConversationSystem?: Prisma.BoolFilter<"Model"> | boolean
+  vision?: Prisma.BoolFilter<"Model"> | boolean
+  tools?: Prisma.BoolFilter<"Model"> | boolean
   createdAt?: Prisma.DateTimeFilter<"Model"> | Date | string
   updatedAt?: Prisma.DateTimeFilter<"Model"> | Date | string
   routes?: Prisma.ModelRouteListRelationFilter
@@ -361,6 +425,13 @@ export type ModelOrderByWithRelationInput = {
   requestPrice?: Prisma.SortOrder
   webSearchPrice?: Prisma.SortOrder
   priceTiers?: Prisma.SortOrder
+  maxOutputTokens?: Prisma.SortOrder
+  contextWindow?: Prisma.SortOrder
+  reasoning?: Prisma.SortOrder
+  sampling?: Prisma.SortOrder
+  midConversationSystem?: Prisma.SortOrder
+  vision?: Prisma.SortOrder
+  tools?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
   routes?: Prisma.ModelRouteOrderByRelationAggregateInput
@@ -387,6 +458,13 @@ export type ModelWhereUniqueInput = Prisma.AtLeast<{
   requestPrice?: Prisma.BigIntFilter<"Model"> | bigint | number
   webSearchPrice?: Prisma.BigIntFilter<"Model"> | bigint | number
   priceTiers?: Prisma.JsonFilter<"Model">
+  maxOutputTokens?: Prisma.IntFilter<"Model"> | number
+  contextWindow?: Prisma.IntFilter<"Model"> | number
+  reasoning?: Prisma.BoolFilter<"Model"> | boolean
+  sampling?: Prisma.BoolFilter<"Model"> | boolean
+  midConversationSystem?: Prisma.BoolFilter<"Model"> | boolean
+  vision?: Prisma.BoolFilter<"Model"> | boolean
+  tools?: Prisma.BoolFilter<"Model"> | boolean
   createdAt?: Prisma.DateTimeFilter<"Model"> | Date | string
   updatedAt?: Prisma.DateTimeFilter<"Model"> | Date | string
   routes?: Prisma.ModelRouteListRelationFilter
@@ -410,6 +488,13 @@ export type ModelOrderByWithAggregationInput = {
   requestPrice?: Prisma.SortOrder
   webSearchPrice?: Prisma.SortOrder
   priceTiers?: Prisma.SortOrder
+  maxOutputTokens?: Prisma.SortOrder
+  contextWindow?: Prisma.SortOrder
+  reasoning?: Prisma.SortOrder
+  sampling?: Prisma.SortOrder
+  midConversationSystem?: Prisma.SortOrder
+  vision?: Prisma.SortOrder
+  tools?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
   _count?: Prisma.ModelCountOrderByAggregateInput
@@ -439,6 +524,13 @@ export type ModelScalarWhereWithAggregatesInput = {
   requestPrice?: Prisma.BigIntWithAggregatesFilter<"Model"> | bigint | number
   webSearchPrice?: Prisma.BigIntWithAggregatesFilter<"Model"> | bigint | number
   priceTiers?: Prisma.JsonWithAggregatesFilter<"Model">
+  maxOutputTokens?: Prisma.IntWithAggregatesFilter<"Model"> | number
+  contextWindow?: Prisma.IntWithAggregatesFilter<"Model"> | number
+  reasoning?: Prisma.BoolWithAggregatesFilter<"Model"> | boolean
+  sampling?: Prisma.BoolWithAggregatesFilter<"Model"> | boolean
+  midConversationSystem?: Prisma.BoolWithAggregatesFilter<"Model"> | boolean
+  vision?: Prisma.BoolWithAggregatesFilter<"Model"> | boolean
+  tools?: Prisma.BoolWithAggregatesFilter<"Model"> | boolean
   createdAt?: Prisma.DateTimeWithAggregatesFilter<"Model"> | Date | string
   updatedAt?: Prisma.DateTimeWithAggregatesFilter<"Model"> | Date | string
 }
@@ -460,6 +552,13 @@ export type ModelCreateInput = {
   requestPrice?: bigint | number
   webSearchPrice?: bigint | number
   priceTiers?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  maxOutputTokens?: number
+  contextWindow?: number
+  reasoning?: boolean
+  sampling?: boolean
+  midConversationSystem?: boolean
+  vision?: boolean
+  tools?: boolean
   createdAt?: Date | string
   updatedAt?: Date | string
   routes?: Prisma.ModelRouteCreateNestedManyWithoutModelInput
@@ -483,6 +582,13 @@ export type ModelUncheckedCreateInput = {
   requestPrice?: bigint | number
   webSearchPrice?: bigint | number
   priceTiers?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  maxOutputTokens?: number
+  contextWindow?: number
+  reasoning?: boolean
+  sampling?: boolean
+  midConversationSystem?: boolean
+  vision?: boolean
+  tools?: boolean
   createdAt?: Date | string
   updatedAt?: Date | string
   routes?: Prisma.ModelRouteUncheckedCreateNestedManyWithoutModelInput
@@ -506,6 +612,13 @@ export type ModelUpdateInput = {
   requestPrice?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   webSearchPrice?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   priceTiers?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  maxOutputTokens?: Prisma.IntFieldUpdateOperationsInput | number
+  contextWindow?: Prisma.IntFieldUpdateOperationsInput | number
+  reasoning?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  sampling?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  midConversationSystem?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  vision?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  tools?: Prisma.BoolFieldUpdateOperationsInput | boolean
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   routes?: Prisma.ModelRouteUpdateManyWithoutModelNestedInput
@@ -529,6 +642,13 @@ export type ModelUncheckedUpdateInput = {
   requestPrice?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   webSearchPrice?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   priceTiers?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  maxOutputTokens?: Prisma.IntFieldUpdateOperationsInput | number
+  contextWindow?: Prisma.IntFieldUpdateOperationsInput | number
+  reasoning?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  sampling?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  midConversationSystem?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  vision?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  tools?: Prisma.BoolFieldUpdateOperationsInput | boolean
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   routes?: Prisma.ModelRouteUncheckedUpdateManyWithoutModelNestedInput
@@ -552,6 +672,13 @@ export type ModelCreateManyInput = {
   requestPrice?: bigint | number
   webSearchPrice?: bigint | number
   priceTiers?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  maxOutputTokens?: number
+  contextWindow?: number
+  reasoning?: boolean
+  sampling?: boolean
+  midConversationSystem?: boolean
+  vision?: boolean
+  tools?: boolean
   createdAt?: Date | string
   updatedAt?: Date | string
 }
@@ -573,6 +700,13 @@ export type ModelUpdateManyMutationInput = {
   requestPrice?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   webSearchPrice?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   priceTiers?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  maxOutputTokens?: Prisma.IntFieldUpdateOperationsInput | number
+  contextWindow?: Prisma.IntFieldUpdateOperationsInput | number
+  reasoning?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  sampling?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  midConversationSystem?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  vision?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  tools?: Prisma.BoolFieldUpdateOperationsInput | boolean
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
@@ -594,6 +728,13 @@ export type ModelUncheckedUpdateManyInput = {
   requestPrice?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   webSearchPrice?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   priceTiers?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  maxOutputTokens?: Prisma.IntFieldUpdateOperationsInput | number
+  contextWindow?: Prisma.IntFieldUpdateOperationsInput | number
+  reasoning?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  sampling?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  midConversationSystem?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  vision?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  tools?: Prisma.BoolFieldUpdateOperationsInput | boolean
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
@@ -615,6 +756,13 @@ export type ModelCountOrderByAggregateInput = {
   requestPrice?: Prisma.SortOrder
   webSearchPrice?: Prisma.SortOrder
   priceTiers?: Prisma.SortOrder
+  maxOutputTokens?: Prisma.SortOrder
+  contextWindow?: Prisma.SortOrder
+  reasoning?: Prisma.SortOrder
+  sampling?: Prisma.SortOrder
+  midConversationSystem?: Prisma.SortOrder
+  vision?: Prisma.SortOrder
+  tools?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
 }
@@ -629,6 +777,8 @@ export type ModelAvgOrderByAggregateInput = {
   imagePrice?: Prisma.SortOrder
   requestPrice?: Prisma.SortOrder
   webSearchPrice?: Prisma.SortOrder
+  maxOutputTokens?: Prisma.SortOrder
+  contextWindow?: Prisma.SortOrder
 }
 
 export type ModelMaxOrderByAggregateInput = {
@@ -645,6 +795,13 @@ export type ModelMaxOrderByAggregateInput = {
   imagePrice?: Prisma.SortOrder
   requestPrice?: Prisma.SortOrder
   webSearchPrice?: Prisma.SortOrder
+  maxOutputTokens?: Prisma.SortOrder
+  contextWindow?: Prisma.SortOrder
+  reasoning?: Prisma.SortOrder
+  sampling?: Prisma.SortOrder
+  midConversationSystem?: Prisma.SortOrder
+  vision?: Prisma.SortOrder
+  tools?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
 }
@@ -663,6 +820,13 @@ export type ModelMinOrderByAggregateInput = {
   imagePrice?: Prisma.SortOrder
   requestPrice?: Prisma.SortOrder
   webSearchPrice?: Prisma.SortOrder
+  maxOutputTokens?: Prisma.SortOrder
+  contextWindow?: Prisma.SortOrder
+  reasoning?: Prisma.SortOrder
+  sampling?: Prisma.SortOrder
+  midConversationSystem?: Prisma.SortOrder
+  vision?: Prisma.SortOrder
+  tools?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
 }
@@ -677,6 +841,8 @@ export type ModelSumOrderByAggregateInput = {
   imagePrice?: Prisma.SortOrder
   requestPrice?: Prisma.SortOrder
   webSearchPrice?: Prisma.SortOrder
+  maxOutputTokens?: Prisma.SortOrder
+  contextWindow?: Prisma.SortOrder
 }
 
 export type ModelScalarRelationFilter = {
@@ -755,6 +921,13 @@ export type ModelCreateWithoutRoutesInput = {
   requestPrice?: bigint | number
   webSearchPrice?: bigint | number
   priceTiers?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  maxOutputTokens?: number
+  contextWindow?: number
+  reasoning?: boolean
+  sampling?: boolean
+  midConversationSystem?: boolean
+  vision?: boolean
+  tools?: boolean
   createdAt?: Date | string
   updatedAt?: Date | string
   serverOptions?: Prisma.ServerOptionModelCreateNestedManyWithoutModelInput
@@ -777,6 +950,13 @@ export type ModelUncheckedCreateWithoutRoutesInput = {
   requestPrice?: bigint | number
   webSearchPrice?: bigint | number
   priceTiers?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  maxOutputTokens?: number
+  contextWindow?: number
+  reasoning?: boolean
+  sampling?: boolean
+  midConversationSystem?: boolean
+  vision?: boolean
+  tools?: boolean
   createdAt?: Date | string
   updatedAt?: Date | string
   serverOptions?: Prisma.ServerOptionModelUncheckedCreateNestedManyWithoutModelInput
@@ -815,6 +995,13 @@ export type ModelUpdateWithoutRoutesInput = {
   requestPrice?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   webSearchPrice?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   priceTiers?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  maxOutputTokens?: Prisma.IntFieldUpdateOperationsInput | number
+  contextWindow?: Prisma.IntFieldUpdateOperationsInput | number
+  reasoning?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  sampling?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  midConversationSystem?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  vision?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  tools?: Prisma.BoolFieldUpdateOperationsInput | boolean
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   serverOptions?: Prisma.ServerOptionModelUpdateManyWithoutModelNestedInput
@@ -837,6 +1024,13 @@ export type ModelUncheckedUpdateWithoutRoutesInput = {
   requestPrice?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   webSearchPrice?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   priceTiers?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  maxOutputTokens?: Prisma.IntFieldUpdateOperationsInput | number
+  contextWindow?: Prisma.IntFieldUpdateOperationsInput | number
+  reasoning?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  sampling?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  midConversationSystem?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  vision?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  tools?: Prisma.BoolFieldUpdateOperationsInput | boolean
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   serverOptions?: Prisma.ServerOptionModelUncheckedUpdateManyWithoutModelNestedInput
@@ -859,6 +1053,13 @@ export type ModelCreateWithoutServerOptionsInput = {
   requestPrice?: bigint | number
   webSearchPrice?: bigint | number
   priceTiers?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  maxOutputTokens?: number
+  contextWindow?: number
+  reasoning?: boolean
+  sampling?: boolean
+  midConversationSystem?: boolean
+  vision?: boolean
+  tools?: boolean
   createdAt?: Date | string
   updatedAt?: Date | string
   routes?: Prisma.ModelRouteCreateNestedManyWithoutModelInput
@@ -881,6 +1082,13 @@ export type ModelUncheckedCreateWithoutServerOptionsInput = {
   requestPrice?: bigint | number
   webSearchPrice?: bigint | number
   priceTiers?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  maxOutputTokens?: number
+  contextWindow?: number
+  reasoning?: boolean
+  sampling?: boolean
+  midConversationSystem?: boolean
+  vision?: boolean
+  tools?: boolean
   createdAt?: Date | string
   updatedAt?: Date | string
   routes?: Prisma.ModelRouteUncheckedCreateNestedManyWithoutModelInput
@@ -919,6 +1127,13 @@ export type ModelUpdateWithoutServerOptionsInput = {
   requestPrice?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   webSearchPrice?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   priceTiers?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  maxOutputTokens?: Prisma.IntFieldUpdateOperationsInput | number
+  contextWindow?: Prisma.IntFieldUpdateOperationsInput | number
+  reasoning?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  sampling?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  midConversationSystem?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  vision?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  tools?: Prisma.BoolFieldUpdateOperationsInput | boolean
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   routes?: Prisma.ModelRouteUpdateManyWithoutModelNestedInput
@@ -941,6 +1156,13 @@ export type ModelUncheckedUpdateWithoutServerOptionsInput = {
   requestPrice?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   webSearchPrice?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   priceTiers?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  maxOutputTokens?: Prisma.IntFieldUpdateOperationsInput | number
+  contextWindow?: Prisma.IntFieldUpdateOperationsInput | number
+  reasoning?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  sampling?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  midConversationSystem?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  vision?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  tools?: Prisma.BoolFieldUpdateOperationsInput | boolean
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   routes?: Prisma.ModelRouteUncheckedUpdateManyWithoutModelNestedInput
@@ -1003,6 +1225,13 @@ export type ModelSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = 
   requestPrice?: boolean
   webSearchPrice?: boolean
   priceTiers?: boolean
+  maxOutputTokens?: boolean
+  contextWindow?: boolean
+  reasoning?: boolean
+  sampling?: boolean
+  midConversationSystem?: boolean
+  vision?: boolean
+  tools?: boolean
   createdAt?: boolean
   updatedAt?: boolean
   routes?: boolean | Prisma.Model$routesArgs<ExtArgs>
@@ -1027,6 +1256,13 @@ export type ModelSelectCreateManyAndReturn<ExtArgs extends runtime.Types.Extensi
   requestPrice?: boolean
   webSearchPrice?: boolean
   priceTiers?: boolean
+  maxOutputTokens?: boolean
+  contextWindow?: boolean
+  reasoning?: boolean
+  sampling?: boolean
+  midConversationSystem?: boolean
+  vision?: boolean
+  tools?: boolean
   createdAt?: boolean
   updatedAt?: boolean
 }, ExtArgs["result"]["model"]>
@@ -1048,6 +1284,13 @@ export type ModelSelectUpdateManyAndReturn<ExtArgs extends runtime.Types.Extensi
   requestPrice?: boolean
   webSearchPrice?: boolean
   priceTiers?: boolean
+  maxOutputTokens?: boolean
+  contextWindow?: boolean
+  reasoning?: boolean
+  sampling?: boolean
+  midConversationSystem?: boolean
+  vision?: boolean
+  tools?: boolean
   createdAt?: boolean
   updatedAt?: boolean
 }, ExtArgs["result"]["model"]>
@@ -1069,11 +1312,18 @@ export type ModelSelectScalar = {
   requestPrice?: boolean
   webSearchPrice?: boolean
   priceTiers?: boolean
+  maxOutputTokens?: boolean
+  contextWindow?: boolean
+  reasoning?: boolean
+  sampling?: boolean
+  midConversationSystem?: boolean
+  vision?: boolean
+  tools?: boolean
   createdAt?: boolean
   updatedAt?: boolean
 }
 
-export type ModelOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "name" | "displayName" | "ownedBy" | "aliases" | "dropParams" | "position" | "inputPrice" | "outputPrice" | "cachedInputPrice" | "cacheWritePrice" | "cacheWrite1hPrice" | "imagePrice" | "requestPrice" | "webSearchPrice" | "priceTiers" | "createdAt" | "updatedAt", ExtArgs["result"]["model"]>
+export type ModelOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "name" | "displayName" | "ownedBy" | "aliases" | "dropParams" | "position" | "inputPrice" | "outputPrice" | "cachedInputPrice" | "cacheWritePrice" | "cacheWrite1hPrice" | "imagePrice" | "requestPrice" | "webSearchPrice" | "priceTiers" | "maxOutputTokens" | "contextWindow" | "reasoning" | "sampling" | "midConversationSystem" | "vision" | "tools" | "createdAt" | "updatedAt", ExtArgs["result"]["model"]>
 export type ModelInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   routes?: boolean | Prisma.Model$routesArgs<ExtArgs>
   serverOptions?: boolean | Prisma.Model$serverOptionsArgs<ExtArgs>
@@ -1138,6 +1388,26 @@ export type $ModelPayload<ExtArgs extends runtime.Types.Extensions.InternalArgs 
      * long-context tiers, `tiersToJson` in @gateway/contracts: [{aboveInputTokens, inputPrice?: "pico", ...}]
      */
     priceTiers: runtime.JsonValue
+    /**
+     * capabilities (contract section 15), as the gateway file resolved them (its family's defaults where it says nothing).
+     * the most output tokens a request may ask for: caps every output bound (section 14); 0 = no text output
+     */
+    maxOutputTokens: number
+    contextWindow: number
+    /**
+     * accepts reasoning effort / thinking
+     */
+    reasoning: boolean
+    /**
+     * accepts temperature / top_p / top_k
+     */
+    sampling: boolean
+    /**
+     * takes `role: "system"` inside `messages`
+     */
+    midConversationSystem: boolean
+    vision: boolean
+    tools: boolean
     createdAt: Date
     updatedAt: Date
   }, ExtArgs["result"]["model"]>
@@ -1581,6 +1851,13 @@ export interface ModelFieldRefs {
   readonly requestPrice: Prisma.FieldRef<"Model", 'BigInt'>
   readonly webSearchPrice: Prisma.FieldRef<"Model", 'BigInt'>
   readonly priceTiers: Prisma.FieldRef<"Model", 'Json'>
+  readonly maxOutputTokens: Prisma.FieldRef<"Model", 'Int'>
+  readonly contextWindow: Prisma.FieldRef<"Model", 'Int'>
+  readonly reasoning: Prisma.FieldRef<"Model", 'Boolean'>
+  readonly sampling: Prisma.FieldRef<"Model", 'Boolean'>
+  readonly midConversationSystem: Prisma.FieldRef<"Model", 'Boolean'>
+  readonly vision: Prisma.FieldRef<"Model", 'Boolean'>
+  readonly tools: Prisma.FieldRef<"Model", 'Boolean'>
   readonly createdAt: Prisma.FieldRef<"Model", 'DateTime'>
   readonly updatedAt: Prisma.FieldRef<"Model", 'DateTime'>
 }
