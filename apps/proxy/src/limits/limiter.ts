@@ -1,17 +1,25 @@
 import { costOfUsage, GatewayError, type BillingEvent, type ScaledPrices } from "@gateway/contracts";
 import type { Logger } from "@gateway/logger";
-import type { AdmissionLease, AdmitResult, BudgetCounter, KeyRecord, LimitStore, ServerOptionRecord } from "@gateway/redis-store";
+import type { AdmissionLease, AdmitResult, BudgetCounter, HeldReservation, KeyRecord, LimitStore, ServerOptionRecord } from "@gateway/redis-store";
 import type { EndpointName, ParsedRequest } from "../upstreams/index.ts";
-import { requestBoundNano, unitPrices } from "./request-bound.ts";
+import { outputBoundField, requestBoundNano, requestTokens, unitPrices } from "./request-bound.ts";
 
 interface Held {
   keyId: string;
   reservationNano: bigint;
+  /** Tokens held in flight against the TPM (0 without one). */
+  tokens: number;
   hasQuota: boolean;
   budget: BudgetCounter | null;
   prices: ScaledPrices | null;
   lease: AdmissionLease | null;
 }
+
+/** Redis counters are signed 64-bit: an amount past this cannot even be compared there. */
+const REDIS_INTEGER_MAX = 2n ** 63n - 1n;
+
+/** Seconds a client waits before retrying when the limits cannot be checked (Redis away). */
+const UNAVAILABLE_RETRY_AFTER_S = 1;
 
 export interface Admission {
   /** The OpenAI `x-ratelimit-*` headers for this response (empty when the key has no limits). */
@@ -29,6 +37,8 @@ interface Limits {
   quotaNano: bigint | null;
   budget: { limitNano: bigint; period: NonNullable<KeyRecord["budget"]>["period"] } | null;
   reservationNano: bigint;
+  /** Input estimate + output bound, held against the TPM until settled (0 without a TPM). */
+  tokens: number;
   prices: ScaledPrices | null;
   /** Whether the request is settled later (its tokens and cost booked); false for a request-only admission. */
   settles: boolean;
@@ -43,11 +53,14 @@ function seconds(ms: number): string {
 }
 
 /**
- * Rate limits (RPM, TPM) and the quota, checked in one Redis script before the upstream is called
- * (or from the key's lease in this process, without a call) and settled when the request's billing
- * event is recorded. Limits hold across replicas because the counters, and every lease's slice of
- * them, live in Redis. When Redis cannot answer, requests are let through (logged): the
- * ledger still records every cost, and availability wins over a counter.
+ * Rate limits (RPM, TPM), the quota and the budget, checked in one Redis script before the upstream
+ * is called (or from the key's lease in this process, without a call) and settled when the
+ * request's billing event is recorded. A request is admitted only if it fits (contract section 14):
+ * its worst-case cost in what is left of the quota and the budget, its tokens with those of every
+ * request in flight in the TPM. Limits hold across replicas because the counters, and every
+ * lease's slice of them, live in Redis. Never admitted unchecked: a number of the request that no
+ * counter can hold is its 400; when Redis cannot answer, a request is admitted only from a lease
+ * this process already holds, else refused 503 with `retry-after`.
  */
 export class Limiter {
   private readonly held = new Map<string, Held>();
@@ -74,24 +87,58 @@ export class Limiter {
     if (rpm === null && tpm === null && quotaNano === null && budget === null) return NO_LIMITS;
     const prices = unitPrices(option, model);
     const reservationNano = (quotaNano !== null || budget !== null) && prices ? requestBoundNano(request, requestBytes, prices, endpoint) : 0n;
-    return this.check(requestId, key, { rpm, tpm, quotaNano, budget, reservationNano, prices, settles: true });
+    const tokens = tpm !== null ? requestTokens(request, requestBytes, endpoint) : 0;
+    // Checked before any script call: an amount no counter can hold is the request's own error,
+    // never a failed check that would leave it unchecked.
+    if (reservationNano > REDIS_INTEGER_MAX || !Number.isSafeInteger(tokens)) {
+      const field = outputBoundField(request);
+      const message = `${field ?? "The request"}: the request's worst case is beyond what a limit can count; lower its output limit.`;
+      return { headers: {}, refusal: new GatewayError("invalid_body", message, { param: field }) };
+    }
+    if (tpm !== null && tokens > tpm) {
+      // It could never fit, whatever the window holds: refused as OpenAI refuses it, nothing counted.
+      return { headers: {}, refusal: new GatewayError("rate_limit_exceeded", `Request too large: ${tokens} tokens (input estimate and output limit), above this key's limit of ${tpm} tokens per minute.`) };
+    }
+    return this.check(requestId, key, { rpm, tpm, quotaNano, budget, reservationNano, tokens, prices, settles: true });
   }
 
   /**
    * A request that costs nothing and uses no tokens (a token count): it takes one slot of the
-   * key's requests per minute, and nothing of its tokens, quota or budget.
+   * key's requests per minute, and is refused when the key's quota or budget is already spent; it
+   * reserves nothing of them, nor of its tokens.
    */
   admitRequestOnly(requestId: string, key: KeyRecord, option: ServerOptionRecord): Admission | Promise<Admission> {
     const rpm = key.rpm ?? option.rpm;
-    if (rpm === null) return NO_LIMITS;
-    return this.check(requestId, key, { rpm, tpm: null, quotaNano: null, budget: null, reservationNano: 0n, prices: null, settles: false });
+    const quotaNano = key.quotaNano === null ? null : BigInt(key.quotaNano);
+    const budget = key.budget && { limitNano: BigInt(key.budget.limitNano), period: key.budget.period };
+    if (rpm === null && quotaNano === null && budget === null) return NO_LIMITS;
+    return this.check(requestId, key, { rpm, tpm: null, quotaNano, budget, reservationNano: 0n, tokens: 0, prices: null, settles: false });
+  }
+
+  /**
+   * What request `requestId` holds while in flight (null once settled, or when it holds nothing),
+   * for the journal: a sweeper gives it back with `releaseOrphanReservation` if this process dies.
+   */
+  reservation(requestId: string): HeldReservation | null {
+    const held = this.held.get(requestId);
+    if (!held) return null;
+    return {
+      requestId,
+      keyId: held.keyId,
+      reservationNano: held.reservationNano.toString(),
+      tokens: held.tokens,
+      hasQuota: held.hasQuota,
+      budget: held.budget,
+      leaseId: held.lease?.id ?? null,
+      processTag: this.store.processTag,
+    };
   }
 
   private check(requestId: string, key: KeyRecord, limits: Limits): Admission | Promise<Admission> {
-    const { rpm, tpm, quotaNano, budget, reservationNano } = limits;
+    const { rpm, tpm, quotaNano, budget, reservationNano, tokens } = limits;
     let result: AdmitResult | Promise<AdmitResult>;
     try {
-      result = this.store.admit({ keyId: key.id, rpm, tpm, quotaNano, budget, reservationNano, lease: limits.settles });
+      result = this.store.admit({ keyId: key.id, rpm, tpm, quotaNano, budget, reservationNano, tokens, lease: limits.settles });
     } catch (error) {
       return this.unavailable(requestId, error);
     }
@@ -104,13 +151,15 @@ export class Limiter {
     return this.verdict(requestId, key, limits, result);
   }
 
+  /** The check could not be made (Redis away, a script error): refused, never let through. */
   private unavailable(requestId: string, error: unknown): Admission {
-    this.logger.warn({ requestId, err: (error as Error).message }, "limit check unavailable; request let through");
-    return NO_LIMITS;
+    this.logger.warn({ requestId, err: (error as Error).message }, "limit check unavailable; request refused");
+    const refusal = new GatewayError("dependency_unavailable", "The gateway cannot check this key's limits right now; retry shortly.", { retryAfter: UNAVAILABLE_RETRY_AFTER_S, cause: error });
+    return { headers: {}, refusal };
   }
 
   private verdict(requestId: string, key: KeyRecord, limits: Limits, result: AdmitResult): Admission {
-    const { rpm, tpm, quotaNano, budget, reservationNano, prices } = limits;
+    const { rpm, tpm, quotaNano, budget, reservationNano, tokens, prices } = limits;
     const headers: Record<string, string> = {};
     if (rpm !== null) {
       headers["x-ratelimit-limit-requests"] = String(rpm);
@@ -125,7 +174,7 @@ export class Limiter {
     const retryAfter = Math.max(1, Math.ceil(result.resetMs / 1000));
     switch (result.verdict) {
       case "admitted":
-        if (limits.settles) this.held.set(requestId, { keyId: key.id, reservationNano, hasQuota: quotaNano !== null, budget: result.budget, prices, lease: result.lease });
+        if (limits.settles) this.held.set(requestId, { keyId: key.id, reservationNano, tokens, hasQuota: quotaNano !== null, budget: result.budget, prices, lease: result.lease });
         return { headers, refusal: null };
       case "requests_limited":
         return { headers, refusal: new GatewayError("rate_limit_exceeded", `Rate limit reached: ${rpm} requests per minute.`, { retryAfter }) };
@@ -160,7 +209,7 @@ export class Limiter {
   }
 
   private write(requestId: string, held: Held, tokens: number, costNano: bigint): void {
-    const written = this.store.settle({ keyId: held.keyId, tokens, reservationNano: held.reservationNano, costNano, hasQuota: held.hasQuota, budget: held.budget, lease: held.lease });
+    const written = this.store.settle({ keyId: held.keyId, tokens, reservationNano: held.reservationNano, costNano, hasQuota: held.hasQuota, budget: held.budget, lease: held.lease, heldTokens: held.tokens });
     if (this.watched.has(written)) return;
     this.watched.add(written);
     written.catch((error: unknown) => this.logger.warn({ requestId, err: (error as Error).message }, "limit settlement failed"));
