@@ -11,6 +11,7 @@ import { UpstreamClient } from "./relay/upstream-client.ts";
 import { BillingProducer } from "./billing/billing-producer.ts";
 import { Limiter } from "./limits/limiter.ts";
 import { InFlightRegistry } from "./relay/in-flight.ts";
+import { endRefusedRequests } from "./relay/key-revocation.ts";
 import { ProxyMetrics } from "./metrics/proxy-metrics.ts";
 import { RequestTracing } from "./tracing/request-tracing.ts";
 import { createTracer } from "./tracing/tracer-provider.ts";
@@ -86,11 +87,14 @@ export async function createProxyServices(config: ProxyConfig, logger = createLo
     tracing.finish(event);
   });
 
+  const inFlight = new InFlightRegistry();
   await records.subscribe(
     subscriber,
     (event) => {
-      if (event.type === "key_changed") keyCache.invalidate(event.hash);
-      else if (event.version !== routing.version) void routing.refresh();
+      if (event.type === "key_changed") {
+        keyCache.invalidate(event.hash);
+        void endRefusedRequests(inFlight, records, logger, event.hash);
+      } else if (event.version !== routing.version) void routing.refresh();
     },
     () => {
       // Events were missed while disconnected: re-read every cached key and the routes.
@@ -128,7 +132,7 @@ export async function createProxyServices(config: ProxyConfig, logger = createLo
     queue,
     billing,
     limiter,
-    inFlight: new InFlightRegistry(),
+    inFlight,
     registry,
     metrics,
     tracing,

@@ -14,6 +14,8 @@ interface Entry {
 export class KeyCache {
   private readonly entries = new Map<string, Entry>();
   private readonly pending = new Map<string, Promise<KeyRecord | null>>();
+  /** Each loaded record's secret hash: a request's record tells which secret it came with (ending a rotated secret's streams). */
+  private readonly hashes = new WeakMap<KeyRecord, string>();
   private readonly store: RecordStore;
   private readonly ttlMs: number;
   private readonly negativeTtlMs: number;
@@ -41,6 +43,11 @@ export class KeyCache {
     this.entries.delete(hash);
   }
 
+  /** The secret hash `record` was loaded for, or null for a record this cache did not load. */
+  hashOf(record: KeyRecord): string | null {
+    return this.hashes.get(record) ?? null;
+  }
+
   clear(): void {
     this.entries.clear();
   }
@@ -60,6 +67,7 @@ export class KeyCache {
       if (record === null && !(await this.storePopulated())) throw new StoreEmpty();
       if (this.entries.size >= this.maxEntries) this.entries.clear();
       this.entries.set(hash, { record, expiresAt: Date.now() + (record ? this.ttlMs : this.negativeTtlMs) });
+      if (record !== null) this.hashes.set(record, hash);
       return record;
     } catch (error) {
       // A key we knew keeps working while Redis is away or empty; an unknown one gets 503, never a false 401.

@@ -4,6 +4,7 @@ import type { ParsedRequest, UpstreamShapeAdapter, WireFormat } from "../upstrea
 import type { Target } from "../routing/routing-table.ts";
 import type { Translation } from "../translation/index.ts";
 import type { CallAbort, UpstreamCall, UpstreamClient } from "./upstream-client.ts";
+import type { RunningRequest } from "./running-request.ts";
 import { DEFAULT_DROP_BETAS } from "@gateway/config";
 import { clientBetas } from "./request-drops.ts";
 
@@ -33,6 +34,10 @@ export interface AttemptContext {
   /** The client's side: whether it went away, and a way to hear it go. */
   clientConnection: ClientConnection;
   streamIdleTimeoutMs: number;
+  /** How long the upstream is read on, for its final usage, once the client left (DISCONNECT_DRAIN_MS); none when unset. */
+  disconnectDrainMs?: number;
+  /** The request as the in-flight registry sees it: the attempt reports its progress and hears a termination through it. */
+  running?: RunningRequest;
   /** The W3C trace context sent upstream. */
   traceparent: string;
   startedAt: number;
@@ -41,13 +46,13 @@ export interface AttemptContext {
 /**
  * The client's connection as the attempts see it: gone once its response closed before it was
  * finished. Read from the response itself, so a request needs no AbortController of its own
- * (an EventTarget and its listener per request); the attempt being made is aborted through its
- * own `CallAbort` when the client goes.
+ * (an EventTarget and its listener per request); the attempt being made hears the client go
+ * through `gone` (it drains its upstream for the final usage, then aborts it: contract section 14).
  */
 export interface ClientConnection {
   readonly gone: boolean;
-  /** Aborts `attempt` (with CLIENT_GONE) if the client goes away before `unwatch`; one attempt at a time. */
-  watch(attempt: CallAbort): void;
+  /** Calls `gone` if the client goes away before `unwatch`; one attempt at a time. */
+  watch(gone: () => void): void;
   unwatch(): void;
 }
 
@@ -61,7 +66,7 @@ export interface ClientConnection {
  */
 class ResponseConnection implements ClientConnection {
   private readonly response: ServerResponse;
-  private attempt: CallAbort | null = null;
+  private onGone: (() => void) | null = null;
   private listening = false;
 
   constructor(response: ServerResponse) {
@@ -72,18 +77,19 @@ class ResponseConnection implements ClientConnection {
     return this.response.destroyed && !this.response.writableFinished;
   }
 
-  watch(attempt: CallAbort): void {
-    this.attempt = attempt;
+  watch(gone: () => void): void {
+    this.onGone = gone;
     if (this.listening) return;
     this.listening = true;
     this.response.on("close", () => {
-      const watched = this.attempt;
-      if (watched !== null && !this.response.writableFinished) watched.abort(new Error(CLIENT_GONE));
+      const watched = this.onGone;
+      this.onGone = null;
+      if (watched !== null && !this.response.writableFinished) watched();
     });
   }
 
   unwatch(): void {
-    this.attempt = null;
+    this.onGone = null;
   }
 }
 
@@ -91,8 +97,21 @@ export function clientConnection(response: ServerResponse): ClientConnection {
   return new ResponseConnection(response);
 }
 
-/** Why an attempt was aborted when its client went away. */
+/** Why an attempt was aborted when its client went away (and the drain, if any, ran out). */
 export const CLIENT_GONE = "client disconnected";
+
+/**
+ * What an attempt does once its client left: reads on for up to `drainMs` (the upstream's final
+ * usage is then billed exactly), then aborts; at once when there is no drain. The timer exists only
+ * for a client that left.
+ */
+export function drainThenAbort(attempt: CallAbort, drainMs: number): void {
+  if (drainMs <= 0) {
+    attempt.abort(new Error(CLIENT_GONE));
+    return;
+  }
+  setTimeout(() => attempt.abort(new Error(CLIENT_GONE)), drainMs).unref();
+}
 
 /** What a finished attempt reports for billing. */
 export interface AttemptOutcome {
@@ -100,6 +119,8 @@ export interface AttemptOutcome {
   usage: Usage;
   estimated: boolean;
   ttfbMs: number | null;
+  /** Why an attempt that ended in an error did (for the log: it may hold the upstream's own words). */
+  reason?: string;
 }
 
 /** How much of an upstream's error body is kept (its message is near the start). */

@@ -1,6 +1,8 @@
 import { GatewayError } from "@gateway/contracts";
+import type { AttemptOutcome } from "./attempt-context.ts";
 import type { UpstreamShapeAdapter } from "../upstreams/index.ts";
 import { tryJson } from "../upstreams/request-fields.ts";
+import { maskIdentifiers } from "./mask-identifiers.ts";
 import type { CallAbort } from "./upstream-client.ts";
 
 /**
@@ -12,21 +14,41 @@ export class AttemptFailure extends Error {
   readonly timeout: boolean;
   /** Set when the client must see this error as is (the upstream rejected the request itself). */
   readonly clientError: GatewayError | null;
+  /**
+   * What a client may be told of it: the message without the upstream's own words (they are
+   * logged, never shown: contract section 14).
+   */
+  readonly shown: string;
+  /** What the attempt is billed for when it ends the request (a key revoked mid-request); null: nothing. */
+  readonly outcome: AttemptOutcome | null;
 
-  constructor(message: string, options: { retryable: boolean; timeout?: boolean; clientError?: GatewayError; cause?: unknown }) {
+  constructor(message: string, options: { retryable: boolean; timeout?: boolean; clientError?: GatewayError; outcome?: AttemptOutcome; shown?: string; cause?: unknown }) {
     super(message, { cause: options.cause });
     this.name = "AttemptFailure";
     this.retryable = options.retryable;
     this.timeout = options.timeout ?? false;
     this.clientError = options.clientError ?? null;
+    this.outcome = options.outcome ?? null;
+    this.shown = options.shown ?? message;
   }
 }
 
-/** Raised when the attempt's own timer fired before the first byte. */
+/** Raised when the attempt's own timer fired: a stream's first byte, or a JSON call's whole answer, late. */
 export class FirstByteTimeout extends Error {
   constructor() {
     super("no first byte from the upstream in time");
     this.name = "FirstByteTimeout";
+  }
+}
+
+/** Why an attempt's upstream call was aborted from outside the relay: the request was terminated (a revoked key). */
+export class Terminated extends Error {
+  readonly error: GatewayError;
+
+  constructor(error: GatewayError) {
+    super(error.message);
+    this.name = "Terminated";
+    this.error = error;
   }
 }
 
@@ -47,13 +69,22 @@ function retryableStatus(status: number): boolean {
   return status === 408 || status === 409 || status === 429 || status >= 500 || status === 401 || status === 403 || status === 404;
 }
 
+/**
+ * An upstream's error status. A status about the upstream itself (401/403/429/5xx...) keeps its
+ * message for the log only: a client never sees it (it may name the provider account). A 400 is
+ * about the client's own request: its message is passed on, identifiers masked.
+ */
 export function statusFailure(status: number, bodyText: string, adapter: UpstreamShapeAdapter): AttemptFailure {
   const message = adapter.errorMessage(tryJson(bodyText));
   if (retryableStatus(status)) {
-    return new AttemptFailure(`the upstream answered ${status}${message ? `: ${message}` : ""}`, { retryable: true, timeout: status === 408 });
+    return new AttemptFailure(`the upstream answered ${status}${message ? `: ${message}` : ""}`, {
+      retryable: true,
+      timeout: status === 408,
+      shown: `the upstream answered ${status}`,
+    });
   }
-  return new AttemptFailure(`the upstream rejected the request (${status})`, {
+  return new AttemptFailure(`the upstream rejected the request (${status})${message ? `: ${message}` : ""}`, {
     retryable: false,
-    clientError: new GatewayError("upstream_rejected", message ?? `The upstream rejected the request (${status}).`),
+    clientError: new GatewayError("upstream_rejected", message ? maskIdentifiers(message) : `The upstream rejected the request (${status}).`),
   });
 }

@@ -5,7 +5,7 @@ import { once } from "node:events";
 import { createServer, request as httpRequest, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
-import { CLIENT_GONE, clientConnection, type ClientConnection } from "./attempt-context.ts";
+import { CLIENT_GONE, clientConnection, drainThenAbort, type ClientConnection } from "./attempt-context.ts";
 import { CallAbort } from "./upstream-client.ts";
 
 const servers: ReturnType<typeof createServer>[] = [];
@@ -48,9 +48,9 @@ describe("clientConnection", () => {
     const goneAtClose = await clientLeaves((connection) => {
       expect(connection.gone).toBe(false);
       // The second attempt replaces the first: only the attempt being made is aborted.
-      connection.watch(earlier);
+      connection.watch(() => drainThenAbort(earlier, 0));
       connection.unwatch();
-      connection.watch(attempt);
+      connection.watch(() => drainThenAbort(attempt, 0));
     });
     expect(goneAtClose).toBe(true);
     expect(attempt.aborted).toBe(true);
@@ -61,7 +61,7 @@ describe("clientConnection", () => {
   it("aborts nothing once the attempt is unwatched, even when the client then leaves", async () => {
     const unwatched = new CallAbort();
     const goneAtClose = await clientLeaves((connection) => {
-      connection.watch(unwatched);
+      connection.watch(() => drainThenAbort(unwatched, 0));
       connection.unwatch();
     });
     expect(goneAtClose).toBe(true);
@@ -73,7 +73,7 @@ describe("clientConnection", () => {
     let goneAfter: boolean | null = null;
     const port = await serve((response) => {
       const connection = clientConnection(response);
-      connection.watch(watched);
+      connection.watch(() => drainThenAbort(watched, 0));
       response.on("close", () => (goneAfter = connection.gone));
       response.end("ok");
     });

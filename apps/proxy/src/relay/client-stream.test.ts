@@ -22,7 +22,7 @@ function context(endpoint: "chat.completions" | "responses", body: Record<string
   } as Partial<AttemptContext> as AttemptContext;
 }
 
-const overloaded = sseEvents('event: error\ndata: {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}\n\n')[0]!;
+const overloaded = sseEvents('event: error\ndata: {"type":"error","error":{"type":"overloaded_error","message":"Overloaded for org-Abc123 (acct_9f8e7d)"}}\n\n')[0]!;
 
 describe("clientStream across shapes", () => {
   it("the upstream's tracker reads usage from its own events while the client gets its own shape", () => {
@@ -33,11 +33,11 @@ describe("clientStream across shapes", () => {
     expect(payloads(text).every((chunk) => chunk.object === "chat.completion.chunk")).toBe(true);
   });
 
-  it("an upstream error mid-stream becomes the chat shape's final error event, with the upstream's message", () => {
+  it("an upstream error mid-stream becomes the chat shape's final error event, with the gateway's message, never the upstream's", () => {
     const stream = clientStream(context("chat.completions", { model: "m", messages: [{ role: "user", content: "hi" }], stream: true }));
     stream.event(fixtureEvents("anthropic-messages/text-cached.chunks.txt")[0]!, false);
     expect(stream.tracker.isError(overloaded)).toBe(true);
-    expect(JSON.parse(sseEvents(stream.upstreamError(overloaded))[0]!.data)).toEqual({ error: { type: "api_error", message: "Overloaded", code: "upstream_error", param: null } });
+    expect(JSON.parse(sseEvents(stream.upstreamError(overloaded))[0]!.data)).toEqual({ error: { type: "api_error", message: "The upstream failed mid-stream.", code: "upstream_error", param: null } });
     expect(stream.finish()).toBe("");
   });
 

@@ -1,7 +1,5 @@
 import type { EventSourceMessage } from "eventsource-parser";
 import type { StreamTracker } from "../upstreams/index.ts";
-import { providerErrorMessage } from "../upstreams/provider-error.ts";
-import { tryJson } from "../upstreams/request-fields.ts";
 import { sseFrame } from "../upstreams/sse.ts";
 import type { StreamTranslator } from "../translation/index.ts";
 import type { AttemptContext } from "./attempt-context.ts";
@@ -19,13 +17,23 @@ export interface ClientStream {
    * (same shape): then those are written.
    */
   event(event: EventSourceMessage, hasBytes: boolean): string | null;
-  /** The upstream's own error event, after the first byte reached the client. */
+  /**
+   * The final error event for the upstream's own error event, after the first byte reached the
+   * client: the gateway's message, never the upstream's (it is logged: contract section 14).
+   */
   upstreamError(event: EventSourceMessage): string;
   /** Frames still owed once the upstream stream ended whole. */
   finish(): string;
-  /** The client's shape's final error event (contract section 3). */
-  error(message: string): string;
+  /**
+   * The client's shape's final error event (contract section 3); `code` and `type` are the
+   * envelope's (`upstream_error`/`api_error` unless the gateway itself ends the stream, as for a
+   * revoked key).
+   */
+  error(message: string, code?: string, type?: string): string;
 }
+
+/** What a client is told of an upstream's error event mid-stream. */
+export const UPSTREAM_FAILED_MID_STREAM = "The upstream failed mid-stream.";
 
 export function clientStream(context: AttemptContext): ClientStream {
   return context.translation ? new TranslatedStream(context, context.translation.stream(context.request)) : new RelayedStream(context);
@@ -48,16 +56,16 @@ class RelayedStream implements ClientStream {
     return hasBytes ? null : sseFrame(event.data, event.event);
   }
 
-  upstreamError(event: EventSourceMessage): string {
-    return sseFrame(event.data, event.event);
+  upstreamError(): string {
+    return this.error(UPSTREAM_FAILED_MID_STREAM);
   }
 
   finish(): string {
     return "";
   }
 
-  error(message: string): string {
-    return this.context.wire.streamErrorEvent(message, "upstream_error", this.events);
+  error(message: string, code = "upstream_error", type = "api_error"): string {
+    return this.context.wire.streamErrorEvent(message, code, this.events, type);
   }
 }
 
@@ -80,17 +88,17 @@ class TranslatedStream implements ClientStream {
     return this.ended ? "" : this.translator.push(event);
   }
 
-  upstreamError(event: EventSourceMessage): string {
-    return this.error(providerErrorMessage(tryJson(event.data)) ?? "The upstream failed mid-stream.");
+  upstreamError(): string {
+    return this.error(UPSTREAM_FAILED_MID_STREAM);
   }
 
   finish(): string {
     return this.ended ? "" : this.translator.finish();
   }
 
-  error(message: string): string {
+  error(message: string, code = "upstream_error", type = "api_error"): string {
     if (this.ended) return "";
     this.ended = true;
-    return this.context.wire.streamErrorEvent(message, "upstream_error", this.translator.emitted);
+    return this.context.wire.streamErrorEvent(message, code, this.translator.emitted, type);
   }
 }

@@ -8,6 +8,8 @@ import type { GatewayError, Usage } from "@gateway/contracts";
 export interface InFlightRequest {
   readonly requestId: string;
   readonly keyId: string;
+  /** The hash of the key's secret the request came with (a rotation refuses one secret, not the key); null when not known. */
+  readonly keyHash?: string | null;
   readonly vendorId: string;
   readonly serverOption: string;
   /** The canonical model name (billing's). */

@@ -5,12 +5,14 @@ import type { KeyRecord, ModelRecord } from "@gateway/redis-store";
 import { SHAPE_ADAPTERS, type ParsedRequest, type WireFormat } from "../upstreams/index.ts";
 import type { ProxyServices } from "../services.ts";
 import { AttemptFailure } from "./attempt-failure.ts";
-import { planTargets } from "./attempt-plan.ts";
+import { planTargets, type PlannedTarget } from "./attempt-plan.ts";
+import { RunningRequest } from "./running-request.ts";
 import { clientConnection, type AttemptContext, type AttemptOutcome } from "./attempt-context.ts";
 import { jsonAttempt } from "./json-attempt.ts";
 import { clientBetas, withRequestDrops } from "./request-drops.ts";
 import { DROPPED_PARAMS_HEADER, droppedParamsHeaderValue, withoutFields } from "../translation/shared/dropped-params.ts";
 import { streamAttempt } from "./stream-attempt.ts";
+import { loweredOutputField } from "../limits/output-bound.ts";
 
 /** No drop_params, nothing dropped: one shared empty list. */
 const NO_FIELDS: readonly string[] = Object.freeze([]);
@@ -28,26 +30,38 @@ export interface RelayInput {
 }
 
 /**
+ * The next target to try from `from` on, in the planned order, skipping those that timed out (a
+ * timed-out attempt is retried only on another target: contract section 14); -1 when none is left.
+ */
+export function nextTarget(count: number, from: number, timedOut: ReadonlySet<number> | null): number {
+  for (let step = 0; step < count; step += 1) {
+    const index = (from + step) % count;
+    if (timedOut === null || !timedOut.has(index)) return index;
+  }
+  return -1;
+}
+
+/**
  * Sends the request to the model's targets in order until one answers: failover only before the
- * first byte reaches the client, at most MAX_ATTEMPTS tries, open circuits last. Exactly one
- * billing event per request, whatever happened.
+ * first byte reaches the client, at most MAX_ATTEMPTS tries, open circuits last, never the same
+ * target after it timed out. Exactly one billing event per request, whatever happened; the request
+ * is in the in-flight registry until that event is recorded.
  */
 export async function relayRequest(input: RelayInput): Promise<void> {
   const { services, request, response, wire, parsed, key, model, traceparent } = input;
-  // Per target: relayed as is, or translated to the upstream's shape (a 400 when no target can take it).
-  const strictParams = services.routing.serverOption(key.serverOption)?.strictParams ?? false;
-  // models[].drop_params: removed before any upstream call, same shape too (then the bytes are re-serialised).
-  const dropParams = model.dropParams ?? NO_FIELDS;
-  const modelDrop = dropParams.length > 0 ? withoutFields(parsed.body, dropParams) : null;
-  const modelDropped = modelDrop?.removed ?? NO_FIELDS;
-  const upstreamParsed = modelDrop && modelDropped.length > 0 ? { ...parsed, body: modelDrop.body } : parsed;
-  const targets = withRequestDrops(planTargets(services.routing.order(model, services.breaker), wire, upstreamParsed, strictParams), {
-    modelDropped,
-    dropParams,
-    betas: clientBetas(request.headers["anthropic-beta"]).length > 0,
-    strict: strictParams,
+  const running = new RunningRequest({
+    requestId: request.requestId,
+    keyId: key.id,
+    keyHash: services.keyCache.hashOf(key),
+    vendorId: key.vendorId,
+    serverOption: key.serverOption,
+    model: model.name,
+    endpoint: wire.endpoint,
+    stream: parsed.stream,
+    startedAt: request.startedAt,
+    requestBytes: request.bodyBytes,
   });
-  const connection = clientConnection(response);
+  services.inFlight.add(running);
 
   const bill = (outcome: AttemptOutcome, upstream: string | null, upstreamModel: string | null) => {
     const event: BillingEvent = {
@@ -68,14 +82,61 @@ export async function relayRequest(input: RelayInput): Promise<void> {
       ttfbMs: outcome.ttfbMs,
     };
     services.billing.record(event);
+    services.inFlight.remove(request.requestId);
   };
+
+  try {
+    await relayAttempts(input, running, bill);
+  } finally {
+    // A path that billed nothing (a bug) must not leave the request in the registry for ever.
+    services.inFlight.remove(request.requestId);
+  }
+}
+
+type Bill = (outcome: AttemptOutcome, upstream: string | null, upstreamModel: string | null) => void;
+
+const NOTHING_BILLED: AttemptOutcome = Object.freeze({ status: "error", usage: EMPTY_USAGE, estimated: false, ttfbMs: null });
+
+async function relayAttempts(input: RelayInput, running: RunningRequest, bill: Bill): Promise<void> {
+  const { services, request, response, wire, parsed, model, traceparent } = input;
+  // Per target: relayed as is, or translated to the upstream's shape (a 400 when no target can take it).
+  const strictParams = services.routing.serverOption(input.key.serverOption)?.strictParams ?? false;
+  // models[].drop_params: removed before any upstream call, same shape too (then the bytes are re-serialised).
+  const dropParams = model.dropParams ?? NO_FIELDS;
+  const modelDrop = dropParams.length > 0 ? withoutFields(parsed.body, dropParams) : null;
+  // The client's output field that the output bound lowered (contract section 14) is listed with them.
+  const lowered = loweredOutputField(parsed.body, wire.endpoint, parsed.outputBound);
+  const modelDropped = lowered === null ? (modelDrop?.removed ?? NO_FIELDS) : [lowered, ...(modelDrop?.removed ?? NO_FIELDS)];
+  const upstreamParsed = modelDrop && modelDrop.removed.length > 0 ? { ...parsed, body: modelDrop.body } : parsed;
+  let targets: PlannedTarget[];
+  try {
+    targets = withRequestDrops(planTargets(services.routing.order(model, services.breaker), wire, upstreamParsed, strictParams), {
+      modelDropped,
+      dropParams,
+      betas: clientBetas(request.headers["anthropic-beta"]).length > 0,
+      strict: strictParams,
+    });
+  } catch (error) {
+    // Refused before any upstream call (the request's own 400): its one ledger row bills nothing.
+    bill(NOTHING_BILLED, null, null);
+    throw error;
+  }
+  const connection = clientConnection(response);
 
   const attempts = services.config.MAX_ATTEMPTS;
   let lastFailure: AttemptFailure | null = null;
   let lastTarget = targets[0]!.target;
-  for (let index = 0; index < attempts && !connection.gone; index += 1) {
-    const { target, translation, upstreamRequest, droppedParams } = targets[index % targets.length]!;
+  // Made at the first timeout only: indexes of the targets that timed out.
+  let timedOut: Set<number> | null = null;
+  let from = 0;
+  for (let tries = 0; tries < attempts && !connection.gone && running.terminated === null; tries += 1) {
+    const index = nextTarget(targets.length, from, timedOut);
+    if (index === -1) break;
+    from = index + 1;
+    const { target, translation, upstreamRequest, droppedParams } = targets[index]!;
     lastTarget = target;
+    running.upstream = target.upstream.name;
+    running.upstreamModel = target.model;
     const context: AttemptContext = {
       client: services.upstreams,
       response,
@@ -94,6 +155,8 @@ export async function relayRequest(input: RelayInput): Promise<void> {
       target,
       clientConnection: connection,
       streamIdleTimeoutMs: services.config.STREAM_IDLE_TIMEOUT_MS,
+      disconnectDrainMs: services.config.DISCONNECT_DRAIN_MS,
+      running,
       startedAt: request.startedAt,
     };
     // x-gateway-dropped-params: set before the answer's head is written (JSON, stream, or the upstream's 4xx).
@@ -103,16 +166,18 @@ export async function relayRequest(input: RelayInput): Promise<void> {
     try {
       const outcome = parsed.stream ? await streamAttempt(context) : await jsonAttempt(context);
       if (outcome.status === "ok") services.breaker.recordSuccess(target.upstream.name);
+      if (outcome.reason !== undefined) services.logger.warn({ requestId: request.requestId, upstream: target.upstream.name, reason: outcome.reason }, "upstream stream ended in an error");
       bill(outcome, target.upstream.name, target.model);
       return;
     } catch (error) {
       const failure = error instanceof AttemptFailure ? error : new AttemptFailure(String(error), { retryable: false, cause: error });
-      services.logger.warn({ requestId: request.requestId, upstream: target.upstream.name, attempt: index + 1, reason: failure.message }, "upstream attempt failed");
+      services.logger.warn({ requestId: request.requestId, upstream: target.upstream.name, attempt: tries + 1, reason: failure.message }, "upstream attempt failed");
       if (!failure.retryable) {
-        bill({ status: "error", usage: EMPTY_USAGE, estimated: false, ttfbMs: null }, target.upstream.name, target.model);
+        bill(failure.outcome ?? NOTHING_BILLED, target.upstream.name, target.model);
         throw failure.clientError ?? new GatewayError("internal_error", "The gateway hit an internal error.", { cause: error });
       }
       services.breaker.recordFailure(target.upstream.name);
+      if (failure.timeout) (timedOut ??= new Set()).add(index);
       lastFailure = failure;
     }
   }
@@ -120,6 +185,8 @@ export async function relayRequest(input: RelayInput): Promise<void> {
   if (!response.headersSent) response.removeHeader(DROPPED_PARAMS_HEADER);
   const status = connection.gone ? "client_aborted" : "error";
   bill({ status, usage: EMPTY_USAGE, estimated: false, ttfbMs: null }, lastTarget.upstream.name, lastTarget.model);
+  if (running.terminated !== null) throw running.terminated;
   if (lastFailure?.timeout) throw new GatewayError("upstream_timeout", `Every upstream attempt for ${model.name} timed out.`);
-  throw new GatewayError("upstream_error", `Every upstream attempt for ${model.name} failed: ${lastFailure?.message ?? "no attempt made"}.`);
+  // The gateway's own words: the upstream's (which may name its account) are in the log above.
+  throw new GatewayError("upstream_error", `Every upstream attempt for ${model.name} failed: ${lastFailure?.shown ?? "no attempt made"}.`);
 }

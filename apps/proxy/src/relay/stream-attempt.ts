@@ -1,10 +1,13 @@
 import type { EventSourceMessage } from "eventsource-parser";
 import type { ServerResponse } from "node:http";
-import { AttemptFailure, FirstByteTimeout, statusFailure, transportFailure } from "./attempt-failure.ts";
-import { upstreamCall, type AttemptContext, type AttemptOutcome } from "./attempt-context.ts";
+import type { GatewayError } from "@gateway/contracts";
+import { AttemptFailure, FirstByteTimeout, statusFailure, Terminated, transportFailure } from "./attempt-failure.ts";
+import { drainThenAbort, upstreamCall, type AttemptContext, type AttemptOutcome } from "./attempt-context.ts";
 import { clientStream } from "./client-stream.ts";
 import { CallAbort } from "./upstream-client.ts";
 import { ClientChunk, UpstreamEvents } from "./upstream-events.ts";
+import { encodingForModel } from "../tokens/count-tokens.ts";
+import { OutputMeter } from "./output-meter.ts";
 import { estimateUsage } from "./usage-estimate.ts";
 
 const SSE_HEADERS = {
@@ -40,25 +43,38 @@ export function writeNow(response: ServerResponse, pieces: Array<Buffer | string
  * chunk arrives; nothing is sent until the first whole event is in and is not an error, so up to
  * then a failure moves on to the next target. After the first byte there is no retry: a failure
  * ends the stream with the client's shape's own final error event.
+ *
+ * Billing (contract section 14): the upstream's final usage when it came. A client that leaves is
+ * written nothing more, but the upstream is read on for up to the drain for that final usage;
+ * when it never comes, the estimate is flagged and never less than the output relayed (counted by
+ * the meter, with the model family's tokenizer) nor than any usage the upstream did report.
  */
 export async function streamAttempt(context: AttemptContext): Promise<AttemptOutcome> {
-  const { target, response } = context;
+  const { target, response, running } = context;
   const attempt = new CallAbort();
   const call = upstreamCall(context, attempt, { accept: "text/event-stream" });
-  context.clientConnection.watch(attempt);
   const timer = setTimeout(() => attempt.abort(new FirstByteTimeout()), target.upstream.firstByteTimeoutMs);
 
   const stream = clientStream(context);
   const tracker = stream.tracker;
+  const meter = new OutputMeter(tracker, encodingForModel(target.model));
   let committed = false;
   let ttfbMs: number | null = null;
+  // The client left: nothing more is written; the upstream is read on for its final usage.
+  let draining = false;
+  let terminated: GatewayError | null = null;
   // What the chunk's events give the client: the upstream's own bytes for those that reach it as
   // they came (same shape), frames for the rest.
   const out = new ClientChunk();
   let upstreamError: EventSourceMessage | null = null;
   const events = new UpstreamEvents((event, raw, bytes, start, end) => {
+    if (draining) {
+      tracker.observe(event);
+      return;
+    }
     if (tracker.isError(event)) {
-      // Before the first byte an error event is a failed attempt; after it, the client gets it.
+      // Before the first byte an error event is a failed attempt; after it, the client gets the
+      // gateway's own final error event (the upstream's words are logged with the outcome).
       if (!committed && out.empty) upstreamError = event;
       else out.frame(stream.upstreamError(event));
       upstreamError ??= event;
@@ -82,27 +98,59 @@ export async function streamAttempt(context: AttemptContext): Promise<AttemptOut
     writable = writeNow(response, out.take());
   };
 
-  const outcome = (status: AttemptOutcome["status"]): AttemptOutcome => {
+  const outcome = (status: AttemptOutcome["status"], reason?: string): AttemptOutcome => {
     const usage = tracker.usage();
-    return { status, usage: usage ?? estimateUsage(context.requestBytes, tracker.contentEvents), estimated: usage === null, ttfbMs };
+    if (usage !== null) return { status, usage, estimated: false, ttfbMs, reason };
+    return { status, usage: estimateUsage(context.requestBytes, tracker.reported(), meter.outputTokens), estimated: true, ttfbMs, reason };
   };
-  const endWithError = (message: string): AttemptOutcome => {
+  // The final bill: when it is an estimate, counted with the tokenizer loaded (a stream cut in the
+  // first moments of a process may come before its ranks are in memory).
+  const settled = async (status: AttemptOutcome["status"], reason?: string): Promise<AttemptOutcome> => {
+    if (tracker.usage() === null) await meter.settledOutputTokens();
+    return outcome(status, reason);
+  };
+  const endWithError = (message: string, reason?: string): AttemptOutcome => {
     if (!response.destroyed) response.end(stream.error(message));
-    return outcome("error");
+    return outcome("error", reason ?? message);
+  };
+
+  // A paused upstream (the client's buffer was full) is resumed when the client leaves: the drain
+  // reads on, and a `drain` event never comes from a closed response.
+  let paused: (() => void) | null = null;
+  context.clientConnection.watch(() => {
+    draining = true;
+    const resume = paused;
+    paused = null;
+    resume?.();
+    drainThenAbort(attempt, context.disconnectDrainMs ?? 0);
+  });
+  if (running !== undefined) running.attempt = {
+    progress: () => outcome("ok").usage,
+    terminate(error) {
+      terminated = error;
+      if (committed && !response.writableEnded && !response.destroyed) response.end(stream.error(error.message, error.code, error.type));
+      attempt.abort(new Terminated(error));
+    },
   };
 
   // Each upstream chunk, in the tick it arrives: its events go out at once; a client that cannot
-  // take more pauses the upstream until it drains (or leaves, which aborts the call).
+  // take more pauses the upstream until it drains (or leaves: then the drain reads on).
   const relayChunk = (chunk: Buffer, resume: () => void): boolean => {
     writable = true;
+    meter.add(chunk);
     events.push(chunk);
+    if (draining) return true;
     if (!committed) {
       if (upstreamError) throw new AttemptFailure("the upstream sent an error event before any content", { retryable: true });
       return true;
     }
     if (!out.empty) writable = writePieces(response, out.take());
     if (writable) return true;
-    response.once("drain", resume);
+    paused = resume;
+    response.once("drain", () => {
+      paused = null;
+      resume();
+    });
     return false;
   };
 
@@ -111,10 +159,13 @@ export async function streamAttempt(context: AttemptContext): Promise<AttemptOut
   // (a failure there moves on to the next target).
   let ended: AttemptOutcome | null = null;
   const endStream = (): void => {
-    if (!committed) return;
-    if (upstreamError) {
+    if (draining) {
+      ended = outcome("client_aborted");
+    } else if (!committed) {
+      return;
+    } else if (upstreamError) {
       response.end();
-      ended = outcome("error");
+      ended = outcome("error", `the upstream sent an error event mid-stream: ${upstreamError.data}`);
     } else if (!tracker.complete) {
       ended = endWithError("The upstream stream ended before it was complete.");
     } else {
@@ -126,15 +177,27 @@ export async function streamAttempt(context: AttemptContext): Promise<AttemptOut
   try {
     const upstream = await context.client.stream(call, { chunk: relayChunk, end: endStream });
     if (upstream.statusCode >= 400) throw statusFailure(upstream.statusCode, upstream.body.toString("utf8"), context.adapter);
-    if (ended) return ended;
+    // Set by the sink's `end` (TypeScript cannot see a callback assign it).
+    const done = ended as AttemptOutcome | null;
+    if (done) return done.estimated ? await settled(done.status, done.reason) : done;
     throw new AttemptFailure("the upstream closed the stream before the first event", { retryable: true });
   } catch (error) {
-    if (context.clientConnection.gone) return outcome("client_aborted");
+    const ender = terminated as GatewayError | null;
+    if (ender !== null) {
+      const billed = await settled("error", ender.message);
+      if (committed) return billed;
+      // Before the first byte: the client gets the refusal as its JSON error.
+      throw new AttemptFailure(ender.message, { retryable: false, clientError: ender, outcome: billed, cause: error });
+    }
+    if (context.clientConnection.gone) return await settled("client_aborted");
     if (!committed) throw transportFailure(error, attempt);
     const failure = transportFailure(error, attempt);
-    return endWithError(failure.timeout ? "The upstream stopped sending mid-stream." : "The upstream connection failed mid-stream.");
+    const message = failure.timeout ? "The upstream stopped sending mid-stream." : "The upstream connection failed mid-stream.";
+    await meter.settledOutputTokens();
+    return endWithError(message, failure.message);
   } finally {
     clearTimeout(timer);
     context.clientConnection.unwatch();
+    if (running !== undefined) running.attempt = null;
   }
 }

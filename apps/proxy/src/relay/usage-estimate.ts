@@ -1,18 +1,13 @@
-import type { Usage } from "@gateway/contracts";
+import { EMPTY_USAGE, type Usage } from "@gateway/contracts";
 
 /**
- * The flagged estimate used only when the upstream never reported usage (a stream cut or a client
- * that left): about four bytes of request per input token, one token per relayed content event.
+ * The flagged estimate of a request whose upstream never sent its final usage (a client that left
+ * and a drain that ran out, a stream cut, a key revoked mid-stream). Never less than any usage the
+ * upstream did send (a `message_start`'s input and output), nor than `outputTokens`: the output
+ * relayed, counted with the model family's tokenizer (output-meter.ts). Without any reported
+ * usage, the input is about four bytes of request per token.
  */
-export function estimateUsage(requestBytes: number, contentEvents: number): Usage {
-  return {
-    inputTokens: Math.ceil(requestBytes / 4),
-    outputTokens: contentEvents,
-    cachedInputTokens: 0,
-    cacheWriteTokens: 0,
-    cacheWrite1hTokens: 0,
-    reasoningTokens: 0,
-    images: 0,
-    webSearchRequests: 0,
-  };
+export function estimateUsage(requestBytes: number, reported: Usage | null, outputTokens: number): Usage {
+  const floor = reported ?? { ...EMPTY_USAGE, inputTokens: Math.ceil(requestBytes / 4) };
+  return outputTokens > floor.outputTokens ? { ...floor, outputTokens } : floor;
 }

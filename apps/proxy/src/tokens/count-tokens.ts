@@ -12,12 +12,12 @@ import { asRecord } from "../upstreams/request-fields.ts";
  */
 export type EncodingName = "o200k_base" | "cl100k_base";
 
-interface Encoding {
+export interface Encoding {
   countTokens(text: string, options: { disallowedSpecial: Set<string> }): number;
 }
 
 /** Text that looks like a special token (`<|endoftext|>`) is ordinary text in a prompt. */
-const AS_TEXT = { disallowedSpecial: new Set<string>() };
+export const AS_TEXT = { disallowedSpecial: new Set<string>() };
 
 /** A low-detail image, and a high-detail 1024x1024 one (85 + 4 tiles x 170): OpenAI's image costs. */
 const IMAGE_TOKENS_LOW = 85;
@@ -39,7 +39,7 @@ export function encodingForModel(model: string): EncodingName {
 const encodings = new Map<EncodingName, Promise<Encoding>>();
 
 /** Each encoding's ranks are loaded on first use (hundreds of milliseconds, megabytes), once. */
-function loadEncoding(name: EncodingName): Promise<Encoding> {
+export function loadEncoding(name: EncodingName): Promise<Encoding> {
   let loading = encodings.get(name);
   if (!loading) {
     loading = name === "cl100k_base" ? import("gpt-tokenizer/encoding/cl100k_base") : import("gpt-tokenizer/encoding/o200k_base");

@@ -12,10 +12,20 @@ export interface StreamTracker {
   isError(event: EventSourceMessage): boolean;
   /** Saw the shape's terminal event: the stream is whole. */
   readonly complete: boolean;
-  /** Usage from the terminal data, or null when the upstream never sent it. */
+  /**
+   * The stream's final usage (OpenAI's usage chunk, Anthropic's `message_delta`, a Responses
+   * terminal event), or null until it came: a `message_start`'s usage is not final.
+   */
   usage(): Usage | null;
-  /** Content events relayed so far (about one token each): the flagged estimate when usage never came. */
+  /** The latest usage the upstream sent, final or partial (a `message_start`'s): an estimate's floor. */
+  reported(): Usage | null;
+  /** Content events seen so far. */
   readonly contentEvents: number;
+  /**
+   * The output text one event carries (text, reasoning, tool arguments), "" for any other: read
+   * only when an estimate is needed (relay/output-meter.ts), never on the relay's own path.
+   */
+  outputText(event: EventSourceMessage): string;
 }
 
 /** The client's request after the required fields were checked; the rest passes through. */
@@ -50,8 +60,11 @@ export interface WireFormat {
   upstreamBody(request: ParsedRequest, upstreamModel: string): Record<string, unknown> | null;
   usageFromResponse(body: unknown): Usage | null;
   createStreamTracker(request: ParsedRequest): StreamTracker;
-  /** The shape's own final error event (contract section 3), as SSE text. */
-  streamErrorEvent(message: string, code: string, sequenceNumber: number): string;
+  /**
+   * The shape's own final error event (contract section 3), as SSE text: `type` is the envelope's
+   * error type (`api_error` for an upstream's failure, `authentication_error` for a revoked key).
+   */
+  streamErrorEvent(message: string, code: string, sequenceNumber: number, type?: string): string;
 }
 
 /** How to talk to an upstream of one shape: its auth and how its error bodies read. */

@@ -9,6 +9,8 @@ class MessagesStreamTracker implements StreamTracker {
   complete = false;
   contentEvents = 0;
   private captured: Usage | null = null;
+  /** A `message_delta` came: its cumulative usage is the final one (a `message_start`'s is not). */
+  private final = false;
 
   observe(event: EventSourceMessage): boolean {
     switch (event.event) {
@@ -16,11 +18,13 @@ class MessagesStreamTracker implements StreamTracker {
         this.contentEvents += 1;
         break;
       case "message_start":
+        // Input and cache counts, and an output count of one or so: partial, an estimate's floor only.
         this.captured = messagesUsage(asRecord(asRecord(tryJson(event.data))?.message)?.usage, this.captured);
         break;
       case "message_delta":
         // Cumulative: the delta's fields replace what message_start said; never add them up.
         this.captured = messagesUsage(asRecord(tryJson(event.data))?.usage, this.captured);
+        this.final = this.captured !== null;
         break;
       case "message_stop":
         this.complete = true;
@@ -36,7 +40,18 @@ class MessagesStreamTracker implements StreamTracker {
   }
 
   usage(): Usage | null {
+    return this.final ? this.captured : null;
+  }
+
+  reported(): Usage | null {
     return this.captured;
+  }
+
+  outputText(event: EventSourceMessage): string {
+    if (event.event !== "content_block_delta") return "";
+    const delta = asRecord(asRecord(tryJson(event.data))?.delta);
+    const text = delta?.text ?? delta?.partial_json ?? delta?.thinking;
+    return typeof text === "string" ? text : "";
   }
 }
 
@@ -63,5 +78,7 @@ export const messages: WireFormat = {
   upstreamBody: (request, upstreamModel) => (request.body.model === upstreamModel ? null : { ...request.body, model: upstreamModel }),
   usageFromResponse: (body) => messagesUsage(asRecord(body)?.usage),
   createStreamTracker: () => new MessagesStreamTracker(),
-  streamErrorEvent: (message) => sseFrame(JSON.stringify({ type: "error", error: { type: "api_error", message } }), "error"),
+  // The code rides along only when it says more than the type (`key_revoked`); the SDK reads type and message.
+  streamErrorEvent: (message, code, _sequenceNumber, type = "api_error") =>
+    sseFrame(JSON.stringify({ type: "error", error: code === "upstream_error" ? { type, message } : { type, message, code } }), "error"),
 };

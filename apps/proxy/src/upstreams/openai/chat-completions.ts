@@ -59,6 +59,30 @@ class ChatStreamTracker implements StreamTracker {
   usage(): Usage | null {
     return this.captured;
   }
+
+  reported(): Usage | null {
+    return this.captured;
+  }
+
+  outputText(event: EventSourceMessage): string {
+    if (dataIs(event, DONE)) return "";
+    const choices = asRecord(tryJson(event.data))?.choices;
+    if (!Array.isArray(choices)) return "";
+    let text = "";
+    for (const choice of choices) {
+      const delta = asRecord(asRecord(choice)?.delta);
+      if (!delta) continue;
+      // Reasoning some upstreams stream beside the answer (`reasoning_content`, `reasoning`) is output too.
+      for (const part of [delta.content, delta.reasoning_content, delta.reasoning, delta.refusal]) if (typeof part === "string") text += part;
+      if (!Array.isArray(delta.tool_calls)) continue;
+      for (const call of delta.tool_calls) {
+        const fn = asRecord(asRecord(call)?.function);
+        if (typeof fn?.name === "string") text += fn.name;
+        if (typeof fn?.arguments === "string") text += fn.arguments;
+      }
+    }
+    return text;
+  }
 }
 
 const CHAT_ROLES: ReadonlySet<string> = new Set(["system", "developer", "user", "assistant", "tool", "function"]);
@@ -99,6 +123,6 @@ export const chatCompletions: WireFormat = {
   },
   usageFromResponse: (body) => chatUsage(asRecord(body)?.usage),
   createStreamTracker: (request) => new ChatStreamTracker(clientAskedForUsage(request)),
-  streamErrorEvent: (message, code) =>
-    sseFrame(JSON.stringify({ error: { type: "api_error", message, code, param: null } })),
+  streamErrorEvent: (message, code, _sequenceNumber, type = "api_error") =>
+    sseFrame(JSON.stringify({ error: { type, message, code, param: null } })),
 };

@@ -32,6 +32,17 @@ class ResponsesStreamTracker implements StreamTracker {
   usage(): Usage | null {
     return this.captured;
   }
+
+  reported(): Usage | null {
+    return this.captured;
+  }
+
+  outputText(event: EventSourceMessage): string {
+    // Every `*.delta` event carries its piece as `delta`: text, refusal, reasoning, tool arguments.
+    if (event.event === undefined || !event.event.endsWith(".delta")) return "";
+    const delta = asRecord(tryJson(event.data))?.delta;
+    return typeof delta === "string" ? delta : "";
+  }
 }
 
 export const responses: WireFormat = {
