@@ -60,6 +60,9 @@ export DATABASE_URL="$(bench_database_url "$DATABASE_URL")"
 wants_step() { [ -z "${BENCH_ROWS:-}" ] || [[ ",${BENCH_ROWS// /}," == *",$1,"* ]]; }
 export SIMULATOR_API_KEY="sim-bench-$RUN_ID"
 export INTERNAL_TOKEN="bench-internal-token-$RUN_ID"
+# The bench's proxies (two at once) serve /metrics on their PORT, where apps/bench/src/system-cost.ts
+# reads it (a private machine), and their metrics ports on any free port, so they never collide.
+export METRICS_PUBLIC=true METRICS_PORT=0
 # Every port the bench needs, chosen in one go: each is held open until all are chosen, so no two
 # services are given the same one (the kernel hands a port closed a moment ago out again, and a
 # service then found its port taken while the readiness check was answered by another).

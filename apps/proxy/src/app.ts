@@ -1,8 +1,10 @@
 import type { RequestListener, ServerResponse } from "node:http";
 import { GatewayError } from "@gateway/contracts";
-import { httpMetrics, metricsHandler } from "@gateway/metrics";
-import { AuthFailureThrottle, beginRequest, readJsonBody, respondWithError, type GatewayRequest } from "@gateway/http";
+import { Counter, httpMetrics, metricsHandler } from "@gateway/metrics";
+import { AuthFailureThrottle, beginRequest, discardBody, readJsonBody, respondWithError, type GatewayRequest } from "@gateway/http";
+import type { KeyRecord } from "@gateway/redis-store";
 import type { ProxyServices } from "./services.ts";
+import { authenticate } from "./auth/authenticate.ts";
 import { healthRoute, readyRoute } from "./routes/health.ts";
 import { discoveryRoute } from "./routes/v1.ts";
 import { getModelRoute, listModelsRoute } from "./routes/v1-models.ts";
@@ -15,15 +17,19 @@ import { embeddingsRoute } from "./routes/v1-embeddings.ts";
 import { usageRoute } from "./routes/v1-usage.ts";
 import { apiRelayRoute } from "./routes/api-relay.ts";
 import { relayPattern, type RelayPattern } from "./routes/api-relay-request.ts";
-import type { RouteHandler } from "./routes/route-handler.ts";
+import type { KeyedRouteHandler, RouteHandler } from "./routes/route-handler.ts";
 
-interface Route {
+type Route =
   /** The metrics label: the route's pattern, never the raw path. */
-  pattern: string;
-  handler: RouteHandler;
-  /** POST routes: the JSON body is read (and checked) before the handler runs. */
-  readsBody: boolean;
-}
+  | { pattern: string; handler: RouteHandler; readsBody: false }
+  /** POST routes: the key is accepted from the headers, then the JSON body is read (and checked), then the handler runs. */
+  | { pattern: string; handler: KeyedRouteHandler; readsBody: true };
+
+/**
+ * How long the rest of a refused body is read (and dropped) before the connection is cut. Long
+ * enough for an honest client's 10 MB upload to finish, so it reads its 401.
+ */
+const REFUSED_BODY_GRACE_MS = 10_000;
 
 /** `GET /v1/models/{id}`: the id is the rest of the path, and may hold slashes. */
 const MODEL_BY_ID = "/v1/models/";
@@ -58,13 +64,18 @@ export function createProxyHandler(services: ProxyServices): RequestListener {
   const metrics = httpMetrics(services.registry);
   const throttle = new AuthFailureThrottle({ freeFailures: services.config.AUTH_FREE_FAILURES, windowMs: 60_000, maxDelayMs: 2_000 });
   const bodyLimit = services.config.BODY_LIMIT_BYTES;
-  const maxDepth = services.config.JSON_MAX_DEPTH;
+  // A parse is the costly part of a body (tens of ms for megabytes): counted, so tests can show
+  // that no unauthenticated body is ever parsed.
+  const parses = services.registry.getSingleMetric("gateway_request_body_parses_total") as Counter | undefined
+    ?? new Counter({ name: "gateway_request_body_parses_total", help: "JSON request bodies read in full and parsed (only ever after the key was accepted).", registers: [services.registry] });
+  const bodyOptions = { maxDepth: services.config.JSON_MAX_DEPTH, onParse: () => parses.inc() };
 
   // By method, then by lower-cased path: no key string made per request.
   const routes = new Map<string, Map<string, Route>>([["GET", new Map()], ["POST", new Map()]]);
   const get = (pattern: string, handler: RouteHandler) => routes.get("GET")!.set(pattern, { pattern, handler, readsBody: false });
-  const post = (pattern: string, handler: RouteHandler) => routes.get("POST")!.set(pattern, { pattern, handler, readsBody: true });
-  if (services.config.METRICS_PORT === undefined) get("/metrics", metricsHandler(services.registry));
+  const post = (pattern: string, handler: KeyedRouteHandler) => routes.get("POST")!.set(pattern, { pattern, handler, readsBody: true });
+  // Every tenant's traffic and the upstreams' names: on METRICS_PORT only (server.ts), unless asked for.
+  if (services.config.METRICS_PUBLIC) get("/metrics", metricsHandler(services.registry));
   get("/healthz", healthRoute);
   get("/readyz", readyRoute(services));
   get("/v1", discoveryRoute(services));
@@ -86,12 +97,49 @@ export function createProxyHandler(services: ProxyServices): RequestListener {
 
   const fail = (request: GatewayRequest, path: string, response: ServerResponse, error: unknown) =>
     throttle.answer(error, services.clientAddress(request), () => respondWithError(logger, request, path, response, error));
-  const run = (route: Route, request: GatewayRequest, path: string, response: ServerResponse, param: string) => {
+  /** A request answered before its body is read: the body is dropped, never buffered. */
+  const refuse = (request: GatewayRequest, path: string, response: ServerResponse, error: unknown) => {
+    discardBody(request, bodyLimit, REFUSED_BODY_GRACE_MS);
+    fail(request, path, response, error);
+  };
+  const settle = (done: void | Promise<void>, request: GatewayRequest, path: string, response: ServerResponse) => {
+    if (done) done.then(undefined, (error: unknown) => fail(request, path, response, error));
+  };
+  const run = (handler: RouteHandler, request: GatewayRequest, path: string, response: ServerResponse, param: string) => {
     try {
-      const done = route.handler(request, response, param);
-      if (done) done.then(undefined, (error: unknown) => fail(request, path, response, error));
+      settle(handler(request, response, param), request, path, response);
     } catch (error) {
       fail(request, path, response, error);
+    }
+  };
+  const runKeyed = (handler: KeyedRouteHandler, request: GatewayRequest, path: string, response: ServerResponse, key: KeyRecord) => {
+    try {
+      settle(handler(request, response, key), request, path, response);
+    } catch (error) {
+      fail(request, path, response, error);
+    }
+  };
+  const readBodyThenRun = (handler: KeyedRouteHandler, request: GatewayRequest, path: string, response: ServerResponse, key: KeyRecord) =>
+    readJsonBody(request, bodyLimit, (error) => (error ? fail(request, path, response, error) : runKeyed(handler, request, path, response, key)), bodyOptions);
+  /**
+   * The key first, from the headers alone (contract section 14: bodies are read only after the
+   * credential is accepted); at once when this process caches it, so a key in use costs no tick.
+   */
+  const authenticateThenRead = (handler: KeyedRouteHandler, request: GatewayRequest, path: string, response: ServerResponse) => {
+    let key: KeyRecord | Promise<KeyRecord>;
+    try {
+      key = authenticate(request.headers, services.keyCache);
+    } catch (error) {
+      refuse(request, path, response, error);
+      return;
+    }
+    if (key instanceof Promise) {
+      key.then(
+        (found) => readBodyThenRun(handler, request, path, response, found),
+        (error: unknown) => refuse(request, path, response, error),
+      );
+    } else {
+      readBodyThenRun(handler, request, path, response, key);
     }
   };
 
@@ -112,12 +160,10 @@ export function createProxyHandler(services: ProxyServices): RequestListener {
     }
     metrics.track(request, response, route?.pattern ?? "unmatched");
     if (!route) {
-      request.resume();
-      fail(request, path, response, new GatewayError("route_not_found", `Unknown route: ${request.method} ${path}`));
+      refuse(request, path, response, new GatewayError("route_not_found", `Unknown route: ${request.method} ${path}`));
       return;
     }
-    const found = route;
-    if (found.readsBody) readJsonBody(request, bodyLimit, (error) => (error ? fail(request, path, response, error) : run(found, request, path, response, param)), maxDepth);
-    else run(found, request, path, response, param);
+    if (route.readsBody) authenticateThenRead(route.handler, request, path, response);
+    else run(route.handler, request, path, response, param);
   };
 }

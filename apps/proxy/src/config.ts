@@ -12,8 +12,16 @@ export function loadProxyConfig(env: Record<string, string | undefined> = proces
      * container may use. 1 = a single process, no primary.
      */
     PROXY_PROCESSES: z.coerce.number().int().min(1).max(256).optional(),
-    /** When set, GET /metrics is served on this port only, not on PORT (which clients reach). */
-    METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
+    /**
+     * GET /metrics is served on this port (0 = any free port), not on PORT: the metrics name every
+     * tenant's traffic and the upstreams, and PORT is what clients reach. In a cluster the primary
+     * serves it with every worker's counts summed.
+     */
+    METRICS_PORT: envVars.port(9090),
+    /** The metrics port's address: loopback unless the scraper comes from elsewhere (a pod's address in k8s). */
+    METRICS_HOST: envVars.host(),
+    /** Also serve GET /metrics on PORT, to every client (the old behaviour; only behind a private network). */
+    METRICS_PUBLIC: envVars.bool(false),
     /** Redis holding key records, the routing snapshot and the billing queue. */
     ...redisEnvShape(),
     LOG_LEVEL: envVars.logLevel(),

@@ -14,12 +14,12 @@ if (cluster.isPrimary && processes > 1) {
   await superviseProxy({
     processes,
     metricsPort: config.METRICS_PORT,
-    host: config.HOST,
+    metricsHost: config.METRICS_HOST,
     shutdownDeadlineMs: config.SHUTDOWN_DEADLINE_MS,
     logger: createLogger({ name: "proxy", level: config.LOG_LEVEL }),
   });
 } else {
   const proxy = await startProxy(config);
-  if (cluster.isPrimary) proxy.services.logger.info({ url: proxy.url }, "proxy listening");
+  if (cluster.isPrimary) proxy.services.logger.info({ url: proxy.url, metricsUrl: proxy.metricsHttp ? `${proxy.metricsHttp.url}/metrics` : null }, "proxy listening");
   shutdownOnSignals(() => proxy.close(), proxy.services.logger);
 }

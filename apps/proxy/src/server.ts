@@ -8,7 +8,7 @@ export interface RunningProxy {
   url: string;
   port: number;
   http: Listening;
-  /** The metrics port's server, when METRICS_PORT is set. */
+  /** The metrics port's server (METRICS_PORT); null in a cluster worker, whose primary serves it. */
   metricsHttp: Listening | null;
   services: ProxyServices;
   /** Graceful stop: not ready, no new connections, in-flight requests finish (up to the deadline), billing flushed. */
@@ -21,7 +21,7 @@ export async function startProxy(config: ProxyConfig, logger?: ProxyServices["lo
   // In a cluster worker the primary serves METRICS_PORT with every worker's registry summed.
   const clustered = inClusterWorker();
   if (clustered) joinMetricsCluster(services.registry);
-  const metricsHttp = config.METRICS_PORT === undefined || clustered ? null : await listenMetrics(metricsHandler(services.registry), config.METRICS_PORT, config.HOST);
+  const metricsHttp = clustered ? null : await listenMetrics(metricsHandler(services.registry), config.METRICS_PORT, config.METRICS_HOST);
   let closing: Promise<void> | null = null;
   return {
     url: http.url,

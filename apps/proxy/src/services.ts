@@ -30,8 +30,11 @@ export interface ProxyServices {
   routing: RoutingTable;
   breaker: CircuitBreaker;
   upstreams: UpstreamClient;
-  /** Keep-alive connections to the control plane: /v1/usage and the relayed /api and /console. */
-  controlPlane: Pool;
+  /**
+   * Keep-alive connections to the control plane, one pool per use: slow or stalled `/api` uploads
+   * fill only the relay's, never the one `/v1/usage` (every tenant's) is answered from.
+   */
+  controlPlane: { relay: Pool; usage: Pool };
   queue: Queue;
   billing: BillingProducer;
   limiter: Limiter;
@@ -128,7 +131,10 @@ export async function createProxyServices(config: ProxyConfig, logger = createLo
     breaker,
     upstreams: new UpstreamClient({ connections: config.UPSTREAM_CONNECTIONS }),
     // Vendor traffic is light; a bound keeps a burst from opening sockets without end.
-    controlPlane: new Pool(new URL(config.CONTROL_PLANE_URL).origin, { connections: 64, keepAliveTimeout: 30_000, connect: { timeout: 5_000 } }),
+    controlPlane: {
+      relay: new Pool(new URL(config.CONTROL_PLANE_URL).origin, { connections: config.API_RELAY_CONNECTIONS, keepAliveTimeout: 30_000, connect: { timeout: 5_000 } }),
+      usage: new Pool(new URL(config.CONTROL_PLANE_URL).origin, { connections: config.USAGE_CONNECTIONS, keepAliveTimeout: 30_000, connect: { timeout: 5_000 } }),
+    },
     queue,
     billing,
     limiter,
@@ -145,7 +151,7 @@ export async function createProxyServices(config: ProxyConfig, logger = createLo
       await limitStore.close().catch((error: unknown) => logger.warn({ err: (error as Error).message }, "limit settlements not written at shutdown"));
       await exporter?.shutdown().catch(() => undefined);
       await services.upstreams.close();
-      await services.controlPlane.close();
+      await Promise.all([services.controlPlane.relay.close(), services.controlPlane.usage.close()]);
       await queue.close();
       subscriber.disconnect();
       redis.disconnect();

@@ -27,6 +27,7 @@ beforeAll(async () => {
   const { redisUrl } = await resolveTestServices();
   const config = loadProxyConfig({
     PORT: "0",
+    METRICS_PORT: "0",
     REDIS_URL: redisUrl,
     REDIS_PREFIX: `test-${randomUUID().slice(0, 8)}`,
     CONTROL_PLANE_URL: `http://127.0.0.1:${port}`,

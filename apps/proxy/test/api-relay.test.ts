@@ -32,7 +32,7 @@ beforeAll(async () => {
   await applyGatewayFile(prisma, controlPlane.services.records, parseGatewayFile(testGatewayYaml(simulator.url)));
   token = (await createVendorToken(prisma, { vendor: "test-vendor", name: "all", scopes: ["keys:create", "keys:read", "keys:revoke", "usage:read"] })).plaintext;
   readOnlyToken = (await createVendorToken(prisma, { vendor: "test-vendor", name: "read", scopes: ["keys:read"] })).plaintext;
-  proxy = await startProxy(loadProxyConfig({ PORT: "0", REDIS_URL: redisUrl, REDIS_PREFIX: prefix, CONTROL_PLANE_URL: controlPlane.url, BODY_LIMIT_BYTES: String(BODY_LIMIT), ...INTERNAL }), silent);
+  proxy = await startProxy(loadProxyConfig({ PORT: "0", METRICS_PORT: "0", REDIS_URL: redisUrl, REDIS_PREFIX: prefix, CONTROL_PLANE_URL: controlPlane.url, BODY_LIMIT_BYTES: String(BODY_LIMIT), ...INTERNAL }), silent);
 });
 
 afterAll(async () => {
@@ -85,7 +85,7 @@ describe("the vendor API on the proxy's address", () => {
   });
 
   it("counts the relayed requests under their pattern, never the raw path", async () => {
-    const metrics = (await call(proxy.url, "GET", "/metrics")).text;
+    const metrics = (await call(proxy.metricsHttp!.url, "GET", "/metrics")).text;
     expect(metrics).toMatch(/gateway_http_requests_total\{route="\/api\/\*",method="POST",status="201"/);
     expect(metrics).not.toMatch(/route="\/api\/keys/);
   });

@@ -39,7 +39,7 @@ beforeAll(async () => {
     vendorId: vendor.id, serverOption: "standard", name: "flood", quotaNano: null, expiresAt: null, rpm: 1_000_000, tpm: 1_000_000_000, metadata: {},
   });
   key = minted.plaintext;
-  proxy = await spawnProxy({ REDIS_URL: redisUrl, REDIS_PREFIX: prefix, TEST_SIMULATOR_KEY: SIMULATOR_SECRET, BODY_LIMIT_BYTES: String(LIMIT), ...imageMemorySettings() });
+  proxy = await spawnProxy({ REDIS_URL: redisUrl, REDIS_PREFIX: prefix, TEST_SIMULATOR_KEY: SIMULATOR_SECRET, BODY_LIMIT_BYTES: String(LIMIT), METRICS_PUBLIC: "true", ...imageMemorySettings() });
 });
 
 afterAll(async () => {

@@ -50,7 +50,7 @@ describe("Redis emptied under live traffic heals itself", () => {
     const emptiedAt = Date.now();
     // In the gap: a proxy starting now finds no routes. It starts (not ready), and a configured
     // model is 503 with retry-after, never 404; a key it cannot vouch for is 503, never 401.
-    late = await startProxy(loadProxyConfig({ PORT: "0", REDIS_URL: gateway.redis.url, REDIS_PREFIX: gateway.controlPlane.config.REDIS_PREFIX }), createLogger({ name: "late", level: "silent" }));
+    late = await startProxy(loadProxyConfig({ PORT: "0", METRICS_PORT: "0", REDIS_URL: gateway.redis.url, REDIS_PREFIX: gateway.controlPlane.config.REDIS_PREFIX }), createLogger({ name: "late", level: "silent" }));
     expect((await fetch(`${late.url}/readyz`)).status).toBe(503);
     for (const key of [known, unseen]) {
       const answer = await fetch(`${late.url}/v1/chat/completions`, {

@@ -53,7 +53,7 @@ beforeAll(async () => {
   await applyGatewayFile(prisma, controlPlane.services.records, parseGatewayFile(fuzzGatewayYaml(simulator.url)));
   vendorToken = (await createVendorToken(prisma, { vendor: "test-vendor", name: "fuzz", scopes: ["keys:create", "keys:read", "keys:update", "keys:revoke", "usage:read"] })).plaintext;
   proxy = await startProxy(
-    loadProxyConfig({ PORT: "0", REDIS_URL: redisUrl, REDIS_PREFIX: prefix, CONTROL_PLANE_URL: controlPlane.url, AUTH_FREE_FAILURES: "1000000", CIRCUIT_FAILURE_THRESHOLD: "3", ...INTERNAL }),
+    loadProxyConfig({ PORT: "0", METRICS_PORT: "0", REDIS_URL: redisUrl, REDIS_PREFIX: prefix, CONTROL_PLANE_URL: controlPlane.url, AUTH_FREE_FAILURES: "1000000", CIRCUIT_FAILURE_THRESHOLD: "3", ...INTERNAL }),
     silent,
   );
   const mint = async (serverOption: string) => {

@@ -29,7 +29,7 @@ beforeAll(async () => {
   simulator = await startSimulator({ apiKey: SIMULATOR_SECRET });
   controlPlane = await startControlPlane(loadControlPlaneConfig({ DATABASE_URL: database.url, REDIS_URL: redisUrl, REDIS_PREFIX: prefix, PORT: "0", INTERNAL_TOKEN: internalToken, LOG_LEVEL: "trace" }), logger("control-plane"));
   await applyGatewayFile(controlPlane.services.db.prisma, controlPlane.services.records, parseGatewayFile(testGatewayYaml(simulator.url)));
-  proxy = await startProxy(loadProxyConfig({ PORT: "0", REDIS_URL: redisUrl, REDIS_PREFIX: prefix, CONTROL_PLANE_URL: controlPlane.url, INTERNAL_TOKEN: internalToken, LOG_LEVEL: "trace" }), logger("proxy"));
+  proxy = await startProxy(loadProxyConfig({ PORT: "0", METRICS_PORT: "0", REDIS_URL: redisUrl, REDIS_PREFIX: prefix, CONTROL_PLANE_URL: controlPlane.url, INTERNAL_TOKEN: internalToken, LOG_LEVEL: "trace" }), logger("proxy"));
 });
 
 afterAll(async () => {

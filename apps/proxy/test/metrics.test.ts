@@ -20,7 +20,7 @@ describe("GET /metrics", () => {
     await send(false);
     await send(true);
     await fetch(`${stack.proxy.url}/v1/chat/completions`, { method: "POST", headers: { authorization: `Bearer ${key}`, "content-type": "application/json" }, body: "{" });
-    const text = await (await fetch(`${stack.proxy.url}/metrics`)).text();
+    const text = await (await fetch(`${stack.proxy.metricsHttp!.url}/metrics`)).text();
     expect(text).toMatch(/gateway_http_requests_total\{route="\/v1\/chat\/completions",method="POST",status="200",app="proxy"\} 2/);
     expect(text).toMatch(/gateway_http_requests_total\{route="\/v1\/chat\/completions",method="POST",status="400",app="proxy"\} 1/);
     expect(text).toMatch(/gateway_model_requests_total\{endpoint="chat.completions",model="gpt-test",upstream="sim-openai-b",outcome="ok",app="proxy"\} 1/);

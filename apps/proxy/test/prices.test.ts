@@ -119,7 +119,7 @@ beforeAll(async () => {
   await applyGatewayFile(controlPlane.services.db.prisma, controlPlane.services.records, parseGatewayFile(GATEWAY_YAML(simulator.url)));
   const vendorToken = (await createVendorToken(controlPlane.services.db.prisma, { vendor: "price-vendor", name: "t", scopes: ["keys:create"] })).plaintext;
   worker = await startBillingWorker(loadBillingWorkerConfig({ DATABASE_URL: database.url, REDIS_URL: redisUrl, REDIS_PREFIX: prefix, PORT: "0" }), silent);
-  proxy = await startProxy(loadProxyConfig({ PORT: "0", REDIS_URL: redisUrl, REDIS_PREFIX: prefix, CONTROL_PLANE_URL: controlPlane.url, ...internal }), silent);
+  proxy = await startProxy(loadProxyConfig({ PORT: "0", METRICS_PORT: "0", REDIS_URL: redisUrl, REDIS_PREFIX: prefix, CONTROL_PLANE_URL: controlPlane.url, ...internal }), silent);
   for (const option of ["standard", "marked-up", "custom"]) {
     const response = await fetch(`${controlPlane.url}/api/keys`, {
       method: "POST",

@@ -59,7 +59,7 @@ export async function startPrivateRedisGateway(options: { redis?: PrivateRedisOp
     );
     await applyGatewayFile(controlPlane.db.prisma, controlPlane.records, parseGatewayFile(testGatewayYaml(simulator.url)));
     proxy = await startProxy(
-      loadProxyConfig({ PORT: "0", REDIS_URL: redis.url, REDIS_PREFIX: prefix, SHUTDOWN_DEADLINE_MS: "5000", ...options.proxyEnv }),
+      loadProxyConfig({ PORT: "0", METRICS_PORT: "0", REDIS_URL: redis.url, REDIS_PREFIX: prefix, SHUTDOWN_DEADLINE_MS: "5000", ...options.proxyEnv }),
       silent,
     );
   } catch (error) {

@@ -15,7 +15,7 @@ beforeAll(async () => {
   const { redisUrl } = await resolveTestServices();
   stack = await startStack();
   ({ key } = await stack.mintKey());
-  proxy = await spawnProxy({ REDIS_URL: redisUrl, REDIS_PREFIX: stack.prefix, PROXY_PROCESSES: "2", SHUTDOWN_DEADLINE_MS: "5000" });
+  proxy = await spawnProxy({ REDIS_URL: redisUrl, REDIS_PREFIX: stack.prefix, PROXY_PROCESSES: "2", SHUTDOWN_DEADLINE_MS: "5000", METRICS_PUBLIC: "true" });
 }, 60_000);
 
 afterAll(async () => {

@@ -107,7 +107,7 @@ export async function startStack(proxyEnv: Record<string, string> = {}): Promise
   );
   await applyGatewayFile(controlPlane.db.prisma, controlPlane.records, parseGatewayFile(testGatewayYaml(simulator.url)));
   const proxy = await startProxy(
-    loadProxyConfig({ PORT: "0", REDIS_URL: services.redisUrl, REDIS_PREFIX: prefix, CIRCUIT_FAILURE_THRESHOLD: "1000", ...proxyEnv }),
+    loadProxyConfig({ PORT: "0", METRICS_PORT: "0", REDIS_URL: services.redisUrl, REDIS_PREFIX: prefix, CIRCUIT_FAILURE_THRESHOLD: "1000", ...proxyEnv }),
     silent,
   );
   const vendor = await controlPlane.db.prisma.vendor.findUniqueOrThrow({ where: { name: "test-vendor" } });

@@ -32,7 +32,7 @@ beforeAll(async () => {
   await applyGatewayFile(controlPlane.services.db.prisma, controlPlane.services.records, parseGatewayFile(testGatewayYaml(simulator.url)));
   vendorToken = (await createVendorToken(controlPlane.services.db.prisma, { vendor: "test-vendor", name: "t", scopes: ["keys:create", "keys:read", "keys:revoke", "usage:read"] })).plaintext;
   worker = await startBillingWorker(loadBillingWorkerConfig({ DATABASE_URL: database.url, REDIS_URL: redisUrl, REDIS_PREFIX: prefix, PORT: "0" }), silent);
-  proxy = await startProxy(loadProxyConfig({ PORT: "0", REDIS_URL: redisUrl, REDIS_PREFIX: prefix, CONTROL_PLANE_URL: controlPlane.url, ...internal }), silent);
+  proxy = await startProxy(loadProxyConfig({ PORT: "0", METRICS_PORT: "0", REDIS_URL: redisUrl, REDIS_PREFIX: prefix, CONTROL_PLANE_URL: controlPlane.url, ...internal }), silent);
 });
 
 afterAll(async () => {

@@ -1,5 +1,6 @@
 export * from "./request-context.ts";
 export * from "./json-body.ts";
+export * from "./discard-body.ts";
 export * from "./send-error.ts";
 export * from "./send-json.ts";
 export * from "./error-handler.ts";

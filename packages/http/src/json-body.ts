@@ -5,13 +5,21 @@ import { DEFAULT_JSON_MAX_DEPTH, exceedsJsonDepth } from "./json-depth.ts";
 
 const JSON_TYPE = /^application\/(.+\+)?json\b/i;
 
+export interface JsonBodyOptions {
+  /** Deepest nesting accepted (contract section 13). */
+  maxDepth?: number;
+  /** Called once per body read in full, before it is scanned and parsed (the proxy counts parses). */
+  onParse?: () => void;
+}
+
 /**
  * Reads a JSON body with the size limit and content-type rule of the contract (413, 415, 400), then
  * calls `done` once: with null when `request.body`, `rawBody` and `bodyBytes` are set, else with
  * the error. Hand-rolled rather than express.json so each failure maps to the one envelope and a
  * too-large body is refused from its content-length before any byte is read.
  */
-export function readJsonBody(request: GatewayRequest, limitBytes: number, done: (error: GatewayError | null) => void, maxDepth = DEFAULT_JSON_MAX_DEPTH): void {
+export function readJsonBody(request: GatewayRequest, limitBytes: number, done: (error: GatewayError | null) => void, options: JsonBodyOptions = {}): void {
+  const maxDepth = options.maxDepth ?? DEFAULT_JSON_MAX_DEPTH;
   const type = request.headers["content-type"];
   if (!type || !JSON_TYPE.test(type)) {
     done(new GatewayError("unsupported_media_type", "Content-Type must be application/json."));
@@ -41,6 +49,7 @@ export function readJsonBody(request: GatewayRequest, limitBytes: number, done: 
     request.bodyBytes = size;
     const raw = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
     request.rawBody = raw;
+    options.onParse?.();
     if (exceedsJsonDepth(raw, maxDepth)) {
       done(new GatewayError("invalid_json", `The request body nests JSON deeper than ${maxDepth} levels.`, { param: null }));
       return;

@@ -21,8 +21,9 @@ export async function startAppProcess(options: { name: string; script: string; e
   const { name, port } = options;
   const child = spawn(process.execPath, [options.script], {
     cwd: options.cwd,
-    // One proxy process unless a test asks for the supervised cluster (the default is one per core).
-    env: { ...process.env, LOG_LEVEL: "warn", PROXY_PROCESSES: "1", ...options.env, [options.portVariable ?? "PORT"]: String(port) },
+    // One proxy process unless a test asks for the supervised cluster (the default is one per core),
+    // and its metrics on a free port (the default 9090 would collide between processes).
+    env: { ...process.env, LOG_LEVEL: "warn", PROXY_PROCESSES: "1", METRICS_PORT: "0", ...options.env, [options.portVariable ?? "PORT"]: String(port) },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let output = "";

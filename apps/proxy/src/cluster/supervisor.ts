@@ -5,9 +5,9 @@ import { clusterMetricsText, serveMetricsViewToWorkers } from "@gateway/metrics"
 
 export interface SupervisorOptions {
   processes: number;
-  /** Served by the primary with the cluster's aggregated view; workers then serve no /metrics. */
-  metricsPort: number | undefined;
-  host: string;
+  /** Served by the primary with the cluster's aggregated view (workers serve /metrics only on PORT, with METRICS_PUBLIC). */
+  metricsPort: number;
+  metricsHost: string;
   /** Workers get this long (plus a margin) to finish their in-flight requests on SIGTERM. */
   shutdownDeadlineMs: number;
   logger: Logger;
@@ -58,21 +58,19 @@ export async function superviseProxy(options: SupervisorOptions): Promise<void> 
     }, restartDelay).unref();
   });
 
-  let metricsHttp: Listening | null = null;
-  if (options.metricsPort !== undefined) {
-    metricsHttp = await listenMetrics((_request, response) => {
-      clusterMetricsText().then(
-        (text) => {
-          response.writeHead(200, { "content-type": "text/plain; version=0.0.4; charset=utf-8" });
-          response.end(text);
-        },
-        (error: unknown) => {
-          response.writeHead(500, { "content-type": "text/plain" });
-          response.end(String(error));
-        },
-      );
-    }, options.metricsPort, options.host);
-  }
+  const metricsHttp: Listening = await listenMetrics((_request, response) => {
+    clusterMetricsText().then(
+      (text) => {
+        response.writeHead(200, { "content-type": "text/plain; version=0.0.4; charset=utf-8" });
+        response.end(text);
+      },
+      (error: unknown) => {
+        response.writeHead(500, { "content-type": "text/plain" });
+        response.end(String(error));
+      },
+    );
+  }, options.metricsPort, options.metricsHost);
+  logger.info({ url: `${metricsHttp.url}/metrics` }, "proxy metrics listening");
 
   const stop = (signal: NodeJS.Signals): void => {
     if (stopping) return;
@@ -90,7 +88,7 @@ export async function superviseProxy(options: SupervisorOptions): Promise<void> 
     deadline.unref();
     void done.then(async () => {
       clearTimeout(deadline);
-      await metricsHttp?.close(1_000);
+      await metricsHttp.close(1_000);
       logger.info("proxy stopped");
       process.exit(0);
     });

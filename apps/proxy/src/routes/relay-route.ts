@@ -5,9 +5,8 @@ import type { KeyRecord, ModelRecord, ServerOptionRecord } from "@gateway/redis-
 import type { WireFormat } from "../upstreams/index.ts";
 import type { Admission } from "../limits/limiter.ts";
 import type { ProxyServices } from "../services.ts";
-import { authenticate } from "../auth/authenticate.ts";
 import { relayRequest, type RelayInput } from "../relay/relay-request.ts";
-import type { RouteHandler } from "./route-handler.ts";
+import type { KeyedRouteHandler } from "./route-handler.ts";
 
 /**
  * The model a request names (its canonical record) and the key's server option, once the key may
@@ -27,10 +26,10 @@ export function allowedModel(services: ProxyServices, key: KeyRecord, name: stri
 /**
  * The handler shared by every model endpoint: key, body fields, model permission, then relay.
  * `checkHeaders` lets an endpoint refuse a bad header of its own (the Anthropic version). The key
- * and the admission come at once when this process holds them (its key cache, the key's lease):
+ * (app.ts) and the admission come at once when this process holds them (its key cache, the key's lease):
  * then nothing is awaited before the upstream call; errors before it are thrown as they happen.
  */
-export function relayRoute(services: ProxyServices, wire: WireFormat, checkHeaders?: (request: GatewayRequest) => void): RouteHandler {
+export function relayRoute(services: ProxyServices, wire: WireFormat, checkHeaders?: (request: GatewayRequest) => void): KeyedRouteHandler {
   const withKey = (request: GatewayRequest, response: ServerResponse, key: KeyRecord): Promise<void> => {
     const parsed = wire.parse(request.body);
     const { model, option } = allowedModel(services, key, parsed.model);
@@ -38,10 +37,10 @@ export function relayRoute(services: ProxyServices, wire: WireFormat, checkHeade
     const input: RelayInput = { services, request, response, wire, parsed, key, model, traceparent: "" };
     return admission instanceof Promise ? admission.then((admitted) => relayAdmitted(input, admitted)) : relayAdmitted(input, admission);
   };
-  return (request, response) => {
+  // The key was accepted by app.ts from the headers, before the body was read.
+  return (request, response, key) => {
     checkHeaders?.(request);
-    const key = authenticate(request.headers, services.keyCache);
-    return key instanceof Promise ? key.then((found) => withKey(request, response, found)) : withKey(request, response, key);
+    return withKey(request, response, key);
   };
 }
 

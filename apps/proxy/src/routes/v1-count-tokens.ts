@@ -11,10 +11,9 @@ import { DROPPED_PARAMS_HEADER, DroppedParams, translationFor } from "../transla
 import { droppedParamsHeaderValue, withoutFields } from "../translation/shared/dropped-params.ts";
 import { clientBetas } from "../relay/request-drops.ts";
 import { countChatTokens, encodingForModel } from "../tokens/count-tokens.ts";
-import { authenticate } from "../auth/authenticate.ts";
 import { allowedModel } from "./relay-route.ts";
 import { checkVersionHeader } from "./v1-messages.ts";
-import type { RouteHandler } from "./route-handler.ts";
+import type { KeyedRouteHandler } from "./route-handler.ts";
 
 const wire = WIRE_FORMATS["messages.count_tokens"];
 
@@ -23,12 +22,14 @@ const wire = WIRE_FORMATS["messages.count_tokens"];
  * `{"input_tokens": N}` (contract section 11). Forwarded to the model's Anthropic-shape targets in
  * order (failover before the first byte, as every relay); a model with none, or whose Anthropic
  * targets all failed while it has OpenAI-shape ones, is counted here on the Chat Completions request
- * the body translates to. Never billed: it takes one slot of the key's requests per minute only.
+ * the body translates to. Never billed: it takes one slot of the key's requests per minute, and is
+ * refused (429) like any request of a key whose quota or budget is spent. A local count is bounded
+ * (TOKEN_COUNT_MAX_BYTES) and yields to the event loop as it goes (tokens/count-tokens.ts).
  */
-export function countTokensRoute(services: ProxyServices): RouteHandler {
-  return async (request, response) => {
+export function countTokensRoute(services: ProxyServices): KeyedRouteHandler {
+  const maxCountedBytes = services.config.TOKEN_COUNT_MAX_BYTES;
+  return async (request, response, key) => {
     checkVersionHeader(request);
-    const key = await authenticate(request.headers, services.keyCache);
     const parsed = wire.parse(request.body);
     const { model, option } = allowedModel(services, key, parsed.model);
     const admission = await services.limiter.admitRequestOnly(request.requestId, key, option);
@@ -56,6 +57,10 @@ export function countTokensRoute(services: ProxyServices): RouteHandler {
       }
     }
     if (!openai) throw new GatewayError("unsupported_feature", `Model ${model.name} has no upstream to count tokens with.`, { param: "model" });
+    // Counting here costs this process's CPU (tokenizing is far slower than parsing): bounded.
+    if (request.bodyBytes > maxCountedBytes) {
+      throw new GatewayError("request_too_large", `Token counting for ${model.name} takes request bodies up to ${maxCountedBytes} bytes.`);
+    }
     const strictParams = option.strictParams ?? false;
     const translation = translationFor("messages", openai.upstream)!;
     const dropped = new DroppedParams(strictParams);

@@ -17,7 +17,8 @@ export function usageRoute(services: ProxyServices) {
       const value = asked.get(name);
       if (value !== null) query.set(name, value);
     }
-    const upstream = await services.controlPlane.request({
+    // The usage pool: never queued behind relayed /api uploads (services.ts).
+    const upstream = await services.controlPlane.usage.request({
       path: `/internal/keys/${encodeURIComponent(key.id)}/usage?${query}`,
       method: "GET",
       headers: { "x-internal-token": services.config.INTERNAL_TOKEN, "x-request-id": request.requestId },

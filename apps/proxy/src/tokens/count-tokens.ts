@@ -1,4 +1,4 @@
-import { computeChatCompletionTokenCount, formatFunctionDefinitions, type ChatCompletionFunctionDefinition, type ChatCompletionRequest, type ChatMessage } from "gpt-tokenizer/functionCalling";
+import { computeChatCompletionTokenCount, type ChatCompletionFunctionDefinition, type ChatCompletionRequest, type ChatMessage } from "gpt-tokenizer/functionCalling";
 import { modelToEncodingMap, type ModelName } from "gpt-tokenizer/mapping";
 import { asRecord } from "../upstreams/request-fields.ts";
 
@@ -111,42 +111,55 @@ function functionCallOf(toolChoice: unknown): ChatCompletionRequest["function_ca
 }
 
 /**
- * BPE cost grows with the square of a pre-tokenizer piece's length, so one long run of letters
- * (a 100 kB "word") would hold the event loop for seconds. Text is counted in segments of at most
- * SEGMENT characters, cut before a single space between two words (where the tokenizer starts a new
- * piece anyway, so the count is unchanged) or, in a run with no such space, every HARD_SEGMENT
- * characters (at most one token more per cut, in text no prompt holds).
+ * BPE cost grows with the square of a pre-tokenizer piece's length, so one long run of letters,
+ * CJK or emoji (a 4,000-character one takes ~50-150 ms) would hold the event loop. Text is counted
+ * in segments of at most SEGMENT characters, cut at the last single space between two words (where
+ * the tokenizer starts a new piece anyway, so the count is unchanged), and wherever a run of
+ * non-space (or space) characters grows past HARD_SEGMENT (at most one token more per cut, in text
+ * no prompt holds): no piece is longer than that, so no segment costs more than a few ms.
  */
 const SEGMENT = 4096;
 const HARD_SEGMENT = 256;
-/** Characters counted between two turns of the event loop. */
-const YIELD_EVERY = 64 * 1024;
+/**
+ * Counting runs this long at most between two turns of the event loop, plus one segment: local
+ * counting never holds the process for more than ~20 ms (contract section 14), whatever the text.
+ */
+const YIELD_AFTER_MS = 8;
+
+const isSpace = (code: number) => code <= 32;
 
 function segmentEnd(text: string, start: number): number {
-  const end = start + SEGMENT;
-  if (end >= text.length) return text.length;
-  for (let cut = end; cut > start + HARD_SEGMENT; cut -= 1) {
-    if (text.charCodeAt(cut) === 32 && text.charCodeAt(cut - 1) > 32 && text.charCodeAt(cut + 1) > 32) return cut;
+  const limit = Math.min(text.length, start + SEGMENT);
+  let cut = -1;
+  let run = 0;
+  let inSpace = false;
+  for (let index = start; index < limit; index += 1) {
+    const code = text.charCodeAt(index);
+    const space = isSpace(code);
+    run = space === inSpace ? run + 1 : 1;
+    inSpace = space;
+    if (run > HARD_SEGMENT) return cut > start ? cut : index;
+    if (code === 32 && index > start && !isSpace(text.charCodeAt(index - 1)) && index + 1 < text.length && !isSpace(text.charCodeAt(index + 1))) cut = index;
   }
-  return start + HARD_SEGMENT;
+  if (limit === text.length) return limit;
+  return cut > start ? cut : limit;
 }
 
 interface Counter {
   /** Counts `text` (cached), yielding to the event loop as it goes. */
   add(text: string): Promise<void>;
-  /** The count of a text `add` has seen; counted on the spot (small texts) otherwise. */
+  /** The count of a text `add` has seen; counted on the spot otherwise. */
   count(text: string): number;
 }
 
 function counterFor(tokenizer: Encoding): Counter {
   const counted = new Map<string, number>();
-  let sinceYield = 0;
-  const segmentTokens = (text: string, start: number, end: number) => tokenizer.countTokens(text.slice(start, end), AS_TEXT);
+  let sliceStartedAt = performance.now();
   const countNow = (text: string): number => {
     let tokens = 0;
     for (let start = 0; start < text.length; ) {
       const end = segmentEnd(text, start);
-      tokens += segmentTokens(text, start, end);
+      tokens += tokenizer.countTokens(text.slice(start, end), AS_TEXT);
       start = end;
     }
     return tokens;
@@ -157,12 +170,11 @@ function counterFor(tokenizer: Encoding): Counter {
       let tokens = 0;
       for (let start = 0; start < text.length; ) {
         const end = segmentEnd(text, start);
-        tokens += segmentTokens(text, start, end);
-        sinceYield += end - start;
+        tokens += tokenizer.countTokens(text.slice(start, end), AS_TEXT);
         start = end;
-        if (sinceYield >= YIELD_EVERY) {
-          sinceYield = 0;
+        if (performance.now() - sliceStartedAt >= YIELD_AFTER_MS) {
           await new Promise<void>((resolve) => setImmediate(resolve));
+          sliceStartedAt = performance.now();
         }
       }
       counted.set(text, tokens);
@@ -196,15 +208,16 @@ export async function countChatTokens(body: Record<string, unknown>, encoding: E
     const functionCall = functionCallOf(body.tool_choice);
     if (functionCall) request.function_call = functionCall;
   }
-  // Every large text is counted first, with turns of the event loop between segments; the
-  // formula then reads the counts (a system message gains a newline when there are functions).
-  for (const message of messages) {
-    await counter.add(message.content);
-    if (message.role === "system" && functions.length > 0) await counter.add(`${message.content}\n`);
-    await counter.add(message.function_call?.arguments ?? "");
-  }
-  for (const call of extraCalls) await counter.add(call.arguments);
-  if (functions.length > 0) await counter.add(formatFunctionDefinitions(functions));
+  // The formula runs twice: first only to learn every text it counts (names, arguments, the
+  // functions' prompt form, a padded system message), which are then counted with turns of the
+  // event loop between segments; then to add up those counts. Nothing is counted in one go.
+  const texts = new Set<string>();
+  computeChatCompletionTokenCount(request, (text) => {
+    texts.add(text);
+    return 0;
+  });
+  for (const call of extraCalls) texts.add(call.name).add(call.arguments);
+  for (const text of texts) await counter.add(text);
   const callTokens = extraCalls.reduce((sum, call) => sum + counter.count(call.name) + counter.count(call.arguments) + TOOL_CALL_OVERHEAD, 0);
   return computeChatCompletionTokenCount(request, counter.count) + callTokens + imageTokens;
 }
