@@ -4,3 +4,4 @@ export * from "./record-store.ts";
 export * from "./connect.ts";
 export * from "./limit-store.ts";
 export * from "./orphan-release.ts";
+export * from "./in-flight-journal.ts";
