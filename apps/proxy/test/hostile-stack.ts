@@ -51,6 +51,8 @@ export function hostileGatewayFile(simulatorUrl: string): GatewayFile {
 
 export interface Replica extends ProxyProcess {
   metricsUrl: string;
+  /** Everything the process (and its workers) printed since it started. */
+  output(): string;
 }
 
 export interface MintOptions {
@@ -139,7 +141,11 @@ export async function startHostileStack(options: HostileStackOptions = {}): Prom
       Array.from({ length: options.replicas ?? 3 }, async () => {
         const metricsPort = await freePort();
         const proxy = await spawnProxy({ ...env, METRICS_PORT: String(metricsPort) });
-        return { ...proxy, metricsUrl: `http://127.0.0.1:${metricsPort}` };
+        let printed = "";
+        const keep = (chunk: Buffer) => (printed += chunk.toString());
+        proxy.child.stdout?.on("data", keep);
+        proxy.child.stderr?.on("data", keep);
+        return { ...proxy, metricsUrl: `http://127.0.0.1:${metricsPort}`, output: () => printed };
       }),
     );
     const ledger = async (keyId: string): Promise<LedgerRow[]> => {
