@@ -13,7 +13,8 @@ const chat = (body: Record<string, unknown>) => WIRE_FORMATS["chat.completions"]
 
 describe("planTargets", () => {
   it("same-shape targets relay the request as is; others carry the translated request, translated once", () => {
-    const request = chat({});
+    // The route's output bound: what the translation sends as Anthropic's max_tokens.
+    const request = { ...chat({}), outputBound: 4096 };
     const plan = planTargets([target("a", "anthropic"), target("o", "openai"), target("b", "anthropic")], WIRE_FORMATS["chat.completions"], request);
     expect(plan.map((planned) => planned.translation?.name ?? null)).toEqual(["chat-to-messages", null, "chat-to-messages"]);
     expect(plan[1]!.upstreamRequest).toBe(request);

@@ -4,6 +4,7 @@ import { addHead, type GatewayRequest } from "@gateway/http";
 import type { KeyRecord, ModelRecord, ServerOptionRecord } from "@gateway/redis-store";
 import type { WireFormat } from "../upstreams/index.ts";
 import type { Admission } from "../limits/limiter.ts";
+import { outputBound, type AboveMaximum } from "../limits/output-bound.ts";
 import type { ProxyServices } from "../services.ts";
 import { relayRequest, type RelayInput } from "../relay/relay-request.ts";
 import type { KeyedRouteHandler } from "./route-handler.ts";
@@ -24,6 +25,20 @@ export function allowedModel(services: ProxyServices, key: KeyRecord, name: stri
 }
 
 /**
+ * Whether a value above the model's maximum output is refused or lowered (contract section 14):
+ * refused when the client named the model itself (not an alias) in the shape every one of its
+ * targets speaks, as the native API would refuse it, or when the option's `strict_params` refuses
+ * what it would otherwise change; else lowered and listed.
+ */
+function aboveMaximum(services: ProxyServices, wire: WireFormat, requested: string, model: ModelRecord, option: ServerOptionRecord): AboveMaximum {
+  if (option.strictParams) return "refuse";
+  if (requested !== model.name) return "lower";
+  // Plain loop: this runs per request, over a model's one to three targets.
+  for (const target of services.routing.targets(model)) if (target.upstream.shape !== wire.shape) return "lower";
+  return "refuse";
+}
+
+/**
  * The handler shared by every model endpoint: key, body fields, model permission, then relay.
  * `checkHeaders` lets an endpoint refuse a bad header of its own (the Anthropic version). The key
  * (app.ts) and the admission come at once when this process holds them (its key cache, the key's lease):
@@ -33,6 +48,8 @@ export function relayRoute(services: ProxyServices, wire: WireFormat, checkHeade
   const withKey = (request: GatewayRequest, response: ServerResponse, key: KeyRecord): Promise<void> => {
     const parsed = wire.parse(request.body);
     const { model, option } = allowedModel(services, key, parsed.model);
+    // Computed once, before the reservation: the limiter, the translators and the upstream call read it.
+    parsed.outputBound = outputBound(parsed.body, wire.endpoint, model.capabilities.maxOutputTokens, aboveMaximum(services, wire, parsed.model, model, option));
     const admission = services.limiter.admit(request.requestId, key, option, model.name, parsed, request.bodyBytes, wire.endpoint);
     const input: RelayInput = { services, request, response, wire, parsed, key, model, traceparent: "" };
     return admission instanceof Promise ? admission.then((admitted) => relayAdmitted(input, admitted)) : relayAdmitted(input, admission);

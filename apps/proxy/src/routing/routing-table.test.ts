@@ -4,7 +4,7 @@ import type { ModelRecord, RecordStore, RoutingSnapshot } from "@gateway/redis-s
 import { aliasPattern, RoutingTable } from "./routing-table.ts";
 
 function modelRecord(name: string, position: number, aliases: string[]): ModelRecord {
-  return { name, displayName: name, ownedBy: "gateway", created: 0, aliases, dropParams: [], position, targets: [] };
+  return { name, displayName: name, ownedBy: "gateway", created: 0, aliases, dropParams: [], position, targets: [], capabilities: { maxOutputTokens: 4096, contextWindow: 128000, reasoning: false, sampling: true, midConversationSystem: true, vision: true, tools: true } };
 }
 
 /** A routing table over a snapshot held in memory (what Redis would hand it). */

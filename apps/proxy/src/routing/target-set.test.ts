@@ -18,7 +18,7 @@ const upstream = (name: string): UpstreamRecord => ({
 const upstreams = Object.fromEntries(["a", "b", "c", "d"].map((name) => [name, upstream(name)]));
 
 function model(targets: { upstream: string; weight: number; priority: number }[]): ModelRecord {
-  return { name: "m", displayName: "m", ownedBy: "gateway", created: 0, aliases: [], dropParams: [], position: 0, targets: targets.map((t) => ({ ...t, model: `${t.upstream}-model` })) };
+  return { name: "m", displayName: "m", ownedBy: "gateway", created: 0, aliases: [], dropParams: [], position: 0, targets: targets.map((t) => ({ ...t, model: `${t.upstream}-model` })), capabilities: { maxOutputTokens: 4096, contextWindow: 128000, reasoning: false, sampling: true, midConversationSystem: true, vision: true, tools: true } };
 }
 
 /** All circuits closed, except the names given. */

@@ -51,6 +51,24 @@ export function optionalPositiveInteger(record: Record<string, unknown>, field: 
   if (isSet(record[field])) requirePositiveInteger(record, field, max);
 }
 
+/**
+ * An optional integer in [min, max] (a token count, a count of choices, a seed): JSON's `1e400`
+ * parses as Infinity and `1.5` is no count, so both are the 400 naming `param`, never arithmetic.
+ */
+export function optionalInteger(record: Record<string, unknown> | null, field: string, min: number, max = Number.MAX_SAFE_INTEGER, param = field): void {
+  const value = record?.[field];
+  if (!isSet(value)) return;
+  if (typeof value !== "number" || !Number.isInteger(value) || value < min || value > max) {
+    throw invalidField(param, max === Number.MAX_SAFE_INTEGER ? `expected an integer of at least ${min}` : `expected an integer from ${min} to ${max}`);
+  }
+}
+
+/** An optional number (a sampling setting, a penalty): finite, as JSON's `1e400` (Infinity) is not. */
+export function optionalFiniteNumber(record: Record<string, unknown>, field: string): void {
+  const value = record[field];
+  if (isSet(value) && (typeof value !== "number" || !Number.isFinite(value))) throw invalidField(field, "expected a finite number");
+}
+
 export function optionalOfType(record: Record<string, unknown>, field: string, type: "number" | "boolean" | "string"): void {
   const value = record[field];
   if (isSet(value) && typeof value !== type) throw invalidField(field, `expected a ${type}`);

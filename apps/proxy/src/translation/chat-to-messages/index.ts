@@ -9,7 +9,7 @@ import { ChatStreamFromMessages } from "./stream.ts";
 export const chatToMessages: Translation = {
   name: "chat-to-messages",
   upstreamWire: WIRE_FORMATS.messages,
-  request: (client, dropped) => ({ ...client, body: messagesRequestFromChat(client.body, dropped) }),
+  request: (client, dropped) => ({ ...client, body: messagesRequestFromChat(client.body, dropped, client.outputBound) }),
   response: (upstreamBody) => chatCompletionFromMessage(upstreamBody),
   stream: (client) => new ChatStreamFromMessages(asRecord(client.body.stream_options)?.include_usage === true),
 };

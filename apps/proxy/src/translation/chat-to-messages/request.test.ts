@@ -1,8 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { DroppedParams } from "../shared/dropped-params.ts";
 import { messagesRequestFromChat } from "./request.ts";
+import { outputBound } from "../../limits/output-bound.ts";
 
-const translate = (request: Record<string, unknown>, strict = false) => messagesRequestFromChat(request, new DroppedParams(strict));
+/** The route's output bound for a model whose maximum output is 4096 tokens. */
+const bound = (request: Record<string, unknown>) => outputBound(request, "chat.completions", 4096, "lower");
+
+const translate = (request: Record<string, unknown>, strict = false) => messagesRequestFromChat(request, new DroppedParams(strict), bound(request));
 
 const weather = { type: "object", properties: { city: { type: "string" } }, required: ["city"] };
 const hi = [{ role: "user", content: "Hi" }];
@@ -162,7 +166,7 @@ describe("chat -> messages request", () => {
     ],
   ])("%s", (_name, request, expected) => {
     const dropped = new DroppedParams(false);
-    expect(messagesRequestFromChat(request, dropped)).toEqual(expected);
+    expect(messagesRequestFromChat(request, dropped, bound(request))).toEqual(expected);
     expect(dropped.paths).toEqual([]);
   });
 
@@ -188,7 +192,7 @@ describe("chat -> messages request", () => {
       parallel_tool_calls: true,
     };
     const dropped = new DroppedParams(false);
-    expect(messagesRequestFromChat(request, dropped)).toEqual({
+    expect(messagesRequestFromChat(request, dropped, bound(request))).toEqual({
       model: "gpt-x",
       max_tokens: 4096,
       system: "Be brief.",

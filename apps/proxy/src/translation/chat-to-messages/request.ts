@@ -1,6 +1,5 @@
 import { asRecord, tryJson } from "../../upstreams/request-fields.ts";
 import {
-  DEFAULT_MAX_TOKENS,
   TurnBuilder,
   anthropicOutputConfig,
   anthropicSystem,
@@ -24,14 +23,18 @@ const HANDLED = new Set([
   "audio", "prediction", "verbosity", "web_search_options", "functions", "function_call", "prompt_cache_key", "prompt_cache_retention",
 ]);
 
-/** A Chat Completions request -> an Anthropic Messages request (model still the public name). */
-export function messagesRequestFromChat(chat: Record<string, unknown>, dropped: DroppedParams): Record<string, unknown> {
+/**
+ * A Chat Completions request -> an Anthropic Messages request (model still the public name).
+ * `outputBound` is the request's one output bound (limits/output-bound.ts), sent as the only limit.
+ */
+export function messagesRequestFromChat(chat: Record<string, unknown>, dropped: DroppedParams, outputBound: number | undefined): Record<string, unknown> {
   refuseUnhandledFields(chat, HANDLED, ANTHROPIC_MESSAGES);
   chatOnlyFields(chat, dropped);
   const { system, turns } = convertMessages(list(chat.messages), dropped);
   const body: Record<string, unknown> = {
     model: chat.model,
-    max_tokens: chat.max_completion_tokens ?? chat.max_tokens ?? DEFAULT_MAX_TOKENS,
+    // Exactly what was reserved: max_completion_tokens over max_tokens, capped, or the model's maximum.
+    max_tokens: outputBound,
     messages: turns.messages,
   };
   const systemPrompt = anthropicSystem(system);

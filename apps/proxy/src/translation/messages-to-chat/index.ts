@@ -8,7 +8,7 @@ import { MessagesStreamFromChat } from "./stream.ts";
 export const messagesToChat: Translation = {
   name: "messages-to-chat",
   upstreamWire: WIRE_FORMATS["chat.completions"],
-  request: (client, dropped) => ({ ...client, body: chatRequestFromMessages(client.body, dropped) }),
+  request: (client, dropped) => ({ ...client, body: chatRequestFromMessages(client.body, dropped, client.outputBound) }),
   response: (upstreamBody, client) => messageFromChatCompletion(upstreamBody, client.body),
   stream: (client) => new MessagesStreamFromChat(client.model),
 };

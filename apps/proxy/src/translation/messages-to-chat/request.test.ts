@@ -2,8 +2,12 @@ import { describe, expect, it } from "vitest";
 import { GatewayError } from "@gateway/contracts";
 import { DroppedParams } from "../shared/dropped-params.ts";
 import { chatRequestFromMessages } from "./request.ts";
+import { outputBound } from "../../limits/output-bound.ts";
 
-const translate = (request: Record<string, unknown>, strict = false) => chatRequestFromMessages(request, new DroppedParams(strict));
+/** The route's output bound for a model whose maximum output is 4096 tokens. */
+const bound = (request: Record<string, unknown>) => outputBound(request, "messages", 4096, "lower");
+
+const translate = (request: Record<string, unknown>, strict = false) => chatRequestFromMessages(request, new DroppedParams(strict), bound(request));
 
 const base = { model: "claude-x", max_tokens: 256 };
 const weather = { type: "object", properties: { city: { type: "string" } }, required: ["city"] };
@@ -196,7 +200,7 @@ describe("messages -> chat request", () => {
       output_config: { effort: "medium", task_budget: 1000 },
     };
     const dropped = new DroppedParams(false);
-    expect(chatRequestFromMessages(request, dropped)).toEqual({
+    expect(chatRequestFromMessages(request, dropped, bound(request))).toEqual({
       model: "claude-x",
       max_completion_tokens: 256,
       messages: [
@@ -233,17 +237,17 @@ describe("messages -> chat request", () => {
 
   it("metadata.user_id becomes user up to OpenAI's 64 characters; a longer one (Claude Code's) is dropped and listed", () => {
     const short = new DroppedParams(false);
-    expect(chatRequestFromMessages({ ...base, messages: [{ role: "user", content: "Hi" }], metadata: { user_id: "u".repeat(64) } }, short)).toMatchObject({ user: "u".repeat(64) });
+    expect(chatRequestFromMessages({ ...base, messages: [{ role: "user", content: "Hi" }], metadata: { user_id: "u".repeat(64) } }, short, bound({ ...base, messages: [{ role: "user", content: "Hi" }], metadata: { user_id: "u".repeat(64) } }))).toMatchObject({ user: "u".repeat(64) });
     expect(short.paths).toEqual([]);
     const long = new DroppedParams(false);
     const claudeCode = `user_${"a".repeat(64)}_account_${"0".repeat(36)}_session_${"1".repeat(36)}`;
-    expect(chatRequestFromMessages({ ...base, messages: [{ role: "user", content: "Hi" }], metadata: { user_id: claudeCode } }, long)).not.toHaveProperty("user");
+    expect(chatRequestFromMessages({ ...base, messages: [{ role: "user", content: "Hi" }], metadata: { user_id: claudeCode } }, long, bound({ ...base, messages: [{ role: "user", content: "Hi" }], metadata: { user_id: claudeCode } }))).not.toHaveProperty("user");
     expect(long.paths).toEqual(["metadata.user_id"]);
   });
 
   it("an unknown thinking type is dropped, adaptive thinking leaves the model's default, budgets pick the nearest effort", () => {
     const dropped = new DroppedParams(false);
-    expect(chatRequestFromMessages({ ...base, messages: [{ role: "user", content: "Hi" }], thinking: { type: "between_tools" } }, dropped)).not.toHaveProperty("reasoning_effort");
+    expect(chatRequestFromMessages({ ...base, messages: [{ role: "user", content: "Hi" }], thinking: { type: "between_tools" } }, dropped, bound({ ...base, messages: [{ role: "user", content: "Hi" }], thinking: { type: "between_tools" } }))).not.toHaveProperty("reasoning_effort");
     expect(dropped.paths).toEqual(["thinking"]);
     expect(translate({ ...base, messages: [{ role: "user", content: "Hi" }], thinking: { type: "adaptive", display: "summarized" } })).not.toHaveProperty("reasoning_effort");
     expect(translate({ ...base, messages: [{ role: "user", content: "Hi" }], thinking: { type: "enabled", budget_tokens: 1024 } })).toMatchObject({ reasoning_effort: "low" });

@@ -27,8 +27,11 @@ const HANDLED = new Set([
 /** OpenAI refuses a longer `user`. */
 const OPENAI_USER_MAX_LENGTH = 64;
 
-/** An Anthropic Messages request -> a Chat Completions request (model still the public name). */
-export function chatRequestFromMessages(request: Record<string, unknown>, dropped: DroppedParams): Record<string, unknown> {
+/**
+ * An Anthropic Messages request -> a Chat Completions request (model still the public name).
+ * `outputBound` is the request's one output bound (limits/output-bound.ts): max_tokens, capped.
+ */
+export function chatRequestFromMessages(request: Record<string, unknown>, dropped: DroppedParams, outputBound: number | undefined): Record<string, unknown> {
   refuseUnhandledFields(request, HANDLED, OPENAI_CHAT);
   for (const [field, why] of Object.entries(DROPPED_TOP_LEVEL)) dropped.dropIfSet(request, field, "", why);
   const context = new Context(dropped);
@@ -36,7 +39,7 @@ export function chatRequestFromMessages(request: Record<string, unknown>, droppe
     model: request.model,
     messages: [...systemMessages(request.system, context), ...list(request.messages).flatMap((message, index) => chatMessages(message, `messages[${index}]`, context))],
     // max_tokens is deprecated in Chat Completions and refused by reasoning models.
-    max_completion_tokens: request.max_tokens,
+    max_completion_tokens: outputBound,
   };
   if (request.stream === true) body.stream = true;
   if (isSet(request.stop_sequences)) {

@@ -8,7 +8,7 @@ import { ResponsesStreamFromChat } from "./stream.ts";
 export const responsesToChat: Translation = {
   name: "responses-to-chat",
   upstreamWire: WIRE_FORMATS["chat.completions"],
-  request: (client, dropped) => ({ ...client, body: chatRequestFromResponses(client.body, dropped) }),
+  request: (client, dropped) => ({ ...client, body: chatRequestFromResponses(client.body, dropped, client.outputBound) }),
   response: (upstreamBody, client) => responseFromChatCompletion(upstreamBody, client.body),
   stream: (client) => new ResponsesStreamFromChat(client.body),
 };

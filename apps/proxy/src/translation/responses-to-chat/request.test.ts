@@ -3,8 +3,12 @@ import { fixtureJson } from "../__fixtures__/fixtures.ts";
 import { CUSTOM_TOOL_SCHEMA } from "../shared/custom-tools.ts";
 import { DroppedParams } from "../shared/dropped-params.ts";
 import { chatRequestFromResponses as translateWith } from "./request.ts";
+import { outputBound } from "../../limits/output-bound.ts";
 
-const chatRequestFromResponses = (request: Record<string, unknown>, strict = false) => translateWith(request, new DroppedParams(strict));
+/** The route's output bound for a model whose maximum output is 4096 tokens. */
+const bound = (request: Record<string, unknown>) => outputBound(request, "responses", 4096, "lower");
+
+const chatRequestFromResponses = (request: Record<string, unknown>, strict = false) => translateWith(request, new DroppedParams(strict), bound(request));
 
 const weather = { type: "object", properties: { city: { type: "string" } }, required: ["city"] };
 
@@ -91,15 +95,17 @@ describe("responses -> chat request", () => {
       },
     ],
   ])("%s", (_name, request, expected) => {
-    expect(chatRequestFromResponses(request)).toEqual(expected);
+    // The output bound is always sent: max_output_tokens when set, else the model's maximum (4096 here).
+    expect(chatRequestFromResponses(request)).toEqual({ max_completion_tokens: 4096, ...expected });
   });
 
   it("Codex's request: custom tools become functions with one string argument, custom calls and outputs tool calls and tool messages", () => {
     const dropped = new DroppedParams(false);
-    const body = translateWith(fixtureJson("codex/request.json"), dropped);
+    const body = translateWith(fixtureJson("codex/request.json"), dropped, bound(fixtureJson("codex/request.json")));
     expect(body).toEqual({
       model: "gpt-x",
       stream: true,
+      max_completion_tokens: 4096,
       messages: [
         { role: "system", content: "You are Codex, a coding agent." },
         { role: "user", content: [{ type: "text", text: "<environment_context>cwd: /repo</environment_context>" }] },
@@ -143,7 +149,7 @@ describe("responses -> chat request", () => {
     ["encrypted reasoning, which Chat Completions never returns", { include: ["reasoning.encrypted_content"] }, ["include[0]"]],
   ])("drops %s, listing it", (_name, extra, paths) => {
     const dropped = new DroppedParams(false);
-    translateWith({ model: "gpt-x", input: "Hi", ...extra }, dropped);
+    translateWith({ model: "gpt-x", input: "Hi", ...extra }, dropped, bound({ model: "gpt-x", input: "Hi", ...extra }));
     expect(dropped.paths).toEqual(paths);
     expect(() => chatRequestFromResponses({ model: "gpt-x", input: "Hi", ...extra }, true)).toThrow(expect.objectContaining({ code: "unsupported_feature", param: paths[0] }));
   });

@@ -22,8 +22,11 @@ const HANDLED = new Set([
 /** Fields with the same name and meaning in both OpenAI APIs. */
 const SAME_NAME = ["temperature", "top_p", "user", "safety_identifier", "prompt_cache_key", "prompt_cache_retention", "service_tier"] as const;
 
-/** A Responses request -> a Chat Completions request, for an OpenAI upstream without /responses. */
-export function chatRequestFromResponses(request: Record<string, unknown>, dropped: DroppedParams): Record<string, unknown> {
+/**
+ * A Responses request -> a Chat Completions request, for an OpenAI upstream without /responses.
+ * `outputBound` is the request's one output bound (limits/output-bound.ts), always sent.
+ */
+export function chatRequestFromResponses(request: Record<string, unknown>, dropped: DroppedParams, outputBound: number | undefined): Record<string, unknown> {
   refuseUnhandledFields(request, HANDLED, OPENAI_CHAT);
   // Chat Completions returns no reasoning at all: encrypted reasoning cannot be included.
   statefulFields(request, dropped, false);
@@ -35,7 +38,8 @@ export function chatRequestFromResponses(request: Record<string, unknown>, dropp
   for (const item of readInput(request.input)) addItem(messages, item, dropped);
   const body: Record<string, unknown> = { model: request.model, messages };
   if (request.stream === true) body.stream = true;
-  if (isSet(request.max_output_tokens)) body.max_completion_tokens = request.max_output_tokens;
+  // Exactly what was reserved: max_output_tokens capped, or the model's maximum when it is not set.
+  if (outputBound !== undefined) body.max_completion_tokens = outputBound;
   for (const field of SAME_NAME) if (isSet(request[field])) body[field] = request[field];
   const tools = list(request.tools).map((tool, index) => chatTool(asRecord(tool), `tools[${index}]`, dropped));
   const choice = isSet(request.tool_choice) ? toolChoiceFromResponses(request.tool_choice) : null;

@@ -8,7 +8,7 @@ import { ResponsesStreamFromMessages } from "./stream.ts";
 export const responsesToMessages: Translation = {
   name: "responses-to-messages",
   upstreamWire: WIRE_FORMATS.messages,
-  request: (client, dropped) => ({ ...client, body: messagesRequestFromResponses(client.body, dropped) }),
+  request: (client, dropped) => ({ ...client, body: messagesRequestFromResponses(client.body, dropped, client.outputBound) }),
   response: (upstreamBody, client) => responseFromMessage(upstreamBody, client.body),
   stream: (client) => new ResponsesStreamFromMessages(client.body),
 };

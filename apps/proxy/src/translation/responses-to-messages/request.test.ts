@@ -4,8 +4,12 @@ import { DroppedParams } from "../shared/dropped-params.ts";
 import { CUSTOM_TOOL_SCHEMA } from "../shared/custom-tools.ts";
 import { messagesRequestFromResponses as translateWith } from "./request.ts";
 
-const messagesRequestFromResponses = (request: Record<string, unknown>, strict = false) => translateWith(request, new DroppedParams(strict));
+const messagesRequestFromResponses = (request: Record<string, unknown>, strict = false) => translateWith(request, new DroppedParams(strict), bound(request));
 import { responseFromMessage } from "./response.ts";
+import { outputBound } from "../../limits/output-bound.ts";
+
+/** The route's output bound for a model whose maximum output is 4096 tokens. */
+const bound = (request: Record<string, unknown>) => outputBound(request, "responses", 4096, "lower");
 
 const weather = { type: "object", properties: { city: { type: "string" } }, required: ["city"] };
 
@@ -98,6 +102,7 @@ describe("responses -> messages request", () => {
         ],
       },
       dropped,
+      4096,
     );
     expect(JSON.stringify(request.messages)).not.toContain("gAAAA");
     expect(JSON.stringify(request.messages)).not.toContain("thinking");
@@ -106,7 +111,7 @@ describe("responses -> messages request", () => {
 
   it("Codex's request: custom tools take one string input, custom calls and outputs are tool_use / tool_result, tuning fields dropped and listed", () => {
     const dropped = new DroppedParams(false);
-    const body = translateWith(fixtureJson("codex/request.json"), dropped);
+    const body = translateWith(fixtureJson("codex/request.json"), dropped, bound(fixtureJson("codex/request.json")));
     expect(body).toEqual({
       model: "gpt-x",
       max_tokens: 4096,
@@ -181,7 +186,7 @@ describe("responses -> messages request", () => {
     ["parallel calls without tools", { parallel_tool_calls: true }, ["parallel_tool_calls"]],
   ])("drops %s, listing it", (_name, extra, paths) => {
     const dropped = new DroppedParams(false);
-    translateWith({ model: "gpt-x", input: "Hi", ...extra }, dropped);
+    translateWith({ model: "gpt-x", input: "Hi", ...extra }, dropped, bound({ model: "gpt-x", input: "Hi", ...extra }));
     expect(dropped.paths).toEqual(paths);
     expect(() => messagesRequestFromResponses({ model: "gpt-x", input: "Hi", ...extra }, true)).toThrow(expect.objectContaining({ code: "unsupported_feature", param: paths[0] }));
   });

@@ -4,7 +4,6 @@ import { readInput, type InputItem, type InputPart } from "../responses-input/re
 import { statefulFields } from "../responses-input/refused-fields.ts";
 import { CUSTOM_TOOL_SCHEMA, customToolArguments, customToolDefinition } from "../shared/custom-tools.ts";
 import {
-  DEFAULT_MAX_TOKENS,
   TurnBuilder,
   anthropicOutputConfig,
   anthropicSystem,
@@ -30,8 +29,11 @@ const HANDLED = new Set([
   "previous_response_id", "conversation", "prompt", "context_management", "max_tool_calls", "store", "background", "truncation", "top_logprobs", "include",
 ]);
 
-/** A Responses request -> an Anthropic Messages request (model still the public name). */
-export function messagesRequestFromResponses(request: Record<string, unknown>, dropped: DroppedParams): Record<string, unknown> {
+/**
+ * A Responses request -> an Anthropic Messages request (model still the public name).
+ * `outputBound` is the request's one output bound (limits/output-bound.ts), sent as `max_tokens`.
+ */
+export function messagesRequestFromResponses(request: Record<string, unknown>, dropped: DroppedParams, outputBound: number | undefined): Record<string, unknown> {
   refuseUnhandledFields(request, HANDLED, ANTHROPIC_MESSAGES);
   // Anthropic's thinking comes back signed, as encrypted_content: that include is honoured.
   statefulFields(request, dropped, true);
@@ -42,7 +44,7 @@ export function messagesRequestFromResponses(request: Record<string, unknown>, d
   }
   const turns = new TurnBuilder();
   for (const item of readInput(request.input)) addItem(system, turns, item, dropped);
-  const body: Record<string, unknown> = { model: request.model, max_tokens: request.max_output_tokens ?? DEFAULT_MAX_TOKENS, messages: turns.messages };
+  const body: Record<string, unknown> = { model: request.model, max_tokens: outputBound, messages: turns.messages };
   const systemPrompt = anthropicSystem(system);
   if (systemPrompt !== undefined) body.system = systemPrompt;
   if (request.stream === true) body.stream = true;

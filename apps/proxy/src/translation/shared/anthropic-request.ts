@@ -4,14 +4,6 @@ import { invalid, isSet } from "./fields.ts";
 import { anthropicThinkingFromEffort } from "./reasoning-effort.ts";
 import { anthropicToolChoice, type ToolChoice } from "./tool-choice.ts";
 
-/**
- * Anthropic requires max_tokens; Chat Completions and Responses let the client leave it out. 4096
- * is the largest value every Claude model accepts (the Claude 3 family's output limit), so it is
- * never refused by the upstream; a longer answer ends with finish_reason `length` /
- * `incomplete: max_output_tokens`, visible to the caller, never silently cut.
- */
-export const DEFAULT_MAX_TOKENS = 4096;
-
 export type AnthropicBlock = Record<string, unknown>;
 export interface AnthropicMessage {
   role: "user" | "assistant";

@@ -1,8 +1,20 @@
 import type { EventSourceMessage } from "eventsource-parser";
 import type { Usage } from "@gateway/contracts";
 import type { ParsedRequest, StreamTracker, WireFormat } from "../types.ts";
-import { asRecord, checkContent, optionalStringOrArray, parseRequestFields, requireMessages, requirePositiveInteger, tryJson } from "../request-fields.ts";
+import {
+  asRecord,
+  checkContent,
+  optionalFiniteNumber,
+  optionalInteger,
+  optionalPositiveInteger,
+  optionalStringOrArray,
+  parseRequestFields,
+  requireMessages,
+  requirePositiveInteger,
+  tryJson,
+} from "../request-fields.ts";
 import { sseFrame } from "../sse.ts";
+import { boundedUpstreamBody } from "../../limits/output-bound.ts";
 import { messagesUsage } from "./usage.ts";
 
 class MessagesStreamTracker implements StreamTracker {
@@ -67,6 +79,13 @@ export function parseMessagesBody(body: unknown, requireMaxTokens: boolean): Par
   const messages = requireMessages(request.body, MESSAGE_ROLES);
   for (let index = 0; index < messages.length; index += 1) checkContent(messages[index]!.content, `messages.${index}.content`);
   optionalStringOrArray(request.body, "system");
+  // Numbers that may reach arithmetic (the output bound, the thinking budget) or be re-serialised
+  // (contract section 14); a count's max_tokens, if sent, is checked as well.
+  if (!requireMaxTokens) optionalPositiveInteger(request.body, "max_tokens");
+  optionalInteger(asRecord(request.body.thinking), "budget_tokens", 1, Number.MAX_SAFE_INTEGER, "thinking.budget_tokens");
+  optionalInteger(request.body, "top_k", 0);
+  optionalFiniteNumber(request.body, "temperature");
+  optionalFiniteNumber(request.body, "top_p");
   return request;
 }
 
@@ -75,7 +94,8 @@ export const messages: WireFormat = {
   shape: "anthropic",
   upstreamPath: "/v1/messages",
   parse: (body) => parseMessagesBody(body, true),
-  upstreamBody: (request, upstreamModel) => (request.body.model === upstreamModel ? null : { ...request.body, model: upstreamModel }),
+  // The upstream's model name and exactly the output bound; the client's bytes when both are as sent.
+  upstreamBody: (request, upstreamModel) => boundedUpstreamBody(request, "messages", upstreamModel),
   usageFromResponse: (body) => messagesUsage(asRecord(body)?.usage),
   createStreamTracker: () => new MessagesStreamTracker(),
   // The code rides along only when it says more than the type (`key_revoked`); the SDK reads type and message.

@@ -5,7 +5,8 @@ import {
   asRecord,
   checkContent,
   optionalArray,
-  optionalOfType,
+  optionalFiniteNumber,
+  optionalInteger,
   optionalPositiveInteger,
   parseRequestFields,
   requireMessages,
@@ -13,6 +14,7 @@ import {
 } from "../request-fields.ts";
 import { dataEndsWith, dataIncludes, dataIs, dataStartsWith, Probe, sseFrame } from "../sse.ts";
 import { chatUsage } from "./usage.ts";
+import { boundedBody } from "../../limits/output-bound.ts";
 
 function clientAskedForUsage(request: ParsedRequest): boolean {
   return asRecord(request.body.stream_options)?.include_usage === true;
@@ -89,6 +91,12 @@ const CHAT_ROLES: ReadonlySet<string> = new Set(["system", "developer", "user", 
 /** Roles whose `content` may be null or absent (an assistant turn that only calls tools). */
 const CONTENT_OPTIONAL: ReadonlySet<string> = new Set(["assistant", "function"]);
 
+/** OpenAI's own bounds on `n` and `top_logprobs` (https://platform.openai.com/docs/api-reference/chat/create). */
+const MAX_CHOICES = 128;
+const MAX_TOP_LOGPROBS = 20;
+/** Numbers the gateway never reads but may re-serialise: only finiteness is its business, the values the provider's. */
+const FINITE_NUMBERS = ["temperature", "top_p", "presence_penalty", "frequency_penalty", "seed"] as const;
+
 /** What OpenAI itself refuses with a 400 (https://platform.openai.com/docs/api-reference/chat/create). */
 function parseChatRequest(body: unknown): ParsedRequest {
   const request = parseRequestFields(body, ["model", "messages"]);
@@ -100,10 +108,13 @@ function parseChatRequest(body: unknown): ParsedRequest {
     if ((content === null || content === undefined) && CONTENT_OPTIONAL.has(message.role as string)) continue;
     checkContent(content, `messages.${index}.content`);
   }
-  optionalPositiveInteger(record, "n");
+  // Every number that may reach arithmetic (the output bound, choices) or the upstream re-serialised
+  // (where Infinity would silently become null) is range-checked here (contract section 14).
+  optionalPositiveInteger(record, "n", MAX_CHOICES);
   optionalPositiveInteger(record, "max_tokens");
   optionalPositiveInteger(record, "max_completion_tokens");
-  optionalOfType(record, "temperature", "number");
+  for (const field of FINITE_NUMBERS) optionalFiniteNumber(record, field);
+  optionalInteger(record, "top_logprobs", 0, MAX_TOP_LOGPROBS);
   optionalArray(record, "tools");
   return request;
 }
@@ -114,12 +125,17 @@ export const chatCompletions: WireFormat = {
   upstreamPath: "/chat/completions",
   parse: parseChatRequest,
   upstreamBody(request, upstreamModel) {
+    // Exactly the output bound in one field (null when the client's body already says it).
+    const bounded = boundedBody(request.body, "chat.completions", request.outputBound);
     const sameModel = request.body.model === upstreamModel;
-    if (!request.stream) return sameModel ? null : { ...request.body, model: upstreamModel };
     // Always ask for usage so billing never guesses; the client sees it only if it asked.
-    const streamOptions = asRecord(request.body.stream_options) ?? {};
-    if (sameModel && streamOptions.include_usage === true) return null;
-    return { ...request.body, model: upstreamModel, stream_options: { ...streamOptions, include_usage: true } };
+    const streamOptions = request.stream ? asRecord(request.body.stream_options) : null;
+    const usageAsked = !request.stream || streamOptions?.include_usage === true;
+    if (sameModel && usageAsked) return bounded;
+    const body = bounded ?? { ...request.body };
+    body.model = upstreamModel;
+    if (!usageAsked) body.stream_options = { ...streamOptions, include_usage: true };
+    return body;
   },
   usageFromResponse: (body) => chatUsage(asRecord(body)?.usage),
   createStreamTracker: (request) => new ChatStreamTracker(clientAskedForUsage(request)),

@@ -1,8 +1,9 @@
 import type { EventSourceMessage } from "eventsource-parser";
 import type { Usage } from "@gateway/contracts";
 import type { StreamTracker, WireFormat } from "../types.ts";
-import { asRecord, optionalStringOrArray, parseRequestFields, tryJson } from "../request-fields.ts";
+import { asRecord, optionalFiniteNumber, optionalInteger, optionalPositiveInteger, optionalStringOrArray, parseRequestFields, tryJson } from "../request-fields.ts";
 import { sseFrame } from "../sse.ts";
+import { boundedUpstreamBody } from "../../limits/output-bound.ts";
 import { responsesUsage } from "./usage.ts";
 
 /** Terminal events of a Responses stream; each carries the final usage. */
@@ -53,9 +54,16 @@ export const responses: WireFormat = {
     const request = parseRequestFields(body, ["model"]);
     // `input` is optional (a stored prompt or previous_response_id may stand in for it).
     optionalStringOrArray(request.body, "input");
+    // Numbers that may reach arithmetic (the output bound) or be re-serialised (contract section 14).
+    optionalPositiveInteger(request.body, "max_output_tokens");
+    optionalPositiveInteger(request.body, "max_tool_calls");
+    optionalInteger(request.body, "top_logprobs", 0, 20);
+    optionalFiniteNumber(request.body, "temperature");
+    optionalFiniteNumber(request.body, "top_p");
     return request;
   },
-  upstreamBody: (request, upstreamModel) => (request.body.model === upstreamModel ? null : { ...request.body, model: upstreamModel }),
+  // The upstream's model name and exactly the output bound; the client's bytes when both are as sent.
+  upstreamBody: (request, upstreamModel) => boundedUpstreamBody(request, "responses", upstreamModel),
   usageFromResponse: (body) => responsesUsage(asRecord(body)?.usage),
   createStreamTracker: () => new ResponsesStreamTracker(),
   streamErrorEvent: (message, code, sequenceNumber) =>

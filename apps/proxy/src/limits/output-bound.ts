@@ -1,0 +1,140 @@
+import { GatewayError } from "@gateway/contracts";
+import type { EndpointName, ParsedRequest } from "../upstreams/types.ts";
+import { invalidField } from "../upstreams/request-fields.ts";
+
+/*
+ * One output bound (contract section 14): the most output tokens a request may produce, computed
+ * once per request in the route (`parsed.outputBound`) and read by the limiter's reservation,
+ * every translator (which sends exactly this value, in one field) and the same-shape upstream call
+ * (`boundedBody`). So what is reserved is what the upstream may produce.
+ */
+
+/**
+ * Each endpoint's output-limit fields, in the order its native API obeys them: the first one set
+ * wins. Chat Completions obeys `max_completion_tokens` over the deprecated `max_tokens`
+ * (https://platform.openai.com/docs/api-reference/chat/create). Endpoints without a field produce
+ * no output tokens (embeddings, counts) or are bounded by their image count (`n`).
+ */
+const OUTPUT_FIELDS: Record<EndpointName, readonly string[]> = {
+  "chat.completions": ["max_completion_tokens", "max_tokens"],
+  messages: ["max_tokens"],
+  responses: ["max_output_tokens"],
+  "images.generations": [],
+  embeddings: [],
+  "messages.count_tokens": [],
+};
+
+/** The output-limit fields `endpoint` reads, the one its native API obeys first. */
+export function outputFields(endpoint: EndpointName): readonly string[] {
+  return OUTPUT_FIELDS[endpoint];
+}
+
+/**
+ * What a value above the model's maximum gets. `refuse`: the client named the model itself in its
+ * own shape, so it can know the limit, and the native API would answer 400 too (also under
+ * `strict_params`, which refuses what it would otherwise change). `lower`: it reached the model
+ * through an alias or across shapes (Claude Code's `max_tokens: 32000` on a model mapped onto
+ * gpt-4o-mini): the bound is the maximum and the field is listed in `x-gateway-dropped-params`.
+ */
+export type AboveMaximum = "refuse" | "lower";
+
+const isSet = (value: unknown): boolean => value !== undefined && value !== null;
+
+/**
+ * A token count as the APIs take it: a finite integer, at least 1, exactly representable (JSON's
+ * `1e400` parses as Infinity, `1e300` is an integer no arithmetic on money may touch unchecked).
+ */
+function tokenCount(body: Record<string, unknown>, field: string): number {
+  const value = body[field];
+  if (typeof value !== "number" || !Number.isSafeInteger(value) || value < 1) {
+    throw invalidField(field, "expected a positive integer");
+  }
+  return value;
+}
+
+/**
+ * The request's output bound: the field the upstream will receive (the one the native API obeys
+ * when the client sent two; every one sent is range-checked), capped by the model's
+ * `max_output_tokens`; no field: that maximum. Endpoints that produce no output tokens: 0. Throws
+ * the 400 naming the field for a value that is not a positive integer, or that is above the
+ * maximum when `aboveMaximum` is `refuse`; and the 400 naming `model` when a text endpoint calls a
+ * model without text output (`max_output_tokens: 0`, an image model). Reads the body only: no
+ * allocation on the hot path.
+ */
+export function outputBound(body: Record<string, unknown>, endpoint: EndpointName, maxOutputTokens: number, aboveMaximum: AboveMaximum): number {
+  const fields = OUTPUT_FIELDS[endpoint];
+  if (fields.length === 0) return 0;
+  let obeyed: string | null = null;
+  let requested = 0;
+  for (const field of fields) {
+    if (!isSet(body[field])) continue;
+    const value = tokenCount(body, field);
+    if (obeyed === null) {
+      obeyed = field;
+      requested = value;
+    }
+  }
+  if (maxOutputTokens < 1) {
+    throw new GatewayError("unsupported_feature", `model: the model '${String(body.model)}' produces no text output`, { param: "model" });
+  }
+  if (obeyed === null) return maxOutputTokens;
+  if (requested <= maxOutputTokens) return requested;
+  if (aboveMaximum === "refuse") {
+    throw invalidField(obeyed, `${requested} is above this model's maximum output of ${maxOutputTokens} tokens`);
+  }
+  return maxOutputTokens;
+}
+
+/**
+ * The client's output field that the bound lowered (to list in `x-gateway-dropped-params`), or
+ * null when the bound is what the client asked for (or it asked for nothing).
+ */
+export function loweredOutputField(body: Record<string, unknown>, endpoint: EndpointName, bound: number | undefined): string | null {
+  if (bound === undefined) return null;
+  for (const field of OUTPUT_FIELDS[endpoint]) {
+    const value = body[field];
+    if (!isSet(value)) continue;
+    return typeof value === "number" && value > bound ? field : null;
+  }
+  return null;
+}
+
+/**
+ * The same-shape upstream body with exactly the bound in one output field: the one the client
+ * used (the one its API obeys), else the API's own (its first); the field the API would ignore
+ * is removed, so no upstream reads a second limit. Null when the body already says exactly that
+ * (the common case: the client's bytes go upstream as they came). Without a bound (a request that
+ * did not pass the route), nothing changes.
+ */
+export function boundedBody(body: Record<string, unknown>, endpoint: EndpointName, bound: number | undefined): Record<string, unknown> | null {
+  const fields = OUTPUT_FIELDS[endpoint];
+  if (bound === undefined || fields.length === 0) return null;
+  let target: string | null = null;
+  let exact = true;
+  for (const field of fields) {
+    if (!isSet(body[field])) continue;
+    if (target === null) {
+      target = field;
+      if (body[field] !== bound) exact = false;
+    } else {
+      exact = false;
+    }
+  }
+  if (target !== null && exact) return null;
+  const copy = { ...body };
+  for (const field of fields) if (field !== target) delete copy[field];
+  copy[target ?? fields[0]!] = bound;
+  return copy;
+}
+
+/**
+ * A same-shape upstream body: the upstream's own model name and exactly the bound (`boundedBody`);
+ * null when neither changes anything, so the client's bytes are relayed as they came.
+ */
+export function boundedUpstreamBody(request: ParsedRequest, endpoint: EndpointName, upstreamModel: string): Record<string, unknown> | null {
+  const bounded = boundedBody(request.body, endpoint, request.outputBound);
+  if (request.body.model === upstreamModel) return bounded;
+  const body = bounded ?? { ...request.body };
+  body.model = upstreamModel;
+  return body;
+}
