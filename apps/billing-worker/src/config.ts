@@ -48,6 +48,13 @@ export function loadBillingWorkerConfig(env: Record<string, string | undefined> 
     WORKER_MAX_STALLED_COUNT: envVars.positiveInt(5),
     /** How long prices read from Postgres are reused; a price change applies within this time. */
     PRICE_CACHE_TTL_MS: envVars.positiveInt(5_000),
+    /**
+     * How often proxy processes whose in-flight journal heartbeat ran out (killed, OOM) are looked
+     * for; their open requests are then billed `interrupted` (contract section 14: within 60 s).
+     */
+    ORPHAN_SWEEP_INTERVAL_MS: envVars.positiveInt(2_000),
+    /** How long one worker's claim on a dead process's journal lasts before another worker may take it over. */
+    ORPHAN_CLAIM_MS: envVars.positiveInt(60_000),
     /** Time active jobs get to finish on SIGTERM; the rest are recovered by another worker. */
     SHUTDOWN_DEADLINE_MS: envVars.positiveInt(10_000),
   }, env);

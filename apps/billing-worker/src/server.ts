@@ -5,6 +5,7 @@ import { createHealthHandler } from "./health-routes.ts";
 import { createLedgerBatcher, createQueueWorker } from "./queue-worker.ts";
 import { createWorkerMetrics } from "./worker-metrics.ts";
 import { createBillingWorkerServices, type BillingWorkerServices } from "./services.ts";
+import { OrphanSweeper } from "./orphan-sweeper.ts";
 
 export interface RunningBillingWorker {
   /** Base URL of /healthz and /readyz. */
@@ -13,6 +14,8 @@ export interface RunningBillingWorker {
   http: Listening;
   worker: Worker;
   services: BillingWorkerServices;
+  /** Bills the open requests of dead proxy processes from their in-flight journals. */
+  sweeper: OrphanSweeper;
   close(): Promise<void>;
 }
 
@@ -31,6 +34,16 @@ export async function startBillingWorker(config: BillingWorkerConfig, logger?: B
     await services.close();
     throw error;
   }
+  const sweeper = new OrphanSweeper({
+    redis: services.redis,
+    prefix: config.REDIS_PREFIX,
+    queue: services.queue,
+    prices: services.prices,
+    logger: services.logger,
+    intervalMs: config.ORPHAN_SWEEP_INTERVAL_MS,
+    claimMs: config.ORPHAN_CLAIM_MS,
+  });
+  sweeper.start();
   let closing: Promise<void> | null = null;
   return {
     url: http.url,
@@ -38,9 +51,11 @@ export async function startBillingWorker(config: BillingWorkerConfig, logger?: B
     http,
     worker,
     services,
+    sweeper,
     close() {
       closing ??= (async () => {
         state.shuttingDown = true;
+        await sweeper.stop();
         await drainWorker(worker, services, config.SHUTDOWN_DEADLINE_MS);
         await http.close(config.SHUTDOWN_DEADLINE_MS);
         await services.close();
