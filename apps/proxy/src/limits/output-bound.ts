@@ -100,11 +100,13 @@ export function loweredOutputField(body: Record<string, unknown>, endpoint: Endp
 }
 
 /**
- * The same-shape upstream body with exactly the bound in one output field: the one the client
- * used (the one its API obeys), else the API's own (its first); the field the API would ignore
- * is removed, so no upstream reads a second limit. Null when the body already says exactly that
- * (the common case: the client's bytes go upstream as they came). Without a bound (a request that
- * did not pass the route), nothing changes.
+ * The same-shape upstream body with exactly the bound in the one output field the client used (the
+ * one its API obeys); a second field, which the native API ignores, is removed, so no upstream
+ * that reads them in another order can produce more than was reserved. Null when the body already
+ * says exactly that (the common case: the client's bytes go upstream as they came), and when the
+ * client set no limit: same shape, the upstream's own default is the model's maximum, which is the
+ * bound (contract section 15: what the gateway need not change passes untouched). Without a bound
+ * (a request that did not pass the route), nothing changes.
  */
 export function boundedBody(body: Record<string, unknown>, endpoint: EndpointName, bound: number | undefined): Record<string, unknown> | null {
   const fields = OUTPUT_FIELDS[endpoint];
@@ -120,10 +122,10 @@ export function boundedBody(body: Record<string, unknown>, endpoint: EndpointNam
       exact = false;
     }
   }
-  if (target !== null && exact) return null;
+  if (target === null || exact) return null;
   const copy = { ...body };
   for (const field of fields) if (field !== target) delete copy[field];
-  copy[target ?? fields[0]!] = bound;
+  copy[target] = bound;
   return copy;
 }
 
