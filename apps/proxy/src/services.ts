@@ -11,6 +11,7 @@ import { UpstreamClient } from "./relay/upstream-client.ts";
 import { BillingProducer } from "./billing/billing-producer.ts";
 import { Limiter } from "./limits/limiter.ts";
 import { InFlightRegistry } from "./relay/in-flight.ts";
+import { InFlightJournal } from "./journal/in-flight-journal.ts";
 import { endRefusedRequests } from "./relay/key-revocation.ts";
 import { ProxyMetrics } from "./metrics/proxy-metrics.ts";
 import { RequestTracing } from "./tracing/request-tracing.ts";
@@ -83,8 +84,11 @@ export async function createProxyServices(config: ProxyConfig, logger = createLo
   });
   const exporter = await createTracer(config.OTEL_EXPORTER_OTLP_ENDPOINT, config.OTEL_SERVICE_NAME);
   const tracing = new RequestTracing(exporter?.tracer ?? null);
-  // Every request ends in exactly one billing event: limits, metrics and spans settle there.
+  // Every request ends in exactly one billing event: limits, metrics and spans settle there, and
+  // its journal entry stays as it is until the queue has the event.
+  let journal: InFlightJournal | null = null;
   const billing = new BillingProducer(queue, logger, config.BILLING_BUFFER_LIMIT, (event) => {
+    journal?.recorded(event.requestId);
     limiter.settle(event);
     metrics.observeBilling(event);
     tracing.finish(event);
@@ -147,6 +151,7 @@ export async function createProxyServices(config: ProxyConfig, logger = createLo
     async close() {
       clearInterval(refreshTimer);
       await billing.close(config.SHUTDOWN_DEADLINE_MS);
+      await journal?.stop();
       // Leases end, and the last settlements (the billing flush above booked them) reach Redis before it closes.
       await limitStore.close().catch((error: unknown) => logger.warn({ err: (error as Error).message }, "limit settlements not written at shutdown"));
       await exporter?.shutdown().catch(() => undefined);
@@ -158,5 +163,16 @@ export async function createProxyServices(config: ProxyConfig, logger = createLo
       queueConnection.disconnect();
     },
   };
+  journal = new InFlightJournal({
+    redis,
+    prefix: config.REDIS_PREFIX,
+    inFlight: services.inFlight,
+    reservation: (requestId) => limiter.reservation(requestId),
+    processTag: limitStore.processTag,
+    checkpointMs: config.JOURNAL_CHECKPOINT_MS,
+    logger,
+  });
+  billing.onQueued = (events) => journal?.queued(events);
+  journal.start();
   return services;
 }

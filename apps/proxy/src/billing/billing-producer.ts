@@ -55,6 +55,8 @@ export class BillingProducer {
   private readonly logger: Logger;
   private readonly limit: number;
   dropped = 0;
+  /** Sees every batch the queue has acknowledged (the in-flight journal then drops their entries). */
+  onQueued: (events: readonly BillingEvent[]) => void = () => undefined;
 
   private readonly onRecord: (event: BillingEvent) => void;
 
@@ -148,6 +150,7 @@ export class BillingProducer {
       for (;;) {
         try {
           await this.queue.add(BILLING_JOB.batch, data, opts);
+          this.onQueued(this.sending);
           this.sending = [];
           this.retryDelayMs = 100;
           break;

@@ -1,0 +1,122 @@
+// The proxy's side of the in-flight journal: what a sweeper would find in Redis if this process
+// died now. Entries are written at checkpoints (never on a request's path), follow the request's
+// progress, stay while its billing event is not yet queued, and go once it is.
+import { randomUUID } from "node:crypto";
+import { Redis } from "ioredis";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { EMPTY_USAGE, GatewayError, type Usage } from "@gateway/contracts";
+import { createLogger } from "@gateway/logger";
+import { journalKeys, type HeldReservation, type JournalEntry } from "@gateway/redis-store";
+import { resolveTestServices } from "@gateway/testing";
+import { InFlightRegistry, type InFlightRequest } from "../relay/in-flight.ts";
+import { heartbeatMs, InFlightJournal } from "./in-flight-journal.ts";
+
+let redis: Redis;
+const prefix = `test-${randomUUID().slice(0, 8)}`;
+const logger = createLogger({ name: "test", level: "silent" });
+
+beforeAll(async () => {
+  redis = new Redis((await resolveTestServices()).redisUrl);
+});
+afterAll(async () => {
+  const keys = await redis.keys(`${prefix}:*`);
+  if (keys.length) await redis.del(...keys);
+  redis.disconnect();
+});
+
+/** An admitted request whose output grows as the test says. */
+function request(requestId: string): InFlightRequest & { output: number } {
+  const open = {
+    requestId,
+    keyId: "key_1",
+    vendorId: "vnd_1",
+    serverOption: "standard",
+    model: "gpt-test",
+    endpoint: "chat.completions",
+    stream: true,
+    startedAt: 1_000,
+    upstream: "sim-a" as string | null,
+    upstreamModel: "gpt-upstream" as string | null,
+    output: 0,
+    progress: (): Usage => ({ ...EMPTY_USAGE, inputTokens: 50, outputTokens: open.output }),
+    terminate: (_error: GatewayError) => undefined,
+  };
+  return open;
+}
+
+function setup() {
+  const inFlight = new InFlightRegistry();
+  const held = (requestId: string): HeldReservation => ({ requestId, keyId: "key_1", reservationNano: "1234", tokens: 0, hasQuota: true, budget: null, leaseId: null, processTag: "tag" });
+  const journal = new InFlightJournal({ redis, prefix, inFlight, reservation: held, processTag: "tag", checkpointMs: 1_000, logger });
+  const stored = async (): Promise<Map<string, JournalEntry>> => {
+    const fields = await redis.hgetall(journalKeys(prefix).process(journal.processId));
+    return new Map(Object.entries(fields).filter(([field]) => field !== "meta").map(([field, text]) => [field, JSON.parse(text) as JournalEntry]));
+  };
+  return { inFlight, journal, stored };
+}
+
+describe("in-flight journal (proxy)", () => {
+  it("writes admitted requests with their reservation and progress at each checkpoint, and heartbeats", async () => {
+    const { inFlight, journal, stored } = setup();
+    const first = request("req_first");
+    inFlight.add(first);
+    // Nothing until a checkpoint: admission adds no Redis call.
+    expect(await stored()).toEqual(new Map());
+    await journal.checkpoint();
+    expect((await stored()).get("req_first")).toMatchObject({ apiKeyId: "key_1", stream: true, upstream: "sim-a", usage: { inputTokens: 50, outputTokens: 0 }, reservation: { reservationNano: "1234", processTag: "tag" } });
+    const deadline = Number(await redis.zscore(journalKeys(prefix).live, journal.processId));
+    const [seconds] = await redis.time();
+    expect(deadline).toBeGreaterThan(Number(seconds) * 1000 + heartbeatMs(1_000) - 2_000);
+
+    first.output = 321;
+    await journal.checkpoint();
+    expect((await stored()).get("req_first")?.usage.outputTokens).toBe(321);
+    await journal.stop();
+  });
+
+  it("keeps an entry while its billing event is recorded but not queued, and drops it once queued", async () => {
+    const { inFlight, journal, stored } = setup();
+    const open = request("req_billed");
+    open.output = 40;
+    inFlight.add(open);
+    await journal.checkpoint();
+    // Recorded: the producer holds the event; a kill now must still bill it from the journal.
+    open.output = 90;
+    journal.recorded("req_billed");
+    inFlight.remove("req_billed");
+    await journal.checkpoint();
+    expect((await stored()).get("req_billed")?.usage.outputTokens).toBe(40);
+    journal.queued([{ requestId: "req_billed" }]);
+    await expect.poll(async () => (await stored()).has("req_billed"), { timeout: 5_000, interval: 20 }).toBe(false);
+    await journal.stop();
+  });
+
+  it("drops a written request that ended without a billing event", async () => {
+    const { inFlight, journal, stored } = setup();
+    inFlight.add(request("req_refused"));
+    await journal.checkpoint();
+    inFlight.remove("req_refused");
+    await journal.checkpoint();
+    expect((await stored()).has("req_refused")).toBe(false);
+    await journal.stop();
+  });
+
+  it("a graceful stop leaves no journal; one with requests still open leaves them to the sweeper", async () => {
+    const clean = setup();
+    clean.inFlight.add(request("req_done"));
+    await clean.journal.checkpoint();
+    clean.journal.recorded("req_done");
+    clean.inFlight.remove("req_done");
+    clean.journal.queued([{ requestId: "req_done" }]);
+    await clean.journal.stop();
+    expect(await redis.exists(journalKeys(prefix).process(clean.journal.processId))).toBe(0);
+    expect(await redis.zscore(journalKeys(prefix).live, clean.journal.processId)).toBeNull();
+
+    const cut = setup();
+    cut.inFlight.add(request("req_open"));
+    cut.journal.start();
+    await cut.journal.stop();
+    expect((await cut.stored()).has("req_open")).toBe(true);
+    expect(await redis.zscore(journalKeys(prefix).live, cut.journal.processId)).not.toBeNull();
+  });
+});
