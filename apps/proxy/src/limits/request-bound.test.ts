@@ -2,7 +2,7 @@ import { costOfUsage, EMPTY_USAGE, type ScaledPrices, type UnitPrices } from "@g
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { ParsedRequest } from "../upstreams/index.ts";
-import { requestBoundNano } from "./request-bound.ts";
+import { requestBoundNano, requestTokens } from "./request-bound.ts";
 
 const price = fc.bigInt({ min: 0n, max: 10n ** 12n });
 const unitPrices: fc.Arbitrary<UnitPrices> = fc.record({
@@ -46,6 +46,32 @@ describe("requestBoundNano", () => {
       fc.property(scaledPrices, fc.nat({ max: 10_000 }), fc.integer({ min: 1, max: 10 }), (prices, requestBytes, n) => {
         expect(requestBoundNano(request({ n }), requestBytes, prices, "images.generations")).toBe(dearestWay(requestBytes, 0, n, prices));
         expect(requestBoundNano(request({ max_tokens: 50 }), requestBytes, prices, "embeddings")).toBe(dearestWay(requestBytes, 0, 0, prices));
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it("reads the route's one output bound when the request carries it, whatever its fields say", () => {
+    fc.assert(
+      fc.property(scaledPrices, fc.nat({ max: 10_000 }), fc.integer({ min: 1, max: 200_000 }), fc.double({ min: 1, max: 1e300, noNaN: true }), (prices, requestBytes, bound, field) => {
+        const parsed: ParsedRequest = { ...request({ max_tokens: field, max_completion_tokens: bound + 1 }), outputBound: bound };
+        expect(requestBoundNano(parsed, requestBytes, prices, "chat.completions")).toBe(dearestWay(requestBytes, bound, 0, prices));
+      }),
+      { numRuns: 500 },
+    );
+  });
+});
+
+describe("requestTokens", () => {
+  it("is a fair input estimate (a token about four bytes) plus the output bound; embeddings and images add no output", () => {
+    fc.assert(
+      fc.property(fc.nat({ max: 10_000_000 }), fc.integer({ min: 0, max: 200_000 }), (requestBytes, bound) => {
+        const parsed: ParsedRequest = { ...request({ max_tokens: 7 }), outputBound: bound };
+        expect(requestTokens(parsed, requestBytes, "messages")).toBe(Math.ceil(requestBytes / 4) + bound);
+        expect(requestTokens(parsed, requestBytes, "embeddings")).toBe(Math.ceil(requestBytes / 4));
+        expect(requestTokens(parsed, requestBytes, "images.generations")).toBe(Math.ceil(requestBytes / 4));
+        // Without the route's bound: the request's own field, as before.
+        expect(requestTokens(request({ max_tokens: 7 }), requestBytes, "messages")).toBe(Math.ceil(requestBytes / 4) + 7);
       }),
       { numRuns: 500 },
     );
