@@ -24,6 +24,8 @@ process.env.TEST_SIMULATOR_KEY = SIMULATOR_SECRET;
 /**
  * The gateway file of the tests: one simulator behind several upstream names, so failover is visible.
  * Second targets are `priority: 1` (failover only), so the first target serves while it is healthy.
+ * Output maxima as the real models they stand for (gpt-4o-mini 16384, Claude 4.5 64000, an image
+ * model none); the rest run under their family's default (4096).
  */
 export function testGatewayYaml(simulatorUrl: string): string {
   return `
@@ -37,18 +39,23 @@ upstreams:
 models:
   - name: gpt-test
     prices: { input: "0.15", output: "0.60", cached_input: "0.075" }
+    capabilities: { max_output_tokens: 16384 }
     targets: [ { upstream: sim-openai-a, model: gpt-upstream-a }, { upstream: sim-openai-b, model: gpt-upstream-b, priority: 1 } ]
   - name: claude-test
     prices: { input: "3.00", output: "15.00", cached_input: "0.30" }
+    capabilities: { max_output_tokens: 64000 }
     targets: [ { upstream: sim-anthropic-a, model: claude-upstream-a }, { upstream: sim-anthropic-b, model: claude-upstream-b, priority: 1 } ]
   - name: gpt-same-name
     prices: { input: "0.15", output: "0.60" }
+    capabilities: { max_output_tokens: 16384 }
     targets: [ { upstream: sim-openai-a, model: gpt-same-name } ]
   - name: claude-same-name
     prices: { input: "3.00", output: "15.00" }
+    capabilities: { max_output_tokens: 64000 }
     targets: [ { upstream: sim-anthropic-a, model: claude-same-name } ]
   - name: image-test
     prices: { image: "0.04" }
+    capabilities: { max_output_tokens: 0 }
     targets: [ { upstream: sim-openai-a, model: image-upstream } ]
   - name: dead-test
     prices: { input: "1", output: "1" }
@@ -67,6 +74,7 @@ models:
     targets: [ { upstream: sim-openai-chat-only, model: gpt-chat-only-upstream } ]
   - name: image-on-anthropic
     prices: { image: "0.04" }
+    capabilities: { max_output_tokens: 0 }
     targets: [ { upstream: sim-anthropic-a, model: image-upstream } ]
   - name: mixed-test
     prices: { input: "1", output: "1" }
