@@ -35,7 +35,8 @@ export class RawSocket {
   async write(data: string | Buffer): Promise<boolean> {
     if (this.writeFailed || this.socket.destroyed) return false;
     if (!this.socket.write(data)) {
-      await Promise.race([once(this.socket, "drain"), this.closed]);
+      // `once` rejects on the socket's error (the server reset it): that is a cut, read below.
+      await Promise.race([once(this.socket, "drain").catch(() => undefined), this.closed]);
     }
     return !this.writeFailed && !this.socket.destroyed;
   }
