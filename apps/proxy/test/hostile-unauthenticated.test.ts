@@ -60,7 +60,7 @@ function upload(path: string, headers: Record<string, string>, body: Buffer, chu
     });
     socket.on("error", (error) => (answered ? finish(null) : finish(error.message)));
     socket.on("close", () => finish(answered ? null : "closed without an answer"));
-    const head = [`POST ${path} HTTP/1.1`, `host: ${hostname}:${port}`, "connection: close", ...Object.entries(headers).map(([name, value]) => `${name}: ${value}`)];
+    const head = [`POST ${path} HTTP/1.1`, `host: ${hostname}:${port}`, ...Object.entries(headers).map(([name, value]) => `${name}: ${value}`)];
     head.push(chunked ? "transfer-encoding: chunked" : `content-length: ${body.length}`);
     socket.write(`${head.join("\r\n")}\r\n\r\n`);
     let offset = 0;
