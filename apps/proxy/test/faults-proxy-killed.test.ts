@@ -1,0 +1,139 @@
+// Contract section 14, "A process that dies": a proxy process with 50 slow streams open is killed
+// with SIGKILL. Within 60 s every request it admitted has exactly one ledger row (interrupted,
+// estimated, billed at least what its journal had checkpointed), and what the requests held of the
+// key's limits is back: nothing reserved, the spend equal to the ledger's.
+import { randomUUID } from "node:crypto";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parseGatewayFile } from "@gateway/config";
+import { createLogger } from "@gateway/logger";
+import { applyGatewayFile, loadControlPlaneConfig, mintKey, startControlPlane, type RunningControlPlane } from "@gateway/control-plane";
+import { loadBillingWorkerConfig, startBillingWorker, type RunningBillingWorker } from "@gateway/billing-worker";
+import { journalKeys, LimitStore, type JournalEntry } from "@gateway/redis-store";
+import { startSimulator, type Simulator } from "@gateway/simulator";
+import { createTestDatabase, resolveTestServices, type TestDatabase } from "@gateway/testing";
+import { SIMULATOR_SECRET, testGatewayYaml } from "./stack.ts";
+import { spawnProxy, type ProxyProcess } from "./replicas.ts";
+
+const STREAMS = 50;
+const silent = createLogger({ name: "test", level: "silent" });
+let database: TestDatabase;
+let simulator: Simulator;
+let controlPlane: RunningControlPlane;
+let worker: RunningBillingWorker;
+let proxy: ProxyProcess;
+let prefix: string;
+
+beforeAll(async () => {
+  const { redisUrl } = await resolveTestServices();
+  prefix = `test-${randomUUID().slice(0, 8)}`;
+  database = await createTestDatabase();
+  simulator = await startSimulator({ apiKey: SIMULATOR_SECRET });
+  controlPlane = await startControlPlane(loadControlPlaneConfig({ DATABASE_URL: database.url, REDIS_URL: redisUrl, REDIS_PREFIX: prefix, PORT: "0", LOG_LEVEL: "silent" }), silent);
+  await applyGatewayFile(controlPlane.services.db.prisma, controlPlane.services.records, parseGatewayFile(testGatewayYaml(simulator.url)));
+  // The worker and its sweeper with their defaults (a sweep every 2 s).
+  worker = await startBillingWorker(loadBillingWorkerConfig({ DATABASE_URL: database.url, REDIS_URL: redisUrl, REDIS_PREFIX: prefix, PORT: "0" }), silent);
+  proxy = await spawnProxy({ REDIS_URL: redisUrl, REDIS_PREFIX: prefix, PROXY_PROCESSES: "1", JOURNAL_CHECKPOINT_MS: "1000", LOG_LEVEL: "silent" });
+}, 60_000);
+
+afterAll(async () => {
+  if (proxy && proxy.child.exitCode === null && proxy.child.signalCode === null) proxy.child.kill("SIGKILL");
+  await worker?.close();
+  const redis = controlPlane.services.redis;
+  const keys = await redis.keys(`${prefix}:*`);
+  if (keys.length) await redis.del(...keys);
+  await controlPlane?.close();
+  await simulator?.close();
+  await database?.drop();
+});
+
+/** Opens a slow stream (about 30 s of chunks) and reads it until the connection dies; resolves to its request id. */
+async function openStream(key: string, index: number, received: number[]): Promise<string> {
+  const response = await fetch(`${proxy.url}/v1/chat/completions`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+    body: JSON.stringify({ model: "gpt-test", stream: true, max_tokens: 1000, messages: [{ role: "user", content: `stream ${index} #sim:chunks=300 #sim:chunk_delay_ms=100` }] }),
+  });
+  expect(response.status).toBe(200);
+  const requestId = response.headers.get("x-request-id")!;
+  const reader = response.body!.getReader();
+  void (async () => {
+    try {
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) return;
+        received[index] = (received[index] ?? 0) + value.byteLength;
+      }
+    } catch {
+      // the proxy died under it: expected
+    }
+  })();
+  return requestId;
+}
+
+async function waitFor<T>(what: string, timeoutMs: number, read: () => Promise<T | undefined>): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await read();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`not within ${timeoutMs} ms: ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+describe("kill -9 of a proxy process with 50 streams open", () => {
+  it("bills every admitted request exactly once within 60 s, at least its last checkpoint, and gives its reservations back", async () => {
+    const { prisma } = controlPlane.services.db;
+    const vendor = await prisma.vendor.findUniqueOrThrow({ where: { name: "test-vendor" } });
+    // A quota, so every admission reserves money (and, under the option's TPM, holds tokens).
+    const minted = await mintKey(prisma, controlPlane.services.records, { vendorId: vendor.id, serverOption: "standard", name: "killed", quotaNano: 50n * 1_000_000_000n, expiresAt: null, rpm: null, tpm: null, metadata: {} });
+    const keyId = minted.row.id;
+    const received: number[] = [];
+    const requestIds = await Promise.all(Array.from({ length: STREAMS }, (_, index) => openStream(minted.plaintext, index, received)));
+    expect(new Set(requestIds).size).toBe(STREAMS);
+
+    // Wait until the journal holds every stream with output checkpointed, then one more checkpoint.
+    const redis = controlPlane.services.redis;
+    const journal = journalKeys(prefix);
+    const checkpointed = await waitFor("every stream checkpointed with output", 20_000, async () => {
+      const [processId] = await redis.zrange(journal.live, 0, -1);
+      if (processId === undefined) return undefined;
+      const fields = await redis.hgetall(journal.process(processId));
+      const entries = Object.entries(fields).filter(([field]) => field !== "meta").map(([, text]) => JSON.parse(text) as JournalEntry);
+      const withOutput = entries.filter((entry) => entry.usage.outputTokens > 0);
+      return withOutput.length === STREAMS ? new Map(entries.map((entry) => [entry.requestId, entry.usage.outputTokens])) : undefined;
+    });
+    expect([...checkpointed.keys()].sort()).toEqual([...requestIds].sort());
+    const limits = new LimitStore(redis, prefix);
+    expect((await limits.readQuota(keyId)).reserved).toBeGreaterThan(0n);
+
+    const exited = new Promise((resolve) => proxy.child.once("exit", resolve));
+    proxy.child.kill("SIGKILL");
+    await exited;
+    const killedAt = Date.now();
+
+    // Polled up to the contract's bound: one row per admitted request.
+    const rows = await waitFor("a ledger row for every stream", 60_000, async () => {
+      const found = await prisma.usageRecord.findMany({ where: { apiKeyId: keyId } });
+      return found.length >= STREAMS ? found : undefined;
+    });
+    expect(Date.now() - killedAt).toBeLessThan(60_000);
+    expect(rows.map((row) => row.requestId).sort()).toEqual([...requestIds].sort());
+    for (const row of rows) {
+      expect(row).toMatchObject({ status: "interrupted", estimated: true, stream: true, model: "gpt-test" });
+      // Billed at least what was checkpointed (a later checkpoint can only have more).
+      expect(row.outputTokens).toBeGreaterThanOrEqual(BigInt(checkpointed.get(row.requestId)!));
+      expect(row.inputTokens).toBeGreaterThan(0n);
+      expect(row.costNano).toBeGreaterThan(0n);
+    }
+
+    // Reservations (and the dead process's lease slices) are back; the spend is the ledger's, booked once.
+    const ledgerCost = rows.reduce((sum, row) => sum + row.costNano, 0n);
+    await waitFor("nothing reserved on the key", 10_000, async () => ((await limits.readQuota(keyId)).reserved === 0n ? true : undefined));
+    expect((await limits.readQuota(keyId)).spent).toBe(ledgerCost);
+    // Nothing left to sweep.
+    expect(await redis.zcard(journal.live)).toBe(0);
+    expect(await redis.zcard(journal.claims)).toBe(0);
+    // And the clients had been receiving their streams when the process died.
+    expect(received.filter((bytes) => bytes > 0)).toHaveLength(STREAMS);
+  }, 120_000);
+});
