@@ -80,7 +80,7 @@ async function waitFor<T>(what: string, timeoutMs: number, read: () => Promise<T
   }
 }
 
-describe("kill -9 of a proxy process with 50 streams open", () => {
+describe("a proxy process that ends: killed with 50 streams open, or stopped", () => {
   it("bills every admitted request exactly once within 60 s, at least its last checkpoint, and gives its reservations back", async () => {
     const { prisma } = controlPlane.services.db;
     const vendor = await prisma.vendor.findUniqueOrThrow({ where: { name: "test-vendor" } });
@@ -136,4 +136,40 @@ describe("kill -9 of a proxy process with 50 streams open", () => {
     // And the clients had been receiving their streams when the process died.
     expect(received.filter((bytes) => bytes > 0)).toHaveLength(STREAMS);
   }, 120_000);
+
+  it("a graceful stop (SIGTERM) bills its streams itself and leaves no journal behind", async () => {
+    const { redisUrl } = await resolveTestServices();
+    const { prisma } = controlPlane.services.db;
+    const vendor = await prisma.vendor.findUniqueOrThrow({ where: { name: "test-vendor" } });
+    const minted = await mintKey(prisma, controlPlane.services.records, { vendorId: vendor.id, serverOption: "standard", name: "stopped", quotaNano: 50n * 1_000_000_000n, expiresAt: null, rpm: null, tpm: null, metadata: {} });
+    const stopping = await spawnProxy({ REDIS_URL: redisUrl, REDIS_PREFIX: prefix, PROXY_PROCESSES: "1", JOURNAL_CHECKPOINT_MS: "200", SHUTDOWN_DEADLINE_MS: "20000", LOG_LEVEL: "silent" });
+    const redis = controlPlane.services.redis;
+    const journal = journalKeys(prefix);
+    const streams = Array.from({ length: 5 }, async (_, index) => {
+      const response = await fetch(`${stopping.url}/v1/chat/completions`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${minted.plaintext}`, "content-type": "application/json" },
+        body: JSON.stringify({ model: "gpt-test", stream: true, messages: [{ role: "user", content: `short ${index} #sim:chunks=20 #sim:chunk_delay_ms=100` }] }),
+      });
+      await response.text();
+      return response.headers.get("x-request-id")!;
+    });
+    // Journaled (so there is something to clean up), then asked to stop while the streams run.
+    await waitFor("the streams journaled", 10_000, async () => {
+      const [processId] = await redis.zrange(journal.live, 0, -1);
+      return processId !== undefined && (await redis.hlen(journal.process(processId))) > 5 ? true : undefined;
+    });
+    const exited = new Promise((resolve) => stopping.child.once("exit", resolve));
+    stopping.child.kill("SIGTERM");
+    const requestIds = await Promise.all(streams);
+    await exited;
+    expect(await redis.zcard(journal.live)).toBe(0);
+    expect(await redis.keys(`${journal.base}*`)).toEqual([]);
+    const rows = await waitFor("the streams' own rows", 10_000, async () => {
+      const found = await prisma.usageRecord.findMany({ where: { apiKeyId: minted.row.id } });
+      return found.length === 5 ? found : undefined;
+    });
+    expect(rows.map((row) => row.requestId).sort()).toEqual(requestIds.sort());
+    expect(rows.every((row) => row.status === "ok" && !row.estimated)).toBe(true);
+  }, 60_000);
 });
