@@ -10,6 +10,7 @@ import { applyGatewayFile, createControlPlaneServices, loadControlPlaneConfig, m
 import { loadBillingWorkerConfig, startBillingWorker, type RunningBillingWorker } from "@gateway/billing-worker";
 import { SIMULATOR_SECRET, testGatewayYaml } from "./stack.ts";
 import { spawnProxy, type ProxyProcess } from "./replicas.ts";
+import { requestBoundNano, unitPrices } from "../src/limits/request-bound.ts";
 
 const silent = createLogger({ name: "test", level: "silent" });
 let database: TestDatabase;
@@ -40,29 +41,30 @@ afterAll(async () => {
   await database?.drop();
 });
 
-async function newKey(options: { quotaNano?: bigint | null; rpm?: number | null }) {
+async function newKey(options: { quotaNano?: bigint | null; rpm?: number | null; tpm?: number | null }) {
   const vendor = await controlPlane.db.prisma.vendor.findUniqueOrThrow({ where: { name: "test-vendor" } });
   const minted = await mintKey(controlPlane.db.prisma, controlPlane.records, {
-    vendorId: vendor.id, serverOption: "standard", name: "limits", quotaNano: options.quotaNano ?? null, expiresAt: null, rpm: options.rpm ?? null, tpm: null, metadata: {},
+    vendorId: vendor.id, serverOption: "standard", name: "limits", quotaNano: options.quotaNano ?? null, expiresAt: null, rpm: options.rpm ?? null, tpm: options.tpm ?? null, metadata: {},
   });
   return minted;
 }
 
 /** Sends `total` requests spread round-robin over the three proxies, `concurrency` at a time. */
-async function flood(key: string, total: number, concurrency: number) {
+async function flood(key: string, total: number, concurrency: number, maxTokens = 12) {
   const statuses: { status: number; code: string | null; retryAfter: string | null }[] = [];
   let next = 0;
   const lane = async () => {
     while (next < total) {
       const index = next++;
       const proxy = proxies[index % proxies.length]!;
+      const body = JSON.stringify({ model: "gpt-test", max_tokens: maxTokens, messages: [{ role: "user", content: `hello ${index}` }] });
       const response = await fetch(`${proxy.url}/v1/chat/completions`, {
         method: "POST",
         headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
-        body: JSON.stringify({ model: "gpt-test", max_tokens: 12, messages: [{ role: "user", content: `hello ${index}` }] }),
+        body,
       });
-      const body = (await response.json()) as { error?: { code: string } };
-      statuses.push({ status: response.status, code: body.error?.code ?? null, retryAfter: response.headers.get("retry-after") });
+      const answer = (await response.json()) as { error?: { code: string } };
+      statuses.push({ status: response.status, code: answer.error?.code ?? null, retryAfter: response.headers.get("retry-after") });
     }
   };
   await Promise.all(Array.from({ length: concurrency }, lane));
@@ -76,17 +78,21 @@ async function awayFromMinuteBoundary() {
 }
 
 describe("limits across three proxy processes sharing one Redis", () => {
-  it("a small quota is never overspent by more than one request's reservation, and nothing reaches the upstream after it", async () => {
+  it("a small quota is never overspent: each admission's whole reservation fits in what is left, and nothing reaches the upstream after it", async () => {
     const quotaNano = 200_000n; // $0.0002, about 25 requests of ~7,500 nano
     const minted = await newKey({ quotaNano });
     const before = simulator.stats.totals.requests;
     const burst = await flood(minted.plaintext, 90, 12);
-    // A burst ends with refusals while the last admitted requests still hold their reservations
-    // (on a slow machine, quota is left then); one request at a time until a refusal uses it up.
-    // Every burst request has settled (no reservation held) before the tail starts.
-    await expect.poll(async () => (await controlPlane.limits.readQuota(minted.row.id)).reserved, { timeout: 10_000 }).toBe(0n);
+    // A burst ends with refusals while the last admitted requests still hold their reservations and
+    // the processes their leases' slices (quota is left then); one request at a time until a
+    // refusal uses it up, each once nothing is held (every request settled, every lease ended), so
+    // the last refusal says the quota has no room for one more reservation.
+    const nothingHeld = () => expect.poll(async () => (await controlPlane.limits.readQuota(minted.row.id)).reserved, { timeout: 10_000 }).toBe(0n);
     const tail: typeof burst = [];
-    for (let i = 0; i < 10 && tail.at(-1)?.status !== 429; i += 1) tail.push(...(await flood(minted.plaintext, 1, 1)));
+    for (let i = 0; i < 30 && tail.at(-1)?.status !== 429; i += 1) {
+      await nothingHeld();
+      tail.push(...(await flood(minted.plaintext, 1, 1)));
+    }
     expect(tail.at(-1)?.status).toBe(429);
     const results = [...burst, ...tail];
     const admitted = results.filter((r) => r.status === 200).length;
@@ -99,11 +105,13 @@ describe("limits across three proxy processes sharing one Redis", () => {
 
     await expect.poll(async () => controlPlane.db.prisma.usageRecord.count({ where: { apiKeyId: minted.row.id } }), { timeout: 10_000 }).toBe(admitted);
     const spent = (await controlPlane.db.prisma.usageRecord.aggregate({ where: { apiKeyId: minted.row.id }, _sum: { costNano: true } }))._sum.costNano ?? 0n;
-    const oneRequest = spent / BigInt(admitted);
-    // The reservation of one request (its own bound: body bytes as input tokens + max_tokens output) bounds the overshoot.
-    const oneReservation = 200n * 150n / 1000n + 12n * 600n; // bytes x input price + max_tokens x output price (nano, rounded up)
-    expect(spent).toBeLessThanOrEqual(quotaNano + oneReservation + oneRequest);
-    expect(spent).toBeGreaterThan(quotaNano - oneReservation - oneRequest);
+    // Never past the quota, at any concurrency on three replicas; the last refusal came when one
+    // more reservation (body bytes as input tokens + max_tokens output, at the option's prices) no longer fitted.
+    const option = (await controlPlane.records.readSnapshot())!.serverOptions.standard!;
+    const body = { model: "gpt-test", max_tokens: 12, messages: [{ role: "user", content: "hello 99" }] };
+    const oneReservation = requestBoundNano({ body, model: "gpt-test", stream: false, outputBound: 12 }, Buffer.byteLength(JSON.stringify(body)), unitPrices(option, "gpt-test")!, "chat.completions");
+    expect(spent).toBeLessThanOrEqual(quotaNano);
+    expect(spent).toBeGreaterThan(quotaNano - oneReservation);
   });
 
   it("the RPM limit admits the configured number per window in total, not per replica", async () => {
@@ -143,6 +151,28 @@ describe("limits across three proxy processes sharing one Redis", () => {
         return { ledger: ledger._count, quota: await limits.readQuota(minted.row.id), spent: ledger._sum.costNano };
       }, { timeout: 15_000 })
       .toSatisfy((state: { ledger: number; quota: { spent: bigint; reserved: bigint }; spent: bigint | null }) => state.ledger === 80 && state.quota.reserved === 0n && state.quota.spent === state.spent);
+  });
+
+  it("the TPM holds under concurrency on three replicas: in-flight requests hold their tokens, one larger than the TPM is refused", async () => {
+    await awayFromMinuteBoundary();
+    const tpm = 1_000;
+    const minted = await newKey({ tpm });
+    const before = simulator.stats.totals.requests;
+    // Sixty at once, each holding about 120 tokens (input estimate + max_tokens 100).
+    const results = await flood(minted.plaintext, 60, 60, 100);
+    const admitted = results.filter((r) => r.status === 200);
+    expect(admitted.length).toBeGreaterThan(0);
+    expect(results.filter((r) => r.status !== 200).every((r) => r.status === 429 && r.code === "rate_limit_exceeded" && Number(r.retryAfter) >= 1)).toBe(true);
+    expect(simulator.stats.totals.requests - before).toBe(admitted.length);
+    // What the ledger books within the minute never passes the TPM (each used no more than it held).
+    await expect.poll(async () => controlPlane.db.prisma.usageRecord.count({ where: { apiKeyId: minted.row.id } }), { timeout: 10_000 }).toBe(admitted.length);
+    const used = await controlPlane.db.prisma.usageRecord.aggregate({ where: { apiKeyId: minted.row.id }, _sum: { inputTokens: true, outputTokens: true } });
+    expect(Number(used._sum.inputTokens ?? 0n) + Number(used._sum.outputTokens ?? 0n)).toBeLessThanOrEqual(tpm);
+    // The issue's case: requests of ~500 tokens on a 100-token key are each too large: none admitted.
+    const small = await newKey({ tpm: 100 });
+    const tooLarge = await flood(small.plaintext, 20, 20, 500);
+    expect(tooLarge.every((r) => r.status === 429 && r.code === "rate_limit_exceeded")).toBe(true);
+    expect(simulator.stats.totals.requests - before).toBe(admitted.length);
   });
 
   it("the x-ratelimit-* headers are on the response, as the official openai client reads them", async () => {
