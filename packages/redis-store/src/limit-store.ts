@@ -210,8 +210,10 @@ function deferred(): Deferred {
  * Settlements are summed per key and counters off the response path and ride along with the key's
  * next admission call (booked first, in the same script call), or, when none comes within
  * `settleBatchMs`, are written with one script call per key. Until then the request's reservation
- * (or its lease's slice) stays held, so no replica can spend what is not there; sums commute, so
- * every replica sees exact counters a few milliseconds later. The proxy reads and writes through
+ * and tokens (or its lease's slices) stay held, so no replica can spend what is not there; sums
+ * commute, so every replica sees exact counters a few milliseconds later. An admission fits or is
+ * refused: its reservation in what is left of the quota and the budget, its tokens in the TPM with
+ * those in flight (see limit-scripts.ts); a lease admits only what fits in what is left of its slices. The proxy reads and writes through
  * this class; the control plane rebuilds `spent` from the Postgres ledger with `setSpent`.
  */
 export class LimitStore {
