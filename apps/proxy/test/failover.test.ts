@@ -46,11 +46,49 @@ describe("failover before the first byte", () => {
     expect(upstreamRequests().map((r) => r.outcome)).toEqual(["failed", "ok"]);
   });
 
-  it("moves on when the upstream hangs past the first-byte timeout", async () => {
+  it("moves on when the upstream hangs past the response timeout, non-streaming", async () => {
     stack.simulator.faults.push({ match: { model: "gpt-upstream-a" }, times: 1, behaviour: { hang: true } });
     const completion = await openai.chat.completions.create({ model: "gpt-test", messages: [{ role: "user", content: "hi" }] });
     expect(completion.choices[0]!.message.content).toBeTruthy();
     expect(upstreamRequests().map((r) => r.model)).toEqual(["gpt-upstream-a", "gpt-upstream-b"]);
+  });
+
+  it("waits for a non-streamed answer slower than first_byte_ms (1.5 s) within response_ms (2.5 s): one call, billed", async () => {
+    const { data: completion, response } = await openai.chat.completions
+      .create({ model: "gpt-test", messages: [{ role: "user", content: "#sim:latency_ms=1900 slow but whole" }] })
+      .withResponse();
+    expect(completion.choices[0]!.message.content).toBeTruthy();
+    expect(upstreamRequests().map((r) => [r.model, r.outcome])).toEqual([["gpt-upstream-a", "ok"]]);
+    const events = await stack.billingEvents(response.headers.get("x-request-id")!);
+    expect(events).toMatchObject([{ status: "ok", estimated: false, usage: { outputTokens: completion.usage!.completion_tokens } }]);
+  });
+
+  it("never retries a timed-out attempt on the same target: a model with one target gets one attempt and a 504", async () => {
+    const sameName = new OpenAI({ baseURL: `${stack.proxy.url}/v1`, apiKey: (await stack.mintKey({ serverOption: "same-name" })).key, maxRetries: 0 });
+    const error = await sameName.chat.completions.create({ model: "gpt-same-name", messages: [{ role: "user", content: "#sim:hang" }] }).catch((e: unknown) => e);
+    expect(error).toMatchObject({ status: 504, code: "upstream_timeout" });
+    expect(upstreamRequests().map((r) => [r.model, r.outcome])).toEqual([["gpt-same-name", "hang"]]);
+    // One timeout, one mark against the circuit; the request is billed once, for nothing.
+    const events = await stack.billingEvents((error as InstanceType<typeof OpenAI.APIError>).requestID!);
+    expect(events).toMatchObject([{ status: "error", usage: { outputTokens: 0 } }]);
+  });
+
+  it("an upstream's 5xx message never reaches the client; a 400's does, with identifiers masked", async () => {
+    const leaky = "Quota exceeded for org-7Hk2LmQp9x (acct_1Nv0FGQ9RKHgCVdK), project proj_abc123XYZ, key sk-proj-abcdef123456";
+    stack.simulator.faults.push({ match: {}, times: 10, behaviour: { failStatus: 503, failMessage: leaky } });
+    const failed = await openai.chat.completions.create({ model: "gpt-test", messages: [{ role: "user", content: "hi" }] }).catch((e: unknown) => e);
+    expect(failed).toMatchObject({ status: 502, code: "upstream_error" });
+    const shown = JSON.stringify((failed as InstanceType<typeof OpenAI.APIError>).error);
+    expect(shown).not.toMatch(/Quota exceeded|org-|acct_|proj_|sk-proj/);
+
+    stack.simulator.faults.clear();
+    stack.simulator.faults.push({ match: {}, times: 1, behaviour: { failStatus: 400, failMessage: `messages.0: bad field for ${leaky.slice(19)}` } });
+    const rejected = await openai.chat.completions.create({ model: "gpt-test", messages: [{ role: "user", content: "hi" }] }).catch((e: unknown) => e);
+    expect(rejected).toBeInstanceOf(OpenAI.BadRequestError);
+    expect((rejected as InstanceType<typeof OpenAI.APIError>).error).toMatchObject({
+      message: "messages.0: bad field for org-*** (acct_***), project proj_***, key sk-***",
+      code: "upstream_rejected",
+    });
   });
 
   it("does not retry a client error from the upstream", async () => {
@@ -193,27 +231,26 @@ describe("after the first byte", () => {
     expect(upstream.outcome).toBe("ok");
   });
 
-  it("a client that leaves while a non-streaming answer is awaited aborts the upstream call and is billed as gone", async () => {
+  it("a client that leaves while a non-streaming answer is awaited: the answer, coming within the drain, is billed exactly", async () => {
     const controller = new AbortController();
     const before = stack.simulator.stats.requests.length;
     const answer = openai.chat.completions
-      .create({ model: "gpt-test", messages: [{ role: "user", content: "#sim:latency_ms=3000 slow" }] }, { signal: controller.signal, maxRetries: 0 })
+      .create({ model: "gpt-test", messages: [{ role: "user", content: "#sim:latency_ms=1000 slow" }] }, { signal: controller.signal, maxRetries: 0 })
       .catch((error: unknown) => error);
     await expect.poll(() => stack.simulator.stats.requests.length, { timeout: 3_000 }).toBe(before + 1);
     controller.abort();
     expect(await answer).toBeInstanceOf(Error);
     const upstreamCall = stack.simulator.stats.requests.at(-1)!;
-    // The upstream hears the client go at once: before the upstream's first-byte timeout (1.5 s in
-    // the test stack) would end the call anyway, long before its 3 s answer; nothing is retried.
-    await expect.poll(() => upstreamCall.outcome, { timeout: 1_000 }).toBe("aborted");
+    // The proxy reads on (DISCONNECT_DRAIN_MS, 3 s by default) for the answer's usage; nothing is retried.
+    await expect.poll(() => upstreamCall.outcome, { timeout: 3_000 }).toBe("ok");
     const requestId = upstreamCall.headers["x-request-id"]!;
     await expect.poll(async () => (await stack.billingEvents(requestId)).length, { timeout: 3_000 }).toBe(1);
     const [event] = await stack.billingEvents(requestId);
-    expect(event).toMatchObject({ status: "client_aborted", estimated: true });
+    expect(event).toMatchObject({ status: "client_aborted", estimated: false, usage: { outputTokens: upstreamCall.usage!.output_tokens } });
     expect(stack.simulator.stats.requests.length).toBe(before + 1);
   });
 
-  it("a client that leaves mid-stream aborts the upstream call and is billed for what was generated", async () => {
+  it("a client that leaves mid-stream: the upstream is read to its end within the drain and billed its exact usage", async () => {
     const controller = new AbortController();
     const { data: stream, response } = await openai.chat.completions
       .create(
@@ -228,11 +265,10 @@ describe("after the first byte", () => {
         if (seen === 3) controller.abort();
       }
     })().catch(() => undefined);
-    await expect.poll(() => stack.simulator.stats.requests.at(-1)!.outcome, { timeout: 3_000 }).toBe("aborted");
+    // 50 words 40 ms apart: the upstream ends about 2 s later, inside the 3 s drain.
+    await expect.poll(() => stack.simulator.stats.requests.at(-1)!.outcome, { timeout: 4_000 }).toBe("ok");
     await expect.poll(async () => (await stack.billingEvents(response.headers.get("x-request-id")!)).length, { timeout: 3_000 }).toBe(1);
     const [event] = await stack.billingEvents(response.headers.get("x-request-id")!);
-    expect(event).toMatchObject({ status: "client_aborted", estimated: true });
-    expect(event!.usage.outputTokens).toBeGreaterThan(0);
-    expect(event!.usage.outputTokens).toBeLessThan(50);
+    expect(event).toMatchObject({ status: "client_aborted", estimated: false, usage: { outputTokens: 50 } });
   });
 });

@@ -32,7 +32,7 @@ beforeAll(async () => {
   controlPlane = createControlPlaneServices(loadControlPlaneConfig({ DATABASE_URL: database.url, REDIS_URL: redisUrl, REDIS_PREFIX: prefix, DB_POOL_SIZE: "2" }), silent);
   // The simulator shares this busy process with the flood's senders: give it time to answer, so a
   // slow first byte is not mistaken for a failing upstream.
-  const yaml = testGatewayYaml(simulator.url).replaceAll("first_byte_ms: 1500", "first_byte_ms: 15000");
+  const yaml = testGatewayYaml(simulator.url).replaceAll("first_byte_ms: 1500", "first_byte_ms: 15000").replaceAll("response_ms: 2500", "response_ms: 25000");
   await applyGatewayFile(controlPlane.db.prisma, controlPlane.records, parseGatewayFile(yaml));
   const vendor = await controlPlane.db.prisma.vendor.findUniqueOrThrow({ where: { name: "test-vendor" } });
   const minted = await mintKey(controlPlane.db.prisma, controlPlane.records, {

@@ -30,12 +30,12 @@ process.env.TEST_SIMULATOR_KEY = SIMULATOR_SECRET;
 export function testGatewayYaml(simulatorUrl: string): string {
   return `
 upstreams:
-  - { name: sim-openai-a, shape: openai, base_url: "${simulatorUrl}/v1", secret_env: TEST_SIMULATOR_KEY, timeouts: { connect_ms: 1000, first_byte_ms: 1500 } }
-  - { name: sim-openai-b, shape: openai, base_url: "${simulatorUrl}/v1", secret_env: TEST_SIMULATOR_KEY, timeouts: { connect_ms: 1000, first_byte_ms: 1500 } }
-  - { name: sim-anthropic-a, shape: anthropic, base_url: "${simulatorUrl}", secret_env: TEST_SIMULATOR_KEY, timeouts: { connect_ms: 1000, first_byte_ms: 1500 } }
-  - { name: sim-anthropic-b, shape: anthropic, base_url: "${simulatorUrl}", secret_env: TEST_SIMULATOR_KEY, timeouts: { connect_ms: 1000, first_byte_ms: 1500 } }
+  - { name: sim-openai-a, shape: openai, base_url: "${simulatorUrl}/v1", secret_env: TEST_SIMULATOR_KEY, timeouts: { connect_ms: 1000, first_byte_ms: 1500, response_ms: 2500 } }
+  - { name: sim-openai-b, shape: openai, base_url: "${simulatorUrl}/v1", secret_env: TEST_SIMULATOR_KEY, timeouts: { connect_ms: 1000, first_byte_ms: 1500, response_ms: 2500 } }
+  - { name: sim-anthropic-a, shape: anthropic, base_url: "${simulatorUrl}", secret_env: TEST_SIMULATOR_KEY, timeouts: { connect_ms: 1000, first_byte_ms: 1500, response_ms: 2500 } }
+  - { name: sim-anthropic-b, shape: anthropic, base_url: "${simulatorUrl}", secret_env: TEST_SIMULATOR_KEY, timeouts: { connect_ms: 1000, first_byte_ms: 1500, response_ms: 2500 } }
   - { name: dead-openai, shape: openai, base_url: "http://127.0.0.1:9/v1", timeouts: { connect_ms: 500, first_byte_ms: 1000 } }
-  - { name: sim-openai-chat-only, shape: openai, base_url: "${simulatorUrl}/v1", secret_env: TEST_SIMULATOR_KEY, timeouts: { connect_ms: 1000, first_byte_ms: 1500 }, capabilities: { responses: false } }
+  - { name: sim-openai-chat-only, shape: openai, base_url: "${simulatorUrl}/v1", secret_env: TEST_SIMULATOR_KEY, timeouts: { connect_ms: 1000, first_byte_ms: 1500, response_ms: 2500 }, capabilities: { responses: false } }
 models:
   - name: gpt-test
     prices: { input: "0.15", output: "0.60", cached_input: "0.075" }

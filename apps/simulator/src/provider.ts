@@ -239,7 +239,7 @@ async function applyBehaviour(ex: Exchange, req: IncomingMessage, behaviour: Beh
   }
   if (behaviour.failStatus !== null) {
     const extra: Record<string, string> = behaviour.retryAfter !== null ? { 'retry-after': String(behaviour.retryAfter) } : {};
-    ex.fail({ status: behaviour.failStatus, message: injectedMessage(behaviour.failStatus) }, extra);
+    ex.fail({ status: behaviour.failStatus, message: behaviour.failMessage ?? injectedMessage(behaviour.failStatus) }, extra);
     return false;
   }
   return true;

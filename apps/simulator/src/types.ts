@@ -8,6 +8,8 @@ export interface Behaviour {
   chunkDelayMs: number;
   /** Respond with this HTTP status and the provider's error body, before any other byte. */
   failStatus: number | null;
+  /** The message of that error body; null: the simulator's own (`Simulated failure with status N`). */
+  failMessage: string | null;
   /** Destroy the socket before any response byte. */
   reset: boolean;
   /** Streams: destroy the socket after this many content chunks (no terminal events). */
@@ -33,6 +35,7 @@ export const DEFAULT_BEHAVIOUR: Behaviour = {
   chunks: 12,
   chunkDelayMs: 0,
   failStatus: null,
+  failMessage: null,
   reset: false,
   cutAfter: null,
   hang: false,
