@@ -103,7 +103,7 @@ describe("the one output bound, through the stack", () => {
       expect(answer.status, `${path} ${param}`).toBe(400);
       expect(JSON.stringify(answer.json)).toContain("invalid_request_error");
       expect(JSON.stringify(answer.json)).toContain("maximum output of");
-      if (path === "/v1/chat/completions") expect(answer.json).toMatchObject({ error: { param } });
+      if (path === "/v1/chat/completions") expect(answer.json).toMatchObject({ error: { code: "invalid_body", param } });
     }
     expect(upstreamCalls()).toEqual([]);
   });
@@ -142,7 +142,8 @@ describe("the one output bound, through the stack", () => {
   it("strict_params refuses what it would otherwise lower, across shapes and through an alias", async () => {
     const cross = await post("/v1/chat/completions", { model: "gpt-on-anthropic", max_completion_tokens: 5000, messages: user }, strictKey);
     expect(cross.status).toBe(400);
-    expect(cross.json).toMatchObject({ error: { type: "invalid_request_error", param: "max_completion_tokens" } });
+    // The drop-or-refuse rule's refusal (section 11), as for any other field strict_params keeps.
+    expect(cross.json).toMatchObject({ error: { type: "invalid_request_error", code: "unsupported_feature", param: "max_completion_tokens" } });
     const alias = await post("/v1/messages", { model: "claude-bound-alias", max_tokens: 64001, messages: user }, strictKey);
     expect(alias.status).toBe(400);
     expect(JSON.stringify(alias.json)).toContain("max_tokens");

@@ -1,6 +1,7 @@
 import { GatewayError } from "@gateway/contracts";
 import type { EndpointName, ParsedRequest } from "../upstreams/types.ts";
 import { invalidField } from "../upstreams/request-fields.ts";
+import { unsupported } from "../translation/shared/fields.ts";
 
 /*
  * One output bound (contract section 14): the most output tokens a request may produce, computed
@@ -31,12 +32,13 @@ export function outputFields(endpoint: EndpointName): readonly string[] {
 
 /**
  * What a value above the model's maximum gets. `refuse`: the client named the model itself in its
- * own shape, so it can know the limit, and the native API would answer 400 too (also under
- * `strict_params`, which refuses what it would otherwise change). `lower`: it reached the model
- * through an alias or across shapes (Claude Code's `max_tokens: 32000` on a model mapped onto
- * gpt-4o-mini): the bound is the maximum and the field is listed in `x-gateway-dropped-params`.
+ * own shape, so it can know the limit: the 400 the native API would answer (`invalid_body`).
+ * `lower`: it reached the model through an alias or across shapes (Claude Code's `max_tokens:
+ * 32000` on a model mapped onto gpt-4o-mini): the bound is the maximum and the field is listed in
+ * `x-gateway-dropped-params`. `strict`: it would be lowered, but `strict_params` refuses what it
+ * would otherwise change: the drop-or-refuse rule's 400 (`unsupported_feature`).
  */
-export type AboveMaximum = "refuse" | "lower";
+export type AboveMaximum = "refuse" | "lower" | "strict";
 
 const isSet = (value: unknown): boolean => value !== undefined && value !== null;
 
@@ -79,10 +81,10 @@ export function outputBound(body: Record<string, unknown>, endpoint: EndpointNam
   }
   if (obeyed === null) return maxOutputTokens;
   if (requested <= maxOutputTokens) return requested;
-  if (aboveMaximum === "refuse") {
-    throw invalidField(obeyed, `${requested} is above this model's maximum output of ${maxOutputTokens} tokens`);
-  }
-  return maxOutputTokens;
+  if (aboveMaximum === "lower") return maxOutputTokens;
+  const why = `${requested} is above this model's maximum output of ${maxOutputTokens} tokens`;
+  if (aboveMaximum === "refuse") throw invalidField(obeyed, why);
+  throw unsupported(obeyed, `${why}; strict_params is on, so it is refused instead of lowered`);
 }
 
 /**

@@ -26,15 +26,15 @@ export function allowedModel(services: ProxyServices, key: KeyRecord, name: stri
 
 /**
  * Whether a value above the model's maximum output is refused or lowered (contract section 14):
- * refused when the client named the model itself (not an alias) in the shape every one of its
- * targets speaks, as the native API would refuse it, or when the option's `strict_params` refuses
- * what it would otherwise change; else lowered and listed.
+ * refused as the native API would refuse it when the client named the model itself (not an alias)
+ * in the shape every one of its targets speaks; else lowered and listed, unless the option's
+ * `strict_params` refuses what it would otherwise change.
  */
 function aboveMaximum(services: ProxyServices, wire: WireFormat, requested: string, model: ModelRecord, option: ServerOptionRecord): AboveMaximum {
-  if (option.strictParams) return "refuse";
-  if (requested !== model.name) return "lower";
+  const lowered: AboveMaximum = option.strictParams ? "strict" : "lower";
+  if (requested !== model.name) return lowered;
   // Plain loop: this runs per request, over a model's one to three targets.
-  for (const target of services.routing.targets(model)) if (target.upstream.shape !== wire.shape) return "lower";
+  for (const target of services.routing.targets(model)) if (target.upstream.shape !== wire.shape) return lowered;
   return "refuse";
 }
 
