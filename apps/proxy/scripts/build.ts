@@ -7,7 +7,8 @@ import { fileURLToPath } from "node:url";
 const root = fileURLToPath(new URL("..", import.meta.url));
 await build({
   absWorkingDir: root,
-  entryPoints: { main: "src/main.ts" },
+  // The token counter's worker thread is an entry of its own, beside main.mjs (tokens/token-counter-pool.ts).
+  entryPoints: { main: "src/main.ts", "count-tokens-worker": "src/tokens/count-tokens-worker.ts" },
   outdir: "dist",
   outExtension: { ".js": ".mjs" },
   // Modules imported only when needed (the OpenTelemetry SDK, when an endpoint is set) go in

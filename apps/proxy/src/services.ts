@@ -5,6 +5,7 @@ import { createLogger, type Logger } from "@gateway/logger";
 import { connectRedisFromConfig, LimitStore, RecordStore, redisReady, type RedisClient } from "@gateway/redis-store";
 import type { ProxyConfig } from "./config.ts";
 import { KeyCache } from "./auth/key-cache.ts";
+import { TokenCounterPool } from "./tokens/token-counter-pool.ts";
 import { RoutingTable } from "./routing/routing-table.ts";
 import { CircuitBreaker } from "./relay/circuit-breaker.ts";
 import { UpstreamClient } from "./relay/upstream-client.ts";
@@ -36,6 +37,8 @@ export interface ProxyServices {
    * fill only the relay's, never the one `/v1/usage` (every tenant's) is answered from.
    */
   controlPlane: { relay: Pool; usage: Pool };
+  /** Local token counting (count_tokens on an OpenAI-shape model), on worker threads off the event loop. */
+  tokenCounter: TokenCounterPool;
   queue: Queue;
   billing: BillingProducer;
   limiter: Limiter;
@@ -139,6 +142,8 @@ export async function createProxyServices(config: ProxyConfig, logger = createLo
       relay: new Pool(new URL(config.CONTROL_PLANE_URL).origin, { connections: config.API_RELAY_CONNECTIONS, keepAliveTimeout: 30_000, connect: { timeout: 5_000 } }),
       usage: new Pool(new URL(config.CONTROL_PLANE_URL).origin, { connections: config.USAGE_CONNECTIONS, keepAliveTimeout: 30_000, connect: { timeout: 5_000 } }),
     },
+    // One thread: counting is rare, and a process per core already fills the machine's cores.
+    tokenCounter: new TokenCounterPool({ threads: 1, maxQueued: 64 }),
     queue,
     billing,
     limiter,
@@ -156,7 +161,7 @@ export async function createProxyServices(config: ProxyConfig, logger = createLo
       await limitStore.close().catch((error: unknown) => logger.warn({ err: (error as Error).message }, "limit settlements not written at shutdown"));
       await exporter?.shutdown().catch(() => undefined);
       await services.upstreams.close();
-      await Promise.all([services.controlPlane.relay.close(), services.controlPlane.usage.close()]);
+      await Promise.all([services.controlPlane.relay.close(), services.controlPlane.usage.close(), services.tokenCounter.close()]);
       await queue.close();
       subscriber.disconnect();
       redis.disconnect();

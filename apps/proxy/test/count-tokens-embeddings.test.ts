@@ -11,7 +11,7 @@ import { costOfUsage, EMPTY_USAGE, formatUsd } from "@gateway/contracts";
 import { createLogger } from "@gateway/logger";
 import { createTestDatabase, resolveTestServices, type TestDatabase } from "@gateway/testing";
 import { startSimulator, type Simulator } from "@gateway/simulator";
-import { applyGatewayFile, loadControlPlaneConfig, mintKey, startControlPlane, type RunningControlPlane } from "@gateway/control-plane";
+import { applyGatewayFile, createVendorToken, loadControlPlaneConfig, mintKey, startControlPlane, type RunningControlPlane } from "@gateway/control-plane";
 import { loadBillingWorkerConfig, startBillingWorker, type RunningBillingWorker } from "@gateway/billing-worker";
 import { loadProxyConfig } from "../src/config.ts";
 import { startProxy, type RunningProxy } from "../src/server.ts";
@@ -216,7 +216,7 @@ describe("POST /v1/messages/count_tokens", () => {
     expect(simulator.stats.requests.every((record) => record.status === 503)).toBe(true);
   });
 
-  it("is not billed and reserves no quota: a key whose quota cannot pay for a message still counts tokens", async () => {
+  it("is not billed and reserves no quota, but a key whose quota is used up is refused it (429)", async () => {
     const { key, id } = await newKey({ quotaNano: 1_000_000n });
     const client = anthropicFor(key);
     const params = { model: "claude-test", messages: [{ role: "user" as const, content: "count, then answer" }] };
@@ -232,16 +232,62 @@ describe("POST /v1/messages/count_tokens", () => {
 
     expect(usage.quota.used).toBe(usage.consumption.cost);
 
-    // A key whose quota is used up: a message is refused before the upstream, a count is not.
-    const poor = await newKey({ quotaNano: 1n });
-    const poorClient = anthropicFor(poor.key);
-    await poorClient.messages.create({ ...params, max_tokens: 8 });
-    await expect
-      .poll(async () => ((await poorClient.messages.create({ ...params, max_tokens: 8 }).catch((caught: unknown) => caught)) as { status?: number }).status, { timeout: 3_000, interval: 50 })
-      .toBe(429);
+    // Its vendor lowers the quota below what the key has spent: the key's quota is used up, and a
+    // count is refused like a message (contract section 14), before any upstream call.
+    const vendorToken = (await createVendorToken(controlPlane.services.db.prisma, { vendor: "test-vendor", name: "quota", scopes: ["keys:update"] })).plaintext;
+    const patched = await fetch(`${controlPlane.url}/api/keys/${id}`, {
+      method: "PATCH",
+      headers: { authorization: `Bearer ${vendorToken}`, "content-type": "application/json" },
+      body: JSON.stringify({ quota: "0.000001" }),
+    });
+    expect(patched.status).toBe(200);
+    await expect.poll(async () => (await post("/v1/messages/count_tokens", key, params)).status, { timeout: 3_000, interval: 50 }).toBe(429);
     simulator.stats.clear();
-    expect((await poorClient.messages.countTokens(params)).input_tokens).toBeGreaterThan(0);
-    expect(simulator.stats.requests.map((record) => record.path)).toEqual(["/v1/messages/count_tokens"]);
+    const refused = await post("/v1/messages/count_tokens", key, params);
+    expect(refused.body.error).toMatchObject({ type: "insufficient_quota", code: "insufficient_quota" });
+    expect(simulator.stats.requests).toEqual([]);
+  });
+
+  it("counts locally only bodies up to TOKEN_COUNT_MAX_BYTES: a larger one is a 413", async () => {
+    const { key } = await newKey({ serverOption: "cross-shape" });
+    const limit = proxy.services.config.TOKEN_COUNT_MAX_BYTES;
+    const big = await post("/v1/messages/count_tokens", key, { model: "claude-on-openai", messages: [{ role: "user", content: "word ".repeat(limit / 5) }] });
+    expect(big.status).toBe(413);
+    expect(big.body.error).toMatchObject({ type: "request_too_large", code: "request_too_large" });
+    expect(simulator.stats.requests).toEqual([]);
+  });
+
+  it("never holds the process while it counts: a neighbour's requests are answered while a huge tool name is counted", async () => {
+    const { key } = await newKey({ serverOption: "cross-shape" });
+    // The attack's shape: one tool name of 600 kB of letters in no order (no space, nothing the
+    // tokenizer merges quickly): seconds of tokenizer work.
+    const letters = "abcdefghijklmnopqrstuvwxyz";
+    let seed = 42;
+    const letter = () => letters[(seed = (seed * 1103515245 + 12345) % 2147483648) % 26];
+    const name = Array.from({ length: 600_000 }, letter).join("");
+    const body = {
+      model: "claude-on-openai",
+      messages: [
+        { role: "user", content: "hi" },
+        { role: "assistant", content: [{ type: "tool_use", id: "toolu_1", name, input: {} }] },
+        { role: "user", content: [{ type: "tool_result", tool_use_id: "toolu_1", content: "ok" }] },
+      ],
+    };
+    let counted = false;
+    const count = post("/v1/messages/count_tokens", key, body).finally(() => (counted = true));
+    let answeredMeanwhile = 0;
+    while (!counted) {
+      const neighbour = await fetch(`${proxy.url}/v1/models`, { headers: { authorization: `Bearer ${key}` } });
+      expect(neighbour.status).toBe(200);
+      await neighbour.arrayBuffer();
+      if (!counted) answeredMeanwhile += 1;
+    }
+    const result = await count;
+    expect(result.status).toBe(200);
+    expect(result.body.input_tokens).toBeGreaterThan(100_000);
+    expect(name.length).toBeLessThan(proxy.services.config.TOKEN_COUNT_MAX_BYTES);
+    // Counting in one go would leave only the few answered while the body was still arriving.
+    expect(answeredMeanwhile).toBeGreaterThan(100);
   });
 
   it("counts toward the key's requests per minute: a key with rpm 2 gets 429 on the third call", async () => {

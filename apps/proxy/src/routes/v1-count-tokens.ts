@@ -10,7 +10,7 @@ import { jsonAttempt } from "../relay/json-attempt.ts";
 import { DROPPED_PARAMS_HEADER, DroppedParams, translationFor } from "../translation/index.ts";
 import { droppedParamsHeaderValue, withoutFields } from "../translation/shared/dropped-params.ts";
 import { clientBetas } from "../relay/request-drops.ts";
-import { countChatTokens, encodingForModel } from "../tokens/count-tokens.ts";
+import { encodingForModel } from "../tokens/count-tokens.ts";
 import { allowedModel } from "./relay-route.ts";
 import { checkVersionHeader } from "./v1-messages.ts";
 import type { KeyedRouteHandler } from "./route-handler.ts";
@@ -24,7 +24,7 @@ const wire = WIRE_FORMATS["messages.count_tokens"];
  * targets all failed while it has OpenAI-shape ones, is counted here on the Chat Completions request
  * the body translates to. Never billed: it takes one slot of the key's requests per minute, and is
  * refused (429) like any request of a key whose quota or budget is spent. A local count is bounded
- * (TOKEN_COUNT_MAX_BYTES) and yields to the event loop as it goes (tokens/count-tokens.ts).
+ * (TOKEN_COUNT_MAX_BYTES) and runs on a worker thread (tokens/token-counter-pool.ts).
  */
 export function countTokensRoute(services: ProxyServices): KeyedRouteHandler {
   const maxCountedBytes = services.config.TOKEN_COUNT_MAX_BYTES;
@@ -67,7 +67,7 @@ export function countTokensRoute(services: ProxyServices): KeyedRouteHandler {
     // Betas never go cross-shape (under strict_params: the 400 naming them).
     if (clientBetas(request.headers["anthropic-beta"]).length > 0) dropped.drop("anthropic-beta", "Anthropic betas have no meaning for a model served by an OpenAI-shape upstream");
     const chat = translation.request(upstreamParsed, dropped);
-    const inputTokens = await countChatTokens(chat.body, encodingForModel(openai.model));
+    const inputTokens = await services.tokenCounter.count(chat.body, encodingForModel(openai.model));
     const header = droppedParamsHeaderValue([...modelDrop.removed, ...dropped.paths]);
     if (header) response.setHeader(DROPPED_PARAMS_HEADER, header);
     else response.removeHeader(DROPPED_PARAMS_HEADER);
