@@ -95,7 +95,7 @@ describe("a proxy process that ends: killed with 50 streams open, or stopped", (
     const redis = controlPlane.services.redis;
     const journal = journalKeys(prefix);
     const checkpointed = await waitFor("every stream checkpointed with output", 20_000, async () => {
-      const [processId] = await redis.zrange(journal.live, 0, -1);
+      const [processId] = await redis.zrange(journal.live, "0", "-1");
       if (processId === undefined) return undefined;
       const fields = await redis.hgetall(journal.process(processId));
       const entries = Object.entries(fields).filter(([field]) => field !== "meta").map(([, text]) => JSON.parse(text) as JournalEntry);
@@ -156,7 +156,7 @@ describe("a proxy process that ends: killed with 50 streams open, or stopped", (
     });
     // Journaled (so there is something to clean up), then asked to stop while the streams run.
     await waitFor("the streams journaled", 10_000, async () => {
-      const [processId] = await redis.zrange(journal.live, 0, -1);
+      const [processId] = await redis.zrange(journal.live, "0", "-1");
       return processId !== undefined && (await redis.hlen(journal.process(processId))) > 5 ? true : undefined;
     });
     const exited = new Promise((resolve) => stopping.child.once("exit", resolve));

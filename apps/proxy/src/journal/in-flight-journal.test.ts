@@ -74,6 +74,26 @@ describe("in-flight journal (proxy)", () => {
     await journal.stop();
   });
 
+  it("journals a new request soon after its admission, not at the next checkpoint", async () => {
+    const { inFlight } = setup();
+    const journal = new InFlightJournal({ redis, prefix, inFlight, reservation: () => null, processTag: "tag", checkpointMs: 600_000, logger });
+    journal.start();
+    await expect.poll(async () => redis.zscore(journalKeys(prefix).live, journal.processId), { timeout: 5_000, interval: 20 }).not.toBeNull();
+    const open = request("req_new");
+    open.output = 7;
+    inFlight.add(open);
+    // Polled (NEW_ENTRY_DELAY_MS is 100 ms); the next checkpoint would be 10 minutes away.
+    await expect.poll(async () => (await redis.hget(journalKeys(prefix).process(journal.processId), "req_new")) !== null, { timeout: 5_000, interval: 20 }).toBe(true);
+    // The soon-write is of new entries only: a running request's progress waits for the checkpoint.
+    open.output = 99;
+    inFlight.add(request("req_newer"));
+    await expect.poll(async () => (await redis.hget(journalKeys(prefix).process(journal.processId), "req_newer")) !== null, { timeout: 5_000, interval: 20 }).toBe(true);
+    expect(JSON.parse((await redis.hget(journalKeys(prefix).process(journal.processId), "req_new"))!).usage.outputTokens).toBe(7);
+    inFlight.remove("req_new");
+    inFlight.remove("req_newer");
+    await journal.stop();
+  });
+
   it("keeps an entry while its billing event is recorded but not queued, and drops it once queued", async () => {
     const { inFlight, journal, stored } = setup();
     const open = request("req_billed");

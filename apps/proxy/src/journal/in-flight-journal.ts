@@ -14,6 +14,13 @@ export function heartbeatMs(checkpointMs: number): number {
   return Math.min(30_000, Math.max(5_000, checkpointMs * 10));
 }
 
+/**
+ * How soon after its admission a request is first journaled (with the others admitted meanwhile,
+ * in one call): a kill within this window loses the request's row. Requests shorter than it never
+ * cost a journal write.
+ */
+export const NEW_ENTRY_DELAY_MS = 100;
+
 export interface InFlightJournalOptions {
   redis: RedisClient;
   prefix: string;
@@ -33,11 +40,16 @@ export interface InFlightJournalOptions {
  * of those whose progress changed, and removes those that ended without a billing event. An entry
  * goes as soon as the queue has acknowledged its request's event (`queued`, from the producer).
  *
- * Loss bound on SIGKILL/OOM: a request is billed for its usage at the last checkpoint, so at most
- * JOURNAL_CHECKPOINT_MS of its output goes unbilled; one admitted less than JOURNAL_CHECKPOINT_MS
- * before the kill may not be journaled yet, and is lost with at most that much output (and its
- * reservation stays held until the key's counters are rebuilt). A request whose event was recorded
- * but not yet queued keeps its entry, so the sweeper bills it from its last checkpoint.
+ * New requests are written NEW_ENTRY_DELAY_MS after their admission (one call for all admitted
+ * meanwhile, entries only), not at the next checkpoint.
+ *
+ * Loss bounds on SIGKILL/OOM: a journaled request is billed for its usage at the last checkpoint,
+ * so at most JOURNAL_CHECKPOINT_MS of its output goes unbilled (with the estimate's error). A
+ * request admitted less than NEW_ENTRY_DELAY_MS (plus a Redis round trip) before the kill is not
+ * journaled yet: it gets no row, and what it reserved stays held (a lease's slice until Redis drops
+ * it, LEASE_HOLD_MS; its own reservation until the key's counters are rebuilt from the ledger). A
+ * request whose event was recorded but not yet queued keeps its entry, so the sweeper bills it
+ * from its last checkpoint.
  */
 export class InFlightJournal {
   readonly processId = `${hostname()}-${process.pid}-${randomBytes(4).toString("hex")}`;
@@ -50,6 +62,8 @@ export class InFlightJournal {
   /** Written entries to delete at the next checkpoint. */
   private deletes: string[] = [];
   private timer: NodeJS.Timeout | null = null;
+  /** The write of newly admitted requests, when one is due. */
+  private soon: NodeJS.Timeout | null = null;
   private writing: Promise<void> | null = null;
   private registered = false;
 
@@ -62,7 +76,19 @@ export class InFlightJournal {
     if (this.timer !== null) return;
     this.timer = setInterval(() => void this.checkpoint(), this.options.checkpointMs);
     this.timer.unref();
+    this.options.inFlight.onAdd = () => this.admitted();
     void this.checkpoint();
+  }
+
+  /** A request was admitted: it is written with the others of the next NEW_ENTRY_DELAY_MS. */
+  private admitted(): void {
+    if (this.soon !== null || this.timer === null) return;
+    this.soon = setTimeout(() => {
+      this.soon = null;
+      // A write under way started before these requests: theirs follows it.
+      void (this.writing ?? Promise.resolve()).then(() => this.checkpoint(true));
+    }, Math.min(NEW_ENTRY_DELAY_MS, this.options.checkpointMs));
+    this.soon.unref();
   }
 
   /** The request's billing event exists (the producer recorded it): its entry stays as it is until queued. */
@@ -86,19 +112,22 @@ export class InFlightJournal {
     redis.hdel(journalKeys(prefix).process(this.processId), ...gone).catch(() => this.deletes.push(...gone));
   }
 
-  /** Writes one checkpoint now (one at a time: a slow write makes the next tick skip, not pile up). */
-  checkpoint(): Promise<void> {
-    this.writing ??= this.write().finally(() => (this.writing = null));
+  /**
+   * Writes one checkpoint now (one at a time: a slow write makes the next tick skip, not pile up);
+   * `newOnly`: only the requests never written yet (their first write soon after admission).
+   */
+  checkpoint(newOnly = false): Promise<void> {
+    this.writing ??= this.write(newOnly).finally(() => (this.writing = null));
     return this.writing;
   }
 
-  private async write(): Promise<void> {
+  private async write(newOnly: boolean): Promise<void> {
     const { inFlight, redis, prefix } = this.options;
     const now = Date.now();
     const upserts: JournalEntry[] = [];
     const usages: [string, string][] = [];
     for (const request of inFlight.entries()) {
-      if (this.finishing.has(request.requestId)) continue;
+      if (this.finishing.has(request.requestId) || (newOnly && this.written.has(request.requestId))) continue;
       const usage = request.progress();
       const usageJson = JSON.stringify(usage);
       if (this.written.get(request.requestId) === usageJson) continue;
@@ -158,7 +187,9 @@ export class InFlightJournal {
    */
   async stop(): Promise<void> {
     if (this.timer !== null) clearInterval(this.timer);
+    if (this.soon !== null) clearTimeout(this.soon);
     this.timer = null;
+    this.soon = null;
     await this.writing;
     const { redis, prefix, inFlight, logger } = this.options;
     try {

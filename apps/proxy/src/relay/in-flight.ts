@@ -33,6 +33,8 @@ export interface InFlightRequest {
 export class InFlightRegistry {
   private readonly byId = new Map<string, InFlightRequest>();
   private readonly byKey = new Map<string, Set<InFlightRequest>>();
+  /** Called after each `add`: the in-flight journal schedules the new request's first write. */
+  onAdd: (entry: InFlightRequest) => void = () => undefined;
 
   add(entry: InFlightRequest): void {
     this.byId.set(entry.requestId, entry);
@@ -42,6 +44,7 @@ export class InFlightRegistry {
       this.byKey.set(entry.keyId, forKey);
     }
     forKey.add(entry);
+    this.onAdd(entry);
   }
 
   remove(requestId: string): void {
