@@ -34,6 +34,7 @@ server_options:
   - { name: hostile, models: [gpt-h, claude-h] }
 vendors:
   - { name: hostile-vendor, server_options: [hostile] }
+  - { name: hostile-neighbour, server_options: [hostile] }
 `;
 }
 
