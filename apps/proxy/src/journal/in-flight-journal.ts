@@ -147,9 +147,10 @@ export class InFlightJournal {
     try {
       const known = await writeJournalCheckpoint(redis, prefix, { processId: this.processId, heartbeatMs: heartbeatMs(this.options.checkpointMs), meta: this.meta, upserts, deletes });
       if (!known && this.registered) {
-        // Taken for dead (stalled past its heartbeat): a sweeper billed its entries `interrupted`.
-        // Their real events bill nothing more (the ledger keeps the first row); write them all again.
-        this.options.logger.error({ processId: this.processId }, "in-flight journal was swept while this process lived; its open requests were billed interrupted");
+        // Its heartbeat was gone: taken for dead after a stall longer than it (a sweeper billed the
+        // entries `interrupted`; their real events then bill nothing more, the ledger keeps the
+        // first row), or Redis lost its data. Either way every open request is written again.
+        this.options.logger.error({ processId: this.processId }, "in-flight journal was gone from Redis (swept after a stall, or Redis lost its data); writing it again");
         this.written.clear();
         return;
       }
