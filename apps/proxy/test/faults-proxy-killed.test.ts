@@ -105,6 +105,8 @@ describe("a proxy process that ends: killed with 50 streams open, or stopped", (
     expect([...checkpointed.keys()].sort()).toEqual([...requestIds].sort());
     const limits = new LimitStore(redis, prefix);
     expect((await limits.readQuota(keyId)).reserved).toBeGreaterThan(0n);
+    // The option's TPM: each stream holds its input estimate and output bound in flight.
+    expect(await limits.readTokensHeld(keyId)).toBeGreaterThanOrEqual(STREAMS * 1000);
 
     const exited = new Promise((resolve) => proxy.child.once("exit", resolve));
     proxy.child.kill("SIGKILL");
@@ -130,6 +132,7 @@ describe("a proxy process that ends: killed with 50 streams open, or stopped", (
     const ledgerCost = rows.reduce((sum, row) => sum + row.costNano, 0n);
     await waitFor("nothing reserved on the key", 10_000, async () => ((await limits.readQuota(keyId)).reserved === 0n ? true : undefined));
     expect((await limits.readQuota(keyId)).spent).toBe(ledgerCost);
+    expect(await limits.readTokensHeld(keyId)).toBe(0);
     // Nothing left to sweep.
     expect(await redis.zcard(journal.live)).toBe(0);
     expect(await redis.zcard(journal.claims)).toBe(0);
