@@ -110,7 +110,7 @@ function settleCall(first: number, windowMs: string): string {
  *       ('' = none) and its release. The settlement is booked first, so the check sees it: one call
  *       instead of two, and never a refusal because of this proxy's own finished requests.
  * Returns {verdict, requests used, tokens used (window + in flight, this request's included),
- * quota committed, requests granted, nano-USD granted, tokens granted}; verdict 0 = admitted,
+ * quota committed, requests granted, nano-USD granted (an integer string), tokens granted}; verdict 0 = admitted,
  * 1 = requests limited, 2 = tokens limited, 3 = quota exhausted, 4 = budget exhausted. More than
  * one request granted is a lease: the requests are counted now, the nano-USD and tokens (when the
  * key has such limits) are held as the lease's and cover this request's, which are then not
@@ -138,7 +138,6 @@ local tpm = tonumber(ARGV[2])
 local elapsed = tonumber(ARGV[3])
 local window = tonumber(ARGV[4])
 local limit = tonumber(ARGV[5])
-local reservation = tonumber(ARGV[6])
 local budget = tonumber(ARGV[7])
 local request_tokens = tonumber(ARGV[16])
 local now = current * window + elapsed
@@ -146,16 +145,34 @@ local overlap = (window - elapsed) / window
 local function used(now_key, before_key)
   return (tonumber(redis.call('GET', now_key) or '0')) + (tonumber(redis.call('GET', before_key) or '0')) * overlap
 end
--- What the live holders of a hash hold; those whose process never gave them back expire first.
-local function live_sum(hash_key, ends_key)
+-- nano-USD past 2^53 (quotas reach 10^18) are not exact in a Lua number: money is added and
+-- compared as two limbs of nine digits, {high, low}, value = high * LIMB + low.
+local LIMB = 1000000000
+local function limbs(text)
+  local sign = 1
+  if string.sub(text, 1, 1) == '-' then sign = -1; text = string.sub(text, 2) end
+  local digits = #text
+  local high = 0
+  if digits > 9 then high = tonumber(string.sub(text, 1, digits - 9)) end
+  return {sign * high, sign * tonumber(string.sub(text, math.max(1, digits - 8)))}
+end
+local function plus(a, b) return {a[1] + b[1], a[2] + b[2]} end
+-- a - b with 0 <= low < LIMB: its sign is its high limb's, or its low limb's when that is 0.
+local function minus(a, b)
+  local high, low = a[1] - b[1], a[2] - b[2]
+  local carry = math.floor(low / LIMB)
+  return {high + carry, low - carry * LIMB}
+end
+local function sign_of(a) if a[1] ~= 0 then return a[1] end return a[2] end
+local function approx(a) return a[1] * LIMB + a[2] end
+-- What the live holders of a hash hold (each as stored); those whose process never gave them back expire first.
+local function live_holds(hash_key, ends_key)
   local expired = redis.call('ZRANGEBYSCORE', ends_key, '-inf', now)
   if #expired > 0 then
     redis.call('HDEL', hash_key, unpack(expired))
     redis.call('ZREMRANGEBYSCORE', ends_key, '-inf', now)
   end
-  local sum = 0
-  for _, held in ipairs(redis.call('HVALS', hash_key)) do sum = sum + tonumber(held) end
-  return sum
+  return redis.call('HVALS', hash_key)
 end
 -- A holder's share is kept until drop_at; the hash lives as long as its latest holder (never
 -- shortened by another process's clock).
@@ -175,26 +192,36 @@ end
 -- Tokens: the window's settled ones, every request in flight (and lease slice), and this one must fit.
 local tokens = 0
 if tpm > 0 then
-  tokens = used(tokens_now, tokens_before) + live_sum(held_key, held_ends_key)
+  tokens = used(tokens_now, tokens_before)
+  for _, held in ipairs(live_holds(held_key, held_ends_key)) do tokens = tokens + tonumber(held) end
   if tokens + request_tokens > tpm then return {2, math.floor(requests), math.floor(tokens), 0, 0, 0, 0} end
 end
-local leased = 0
-if limit >= 0 or budget >= 0 then leased = live_sum(leases_key, lease_ends_key) end
+local reservation = limbs(ARGV[6])
+local leased = {0, 0}
+if limit >= 0 or budget >= 0 then
+  for _, slice in ipairs(live_holds(leases_key, lease_ends_key)) do leased = plus(leased, limbs(slice)) end
+end
 local function committed_of(key)
   local state = redis.call('HMGET', key, 'spent', 'reserved')
-  return (tonumber(state[1]) or 0) + (tonumber(state[2]) or 0) + leased
+  return plus(plus(limbs(state[1] or '0'), limbs(state[2] or '0')), leased)
 end
 -- Admitted only if the whole reservation fits in what is left (and something is: a request that
--- reserves nothing is refused on a spent key too).
-local committed = 0
+-- reserves nothing is refused on a spent key too). left: what is left of the tighter limit.
+local left = nil
+local function fits(committed, limit_text)
+  local room = minus(limbs(limit_text), committed)
+  if sign_of(room) <= 0 or sign_of(minus(room, reservation)) < 0 then return false end
+  if left == nil or sign_of(minus(room, left)) < 0 then left = room end
+  return true
+end
+local committed = {0, 0}
 if limit >= 0 then
   committed = committed_of(quota_key)
-  if committed >= limit or committed + reservation > limit then return {3, math.floor(requests), math.floor(tokens), committed, 0, 0, 0} end
+  if not fits(committed, ARGV[5]) then return {3, math.floor(requests), math.floor(tokens), approx(committed), 0, 0, 0} end
 end
-local period_committed = 0
 if budget >= 0 then
-  period_committed = committed_of(budget_key)
-  if period_committed >= budget or period_committed + reservation > budget then return {4, math.floor(requests), math.floor(tokens), period_committed, 0, 0, 0} end
+  local period_committed = committed_of(budget_key)
+  if not fits(period_committed, ARGV[7]) then return {4, math.floor(requests), math.floor(tokens), approx(period_committed), 0, 0, 0} end
 end
 -- The lease: at most LEASE_SHARE-th of what is left of each limit, and at least this request's
 -- share of each (a slice it would not fit in is no lease); none near a limit.
@@ -208,19 +235,18 @@ if asked > 1 then
     token_slice = math.min(request_tokens * asked, math.floor((tpm - tokens) / ${LEASE_SHARE}))
     if token_slice < request_tokens then asked = 0 end
   end
-  if asked > 1 and (limit >= 0 or budget >= 0) then
-    local left = math.huge
-    if limit >= 0 then left = limit - committed end
-    if budget >= 0 then left = math.min(left, budget - period_committed) end
-    slice = math.min(tonumber(ARGV[12]), math.floor(left / ${LEASE_SHARE}))
-    if slice < reservation then asked = 0 end
+  if asked > 1 and left ~= nil then
+    slice = math.min(tonumber(ARGV[12]), math.floor(approx(left) / ${LEASE_SHARE}))
+    if sign_of(minus(limbs(string.format('%d', slice)), reservation)) < 0 then asked = 0 end
   end
   if asked > 1 then granted = asked else slice = 0; token_slice = 0 end
 end
+-- One text for the slice, held and returned alike (a number past 2^53 is converted otherwise in a reply).
+local slice_text = string.format('%d', slice)
 if granted > 1 then
   local drop_at = tonumber(ARGV[14])
   if slice > 0 then
-    redis.call('HSET', leases_key, ARGV[13], string.format('%d', slice))
+    redis.call('HSET', leases_key, ARGV[13], slice_text)
     keep_until(leases_key, lease_ends_key, ARGV[13], drop_at)
   end
   if token_slice > 0 then
@@ -229,7 +255,7 @@ if granted > 1 then
   end
 else
   -- A renewal that got no lease admits nothing: nothing to count or hold.
-  if not own then return {0, math.floor(requests), math.floor(tokens), committed, 0, 0, 0} end
+  if not own then return {0, math.floor(requests), math.floor(tokens), approx(committed), 0, 0, 0} end
   if budget >= 0 then
     redis.call('HINCRBY', budget_key, 'reserved', ARGV[6])
     redis.call('PEXPIREAT', budget_key, tonumber(ARGV[8]))
@@ -244,7 +270,7 @@ if rpm > 0 then
   redis.call('INCRBY', requests_now, granted)
   redis.call('PEXPIRE', requests_now, window * 2)
 end
-return {0, math.floor(requests) + 1, math.floor(tokens) + request_tokens, committed + reservation, granted, slice, token_slice}
+return {0, math.floor(requests) + 1, math.floor(tokens) + request_tokens, approx(plus(committed, reservation)), granted, slice_text, token_slice}
 `;
 
 /**

@@ -36,15 +36,23 @@ async function turns(count: number): Promise<void> {
   for (let i = 0; i < count; i += 1) await new Promise((resolve) => setImmediate(resolve));
 }
 
-const money = fc.bigInt({ min: 0n, max: 2_000_000n });
+/**
+ * Limits and reservations at one scale: small ones, and ones past 2^53 (quotas up to the contract's
+ * 1,000,000,000 USD, 10^18 nano-USD), where a double in the script would round away a few nano-USD.
+ */
+const scaled = fc.constantFrom(1n, 10n ** 11n).chain((scale) =>
+  fc.record({
+    quotaNano: fc.option(fc.bigInt({ min: 0n, max: 2_000_000n * scale }), { nil: null, freq: 2 }),
+    budgetNano: fc.option(fc.bigInt({ min: 0n, max: 2_000_000n * scale }), { nil: null, freq: 2 }),
+    reservations: fc.array(fc.bigInt({ min: 0n, max: 200_000n * scale }), { minLength: 100, maxLength: 100 }),
+  }),
+);
 const run = fc.record({
-  quotaNano: fc.option(money, { nil: null, freq: 2 }),
-  budgetNano: fc.option(money, { nil: null, freq: 2 }),
+  money: scaled,
   tpm: fc.option(fc.integer({ min: 1, max: 20_000 }), { nil: null, freq: 2 }),
   rpm: fc.option(fc.integer({ min: 1, max: 400 }), { nil: null, freq: 2 }),
   requests: fc.array(
     fc.record({
-      reservationNano: fc.bigInt({ min: 0n, max: 200_000n }),
       tokens: fc.integer({ min: 0, max: 1_500 }),
       replica: fc.integer({ min: 0, max: 2 }),
       upstreamTurns: fc.integer({ min: 0, max: 3 }),
@@ -59,7 +67,8 @@ const run = fc.record({
 describe("admit only what fits, on three replicas sharing one Redis", () => {
   it("never passes the quota, the budget, the TPM (in-flight tokens counted) or the RPM; settlement releases everything; what is left can still be used", async () => {
     await fc.assert(
-      fc.asyncProperty(run, async ({ quotaNano, budgetNano, tpm, rpm, requests, concurrency, leaseRequests, renewAhead }) => {
+      fc.asyncProperty(run, async ({ money, tpm, rpm, requests, concurrency, leaseRequests, renewAhead }) => {
+        const { quotaNano, budgetNano } = money;
         // One rate window for the whole run: a sliding window that moves on legitimately admits more.
         await rateWindowRoom(10_000);
         const keyId = newKey();
@@ -72,7 +81,8 @@ describe("admit only what fits, on three replicas sharing one Redis", () => {
         let next = 0;
         const lane = async () => {
           while (next < requests.length) {
-            const request = requests[next++]!;
+            const index = next++;
+            const request = { ...requests[index]!, reservationNano: money.reservations[index]! };
             const store = stores[request.replica]!;
             const input: AdmitInput = { keyId, rpm, tpm, quotaNano, budget, reservationNano: request.reservationNano, tokens: request.tokens };
             const answer: AdmitResult = await store.admit(input);

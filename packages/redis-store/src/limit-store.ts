@@ -131,7 +131,7 @@ const NO_SETTLEMENT = ["0"] as const;
 const VERDICTS: AdmitVerdict[] = ["admitted", "requests_limited", "tokens_limited", "quota_exhausted", "budget_exhausted"];
 
 type LimitCommands = {
-  gatewayAdmit(...args: (string | number)[]): Promise<[number, number, number, number, number, number, number]>;
+  gatewayAdmit(...args: (string | number)[]): Promise<[number, number, number, number, number, number | string, number]>;
   gatewaySettle(...args: (string | number)[]): Promise<number>;
 };
 
