@@ -27,6 +27,14 @@ describe("parseEnv", () => {
     expect(message).toMatch(/LOG_LEVEL:/);
   });
 
+  it("trusts x-forwarded-for from loopback only by default; names, addresses and ranges when set", () => {
+    const trust = { TRUST_PROXY: envVars.trustProxy() };
+    expect(parseEnv("app", trust, {}).TRUST_PROXY).toEqual(["loopback"]);
+    expect(parseEnv("app", trust, { TRUST_PROXY: "loopback, uniquelocal, 10.0.0.0/8" }).TRUST_PROXY).toEqual(["loopback", "uniquelocal", "10.0.0.0/8"]);
+    expect(parseEnv("app", trust, { TRUST_PROXY: "false" }).TRUST_PROXY).toEqual([]);
+    expect(() => parseEnv("app", trust, { TRUST_PROXY: "everyone" })).toThrow(ConfigError);
+  });
+
   it("refuses a port out of range", () => {
     expect(() => parseEnv("app", shape, { PORT: "70000" })).toThrow(/PORT/);
   });

@@ -21,6 +21,13 @@ describe("the client's address behind trusted proxies", () => {
     expect(resolve(request("10.0.0.3", "6.6.6.6, 203.0.113.9"))).toBe("203.0.113.9");
   });
 
+  it("by default (loopback only) does not believe a peer in a private range: it could rotate its address past the 401 slow-down", () => {
+    const byDefault = clientAddressResolver(["loopback"]);
+    expect(byDefault(request("127.0.0.1", "203.0.113.9"))).toBe("203.0.113.9");
+    expect(byDefault(request("10.0.0.3", "203.0.113.9"))).toBe("10.0.0.3");
+    expect(byDefault(request("192.168.1.20", "203.0.113.10"))).toBe("192.168.1.20");
+  });
+
   it("trusts nobody when TRUST_PROXY is false", () => {
     expect(clientAddressResolver([])(request("127.0.0.1", "203.0.113.9"))).toBe("127.0.0.1");
   });
