@@ -76,7 +76,7 @@ describe("a client that leaves at any phase of an /api relay", () => {
   });
   afterAll(async () => proxy?.stop());
 
-  it("never ends the process: it still serves /v1 and /api afterwards", async () => {
+  it("never ends the process (nor does any other route's abort): it still serves /v1 and /api afterwards", async () => {
     const pid = proxy.child.pid;
     const post = (length: number) => requestHead("POST", "/api/keys", { authorization: `Bearer ${token}`, "content-type": "application/json", "content-length": String(length) });
 
@@ -122,6 +122,27 @@ describe("a client that leaves at any phase of an /api relay", () => {
     for (const raw of waiting) raw.abort();
     // The holders leave mid-body too, which frees the connections.
     for (const raw of holders) raw.abort();
+
+    // Every body route, and /v1/usage: left after the head, mid-body and after the whole body
+    // (while the key is checked, the body parsed or the upstream called).
+    const chat = JSON.stringify({ model: "gpt-test", max_tokens: 16, messages: [{ role: "user", content: "hi" }] });
+    for (const path of ["/v1/chat/completions", "/v1/messages", "/v1/responses", "/v1/embeddings", "/v1/images/generations", "/v1/messages/count_tokens"]) {
+      for (const cut of [0, 10, chat.length]) {
+        const raw = await RawSocket.open(proxy.url);
+        await raw.write(`${requestHead("POST", path, { authorization: `Bearer ${clientKey}`, "content-type": "application/json", "content-length": String(chat.length) })}${chat.slice(0, cut)}`);
+        expect((await call(proxy.url, "GET", "/healthz")).status).toBe(200);
+        raw.abort();
+      }
+    }
+    const usage = await RawSocket.open(proxy.url);
+    await usage.write(requestHead("GET", "/v1/usage", { authorization: `Bearer ${clientKey}` }));
+    usage.abort();
+    // And a stream, once its first bytes came.
+    const stream = await RawSocket.open(proxy.url);
+    const streamed = JSON.stringify({ model: "gpt-test", stream: true, messages: [{ role: "user", content: "tell me a long story" }] });
+    await stream.write(`${requestHead("POST", "/v1/chat/completions", { authorization: `Bearer ${clientKey}`, "content-type": "application/json", "content-length": String(streamed.length) })}${streamed}`);
+    await vi.waitFor(() => expect(stream.status()).toBe(200), { timeout: 10_000 });
+    stream.abort();
 
     // The same process: alive and serving both surfaces.
     expect(proxy.child.exitCode).toBeNull();
