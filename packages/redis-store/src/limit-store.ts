@@ -213,8 +213,9 @@ function deferred(): Deferred {
  * and tokens (or its lease's slices) stay held, so no replica can spend what is not there; sums
  * commute, so every replica sees exact counters a few milliseconds later. An admission fits or is
  * refused: its reservation in what is left of the quota and the budget, its tokens in the TPM with
- * those in flight (see limit-scripts.ts); a lease admits only what fits in what is left of its slices. The proxy reads and writes through
- * this class; the control plane rebuilds `spent` from the Postgres ledger with `setSpent`.
+ * those in flight (see limit-scripts.ts); a lease admits only what fits in what is left of its
+ * slices. The proxy reads and writes through this class; the control plane rebuilds `spent` from
+ * the Postgres ledger with `setSpent`.
  */
 export class LimitStore {
   private readonly redis: RedisClient & LimitCommands;
