@@ -19,11 +19,11 @@ import { apiRelayRoute } from "./routes/api-relay.ts";
 import { relayPattern, type RelayPattern } from "./routes/api-relay-request.ts";
 import type { KeyedRouteHandler, RouteHandler } from "./routes/route-handler.ts";
 
-type Route =
-  /** The metrics label: the route's pattern, never the raw path. */
-  | { pattern: string; handler: RouteHandler; readsBody: false }
-  /** POST routes: the key is accepted from the headers, then the JSON body is read (and checked), then the handler runs. */
-  | { pattern: string; handler: KeyedRouteHandler; readsBody: true };
+/**
+ * A route; `pattern` is its metrics label, never the raw path. POST routes (`readsBody`): the key
+ * is accepted from the headers, then the JSON body is read (and checked), then the handler runs.
+ */
+type Route = { pattern: string; handler: RouteHandler; readsBody: false } | { pattern: string; handler: KeyedRouteHandler; readsBody: true };
 
 /**
  * How long the rest of a refused body is read (and dropped) before the connection is cut. Long

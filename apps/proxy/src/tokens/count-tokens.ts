@@ -121,8 +121,9 @@ function functionCallOf(toolChoice: unknown): ChatCompletionRequest["function_ca
 const SEGMENT = 4096;
 const HARD_SEGMENT = 256;
 /**
- * Counting runs this long at most between two turns of the event loop, plus one segment: local
- * counting never holds the process for more than ~20 ms (contract section 14), whatever the text.
+ * Counting runs this long at most between two turns of the event loop, plus one segment. The proxy
+ * counts on a worker thread (token-counter-pool.ts), whose loop then still takes its messages; a
+ * caller on the main thread is never held for more than ~20 ms either, whatever the text.
  */
 const YIELD_AFTER_MS = 8;
 
