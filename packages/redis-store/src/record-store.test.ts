@@ -63,14 +63,16 @@ describe("RecordStore", () => {
     expect(await store.readSnapshot()).toEqual(snapshot);
   });
 
-  it("reads a snapshot published before aliases, dropped params and betas, target priorities and strict_params existed", async () => {
+  it("reads a snapshot published before aliases, dropped params and betas, target priorities, strict_params and model capabilities existed", async () => {
     const upstream = { name: "u", shape: "anthropic", baseUrl: "http://x", secretEnv: null, priority: 0, weight: 1, connectTimeoutMs: 1, firstByteTimeoutMs: 1, supportsResponses: true };
     const model = { name: "m", displayName: "m", ownedBy: "gateway", created: 1, targets: [{ upstream: "u", model: "um", weight: 2 }] };
     const old = { version: 9, publishedAt: 1, upstreams: { u: upstream }, models: { m: model }, serverOptions: { standard: { name: "standard", models: ["m"], prices: {}, rpm: null, tpm: null } } };
     await redis.set(`${prefix}:routing-snapshot`, JSON.stringify(old));
     const read = (await store.readSnapshot())!;
     expect(read.upstreams.u).toEqual({ ...upstream, dropBetas: ["oauth-2025-04-20"] });
-    expect(read.models.m).toEqual({ ...model, aliases: [], dropParams: [], position: 0, targets: [{ upstream: "u", model: "um", weight: 2, priority: 0 }] });
+    // No capabilities yet: 4096 output tokens, which every model accepts.
+    const capabilities = { maxOutputTokens: 4096, contextWindow: 128_000, reasoning: false, sampling: true, midConversationSystem: false, vision: true, tools: true };
+    expect(read.models.m).toEqual({ ...model, aliases: [], dropParams: [], position: 0, targets: [{ upstream: "u", model: "um", weight: 2, priority: 0 }], capabilities });
     expect(read.serverOptions.standard!.strictParams).toBe(false);
   });
 
