@@ -1,25 +1,29 @@
 // Isolation (issue 35, contract section 14: "no client can crash or stall a process"), measured,
 // not tested: a neighbour's latency on /v1/models, /v1/chat/completions and /v1/usage, alone and
 // while one hostile client
-//   (a) floods /v1/messages/count_tokens with huge bodies (2 MB to count, 9 MB tool names),
+//   (a) floods /v1/messages/count_tokens with huge bodies (2 MB to count, 9 MB tool names) on a
+//       model of an OpenAI-shape upstream, which the proxy counts itself,
 //   (b) sends unauthenticated 10 MB bodies,
 //   (c) trickles 200 slow /api uploads.
 // The stack is the hostile suite's (test/hostile-stack.ts: Postgres, Redis, the simulator, the
 // control plane, the billing worker) with one proxy of PROXY_PROCESSES workers (default 2). The
 // hostile client runs in a worker thread, so its own work never delays the neighbour's clock.
 //
-//   node scripts/isolation.ts [--seconds 20] [--processes 2]
+//   node scripts/isolation.ts [--seconds 20] [--processes 2] [--lanes 4]
 //
 // Prints a markdown table (p50/p99 in ms per endpoint and scenario) for docs/isolation.md.
 import { Agent, request as httpRequest } from "node:http";
 import { connect, type Socket } from "node:net";
 import { performance } from "node:perf_hooks";
+import { availableParallelism } from "node:os";
 import { parseArgs } from "node:util";
 import { isMainThread, parentPort, Worker, workerData } from "node:worker_threads";
 
 type Attack = "count_tokens" | "unauthenticated" | "slow_api";
 interface AttackerData {
   attack: Attack;
+  /** Concurrent connections of the count_tokens and 10 MB attacks. */
+  lanes: number;
   url: string;
   key: string;
   vendorToken: string;
@@ -65,9 +69,9 @@ async function attacker(data: AttackerData): Promise<void> {
   const lanes: Promise<void>[] = [];
   if (data.attack === "count_tokens") {
     const headers = { authorization: `Bearer ${data.key}`, "content-type": "application/json", "anthropic-version": "2023-06-01" };
-    const counted = Buffer.from(JSON.stringify({ model: "claude-h", messages: [{ role: "user", content: "count these words ".repeat(105_000) }] }));
-    const hugeTool = Buffer.from(JSON.stringify({ model: "claude-h", messages: [{ role: "user", content: "hi" }], tools: [{ name: "t".repeat(9_000_000), input_schema: { type: "object" } }] }));
-    for (let lane = 0; lane < 4; lane += 1) {
+    const counted = Buffer.from(JSON.stringify({ model: "gpt-h", messages: [{ role: "user", content: "count these words ".repeat(105_000) }] }));
+    const hugeTool = Buffer.from(JSON.stringify({ model: "gpt-h", messages: [{ role: "user", content: "hi" }], tools: [{ name: "t".repeat(9_000_000), input_schema: { type: "object" } }] }));
+    for (let lane = 0; lane < data.lanes; lane += 1) {
       const agent = new Agent({ keepAlive: true, maxSockets: 1 });
       lanes.push((async () => {
         for (let n = 0; !stopped; n += 1) {
@@ -78,7 +82,7 @@ async function attacker(data: AttackerData): Promise<void> {
     }
   } else if (data.attack === "unauthenticated") {
     const body = Buffer.concat([Buffer.from('{"model":"gpt-h","messages":[{"role":"user","content":"'), Buffer.alloc(10_000_000 - 60, "a"), Buffer.from('"}]}')]);
-    for (let lane = 0; lane < 4; lane += 1) {
+    for (let lane = 0; lane < data.lanes; lane += 1) {
       const agent = new Agent({ keepAlive: true, maxSockets: 1 });
       lanes.push((async () => {
         while (!stopped) {
@@ -158,8 +162,9 @@ function percentile(sorted: number[], share: number): number {
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { seconds: { type: "string", default: "20" }, processes: { type: "string", default: "2" } } });
+  const { values } = parseArgs({ options: { seconds: { type: "string", default: "20" }, processes: { type: "string", default: "2" }, lanes: { type: "string", default: "4" } } });
   const seconds = Number(values.seconds);
+  const lanes = Number(values.lanes);
   const { startHostileStack } = await import("../test/hostile-stack.ts");
   const stack = await startHostileStack({ replicas: 1, proxyEnv: { PROXY_PROCESSES: values.processes!, LOG_LEVEL: "error" } });
   try {
@@ -173,7 +178,7 @@ async function main(): Promise<void> {
       let worker: Worker | null = null;
       let sent: Promise<string> = Promise.resolve("-");
       if (scenario !== "none") {
-        worker = new Worker(new URL(import.meta.url), { workerData: { attack: scenario, url, key: attackerKey, vendorToken: stack.vendorToken } satisfies AttackerData });
+        worker = new Worker(new URL(import.meta.url), { workerData: { attack: scenario, lanes, url, key: attackerKey, vendorToken: stack.vendorToken } satisfies AttackerData });
         const started = worker;
         sent = new Promise((resolve) => started.once("message", (message: { sent: number; statuses: Record<string, number> }) => resolve(`${message.sent} ${JSON.stringify(message.statuses)}`)));
         await pause(2_000); // the attack is under way before the neighbour measures
@@ -189,7 +194,7 @@ async function main(): Promise<void> {
       console.error(`isolation: ${scenario} done`);
       await pause(1_000);
     }
-    console.log(`Run ${new Date().toISOString()}, ${seconds} s per scenario, PROXY_PROCESSES=${values.processes}\n`);
+    console.log(`Run ${new Date().toISOString()}, ${seconds} s per scenario, PROXY_PROCESSES=${values.processes}, ${lanes} attacker lanes, ${availableParallelism()} cores\n`);
     console.log("| attack | neighbour endpoint | answers | failures | p50 ms | p99 ms | attacker requests {status: count} |");
     console.log("|---|---|---|---|---|---|---|");
     for (const row of rows) console.log(row);
