@@ -2,7 +2,8 @@ import { describe, expect, it } from "vitest";
 import fc from "fast-check";
 import { GatewayError } from "@gateway/contracts";
 import { WIRE_FORMATS, type EndpointName } from "../upstreams/index.ts";
-import { boundedBody, loweredOutputField, outputBound, outputFields, type AboveMaximum } from "./output-bound.ts";
+import { boundedBody, loweredOutputField, outputBound, outputChoices, outputFields, type AboveMaximum } from "./output-bound.ts";
+import { requestOutputBound } from "./request-bound.ts";
 
 const TEXT_ENDPOINTS = ["chat.completions", "messages", "responses"] as const;
 const NO_OUTPUT_ENDPOINTS = ["images.generations", "embeddings", "messages.count_tokens"] as const;
@@ -104,6 +105,21 @@ describe("outputBound", () => {
         expect(outputBound(request, endpoint, max, aboveMaximum)).toBe(0);
       }),
     );
+  });
+});
+
+describe("the reservation's output tokens", () => {
+  it("are the bound times the choices the request asks for: n answers on Chat Completions, one elsewhere", () => {
+    fc.assert(
+      fc.property(fc.constantFrom(...TEXT_ENDPOINTS), fc.integer({ min: 1, max: 128 }), fc.integer({ min: 1, max: 2 ** 31 - 1 }), (endpoint, n, bound) => {
+        const parsed = { body: { model: "m", n }, model: "m", stream: false, outputBound: bound };
+        const choices = endpoint === "chat.completions" ? n : 1;
+        expect(outputChoices(parsed.body, endpoint)).toBe(choices);
+        expect(requestOutputBound(parsed, endpoint)).toBe(bound * choices);
+        expect(Number.isSafeInteger(bound * choices)).toBe(true);
+      }),
+    );
+    expect(outputChoices({ model: "m" }, "chat.completions")).toBe(1);
   });
 });
 

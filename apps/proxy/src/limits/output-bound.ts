@@ -142,3 +142,14 @@ export function boundedUpstreamBody(request: ParsedRequest, endpoint: EndpointNa
   body.model = upstreamModel;
   return body;
 }
+
+/**
+ * How many answers the bound applies to: Chat Completions' `n` (range-checked at parse, at most
+ * 128) produces that many choices, each up to the bound; every other endpoint one. The
+ * reservation's output tokens are `outputBound x outputChoices`.
+ */
+export function outputChoices(body: Record<string, unknown>, endpoint: EndpointName): number {
+  if (endpoint !== "chat.completions") return 1;
+  const n = body.n;
+  return typeof n === "number" && Number.isSafeInteger(n) && n > 1 ? n : 1;
+}

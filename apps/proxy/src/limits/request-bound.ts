@@ -1,6 +1,7 @@
 import { costOfUsage, pricesForInput, scaledPricesFromStrings, type ScaledPrices } from "@gateway/contracts";
 import type { ServerOptionRecord } from "@gateway/redis-store";
 import type { EndpointName, ParsedRequest } from "../upstreams/index.ts";
+import { outputChoices } from "./output-bound.ts";
 
 /** Output tokens assumed when a request reaches the limiter without the route's bound and sets none of its own. */
 export const DEFAULT_OUTPUT_BOUND = 4096;
@@ -34,7 +35,8 @@ function positiveInteger(value: unknown): number | null {
  */
 export function requestOutputBound(request: ParsedRequest, endpoint: EndpointName): number {
   if (endpoint === "images.generations" || endpoint === "embeddings") return 0;
-  if (request.outputBound !== undefined) return request.outputBound;
+  // n choices (Chat Completions) each run up to the bound.
+  if (request.outputBound !== undefined) return request.outputBound * outputChoices(request.body, endpoint);
   const body = request.body;
   return positiveInteger(body.max_tokens) ?? positiveInteger(body.max_completion_tokens) ?? positiveInteger(body.max_output_tokens) ?? DEFAULT_OUTPUT_BOUND;
 }
