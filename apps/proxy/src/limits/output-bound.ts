@@ -59,7 +59,7 @@ function tokenCount(body: Record<string, unknown>, field: string): number {
  * when the client sent two; every one sent is range-checked), capped by the model's
  * `max_output_tokens`; no field: that maximum. Endpoints that produce no output tokens: 0. Throws
  * the 400 naming the field for a value that is not a positive integer, or that is above the
- * maximum when `aboveMaximum` is `refuse`; and the 400 naming `model` when a text endpoint calls a
+ * maximum unless `aboveMaximum` is `lower`; and the 400 naming `model` when a text endpoint calls a
  * model without text output (`max_output_tokens: 0`, an image model). Reads the body only: no
  * allocation on the hot path.
  */
