@@ -204,6 +204,8 @@ describe("the /api relay's limits", () => {
     // A slot comes back when its request ends (the client left).
     held[0]!.abort();
     await vi.waitFor(async () => expect((await call(proxy.url, "GET", "/api/server-options", { headers: bearer(greedy) })).status).toBe(200), { timeout: 10_000 });
+    // ...and when it is answered: one free slot serves one request after another.
+    for (let index = 0; index < 3; index += 1) expect((await call(proxy.url, "GET", "/api/server-options", { headers: bearer(greedy) })).status).toBe(200);
     for (const raw of held) raw.abort();
   });
 });
