@@ -111,6 +111,20 @@ describe("in-flight journal (proxy)", () => {
     await journal.stop();
   });
 
+  it("drops an entry whose event was queued while its first write was out", async () => {
+    const { inFlight, journal, stored } = setup();
+    inFlight.add(request("req_quick"));
+    // The write takes the request now and is answered later; meanwhile the request ends and its event is queued.
+    const writing = journal.checkpoint();
+    journal.recorded("req_quick");
+    inFlight.remove("req_quick");
+    journal.queued([{ requestId: "req_quick" }]);
+    await writing;
+    // No further checkpoint: the entry goes on its own.
+    await expect.poll(async () => (await stored()).has("req_quick"), { timeout: 5_000, interval: 20 }).toBe(false);
+    await journal.stop();
+  });
+
   it("drops a written request that ended without a billing event", async () => {
     const { inFlight, journal, stored } = setup();
     inFlight.add(request("req_refused"));

@@ -106,10 +106,14 @@ export class InFlightJournal {
       this.finishing.delete(requestId);
       if (this.written.delete(requestId)) gone.push(requestId);
     }
-    if (gone.length === 0) return;
+    this.drop(gone);
+  }
+
+  /** Deletes written entries now; sent after any checkpoint that wrote them (one connection, in order), else with the next one. */
+  private drop(requestIds: string[]): void {
+    if (requestIds.length === 0) return;
     const { redis, prefix } = this.options;
-    // Sent after any checkpoint that wrote these entries (one connection, in order); on failure they go with the next one.
-    redis.hdel(journalKeys(prefix).process(this.processId), ...gone).catch(() => this.deletes.push(...gone));
+    redis.hdel(journalKeys(prefix).process(this.processId), ...requestIds).catch(() => this.deletes.push(...requestIds));
   }
 
   /**
@@ -155,7 +159,13 @@ export class InFlightJournal {
         return;
       }
       this.registered = true;
-      for (const [requestId, usageJson] of usages) if (!this.finishing.has(requestId)) this.written.set(requestId, usageJson);
+      // A request queued (or ended) while this write was out was not known written then: its entry goes now.
+      const ended: string[] = [];
+      for (const [requestId, usageJson] of usages) {
+        if (this.finishing.has(requestId) || inFlight.get(requestId) !== undefined) this.written.set(requestId, usageJson);
+        else ended.push(requestId);
+      }
+      this.drop(ended);
     } catch (error) {
       // Redis away: the same entries and deletes go with the next checkpoint.
       this.deletes.push(...deletes);
