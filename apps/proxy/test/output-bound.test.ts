@@ -162,6 +162,10 @@ describe("the one output bound, through the stack", () => {
       expect(answer.status, raw).toBe(400);
       expect(answer.json, raw).toMatchObject({ error: { type: "invalid_request_error", param } });
     }
+    // NaN is no JSON at all: the body's own 400, before any field is read.
+    const notJson = await post("/v1/chat/completions", '{"model":"gpt-test","max_tokens":NaN,"messages":[{"role":"user","content":"Hi"}]}');
+    expect(notJson.status).toBe(400);
+    expect(notJson.json).toMatchObject({ error: { type: "invalid_request_error" } });
     const thinking = await post("/v1/messages", '{"model":"claude-test","max_tokens":100,"thinking":{"type":"enabled","budget_tokens":1e400},"messages":[{"role":"user","content":"Hi"}]}');
     expect(thinking.status).toBe(400);
     expect(JSON.stringify(thinking.json)).toContain("thinking.budget_tokens");

@@ -15,7 +15,7 @@ const NO_OUTPUT_ENDPOINTS = ["images.generations", "embeddings", "messages.count
  */
 const jsonValue = fc.oneof(
   fc.integer({ min: 1, max: 200_000 }).map(String),
-  fc.constantFrom("1", "4096", "4097", "16384", "16385", "1e15", "1e300", "1e400", "-1e400", "9007199254740993", "0", "-0", "-1", "1.5", "2000.0001", "null", '"100"', "true", "[]", "{}"),
+  fc.constantFrom("1", "4096", "4097", "16384", "16385", "1e15", "1e300", "1e400", "-1e400", "9007199254740993", "0", "-0", "-1", "1.5", "2000.0001", "null", '"100"', '"NaN"', '"Infinity"', "true", "[]", "{}"),
   fc.integer({ min: -10, max: 2 ** 31 }).map(String),
   fc.double({ noNaN: true }).map((value) => JSON.stringify(value)),
 );
