@@ -11,9 +11,10 @@
  * A request is admitted only if it fits (contract section 14): its reservation (the most it can
  * cost) in what is left of the quota and of the budget, and its tokens (input estimate + output
  * bound) in the TPM window together with the tokens of every request still in flight. Those are
- * held in `:tokens-held`, one field per holder: a process's own admissions under its tag, a
- * lease's slice under the lease's id (`<tag>.<n>`); `:tokens-held-ends` says when Redis drops
- * each one if its process dies (its tag's field is pushed on by each of its admissions).
+ * held in `:tokens-held`, one field per holder: a process's own admissions under its tag and
+ * period (`<tag>.t<period>`), a lease's slice under the lease's id (`<tag>.<n>`);
+ * `:tokens-held-ends` says when Redis drops each one if its process dies (a period's field is
+ * pushed on by each admission in it).
  *
  * Leases: an admission may also grant its process a slice of the key's headroom (requests counted
  * in the window at once, nano-USD held in `:leases` and tokens in `:tokens-held`, one field per
@@ -103,7 +104,7 @@ function settleCall(first: number, windowMs: string): string {
  *       request of its own (1) or only renews the process's lease ahead of its end (0: when no
  *       lease is granted nothing is counted or held, and a lease's requests are all left for later);
  *       16 the request's tokens (input estimate + output bound; held in flight until it settles),
- *       17 the process's tag (the holder of its own admissions' tokens);
+ *       17 the holder of this process's own admissions' tokens (`<tag>.t<period>`);
  *       18 whether a settlement of this key rides along (1/0) and, if so, 19-32 its token window,
  *       budget `<period>:<start>`, tokens, release, cost, has-quota, has-budget, budget expiry,
  *       lease id ('' = none), lease release, requests given back and their window, tokens holder
@@ -302,7 +303,7 @@ return 1
 
 /**
  * Drops what a dead process held on one key: its leases' slices (nano-USD and tokens) and its own
- * admissions' in-flight tokens, every field named by its tag (`<tag>` or `<tag>.<n>`). KEYS the
+ * admissions' in-flight tokens, every field named by its tag (`<tag>` or `<tag>.<...>`). KEYS the
  * counter base; ARGV 1 the process's tag. Returns how many holds were dropped.
  */
 export const DROP_PROCESS_SCRIPT = `

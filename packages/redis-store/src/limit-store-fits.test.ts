@@ -99,7 +99,7 @@ describe("admit only what fits, on three replicas sharing one Redis", () => {
             if (rpm !== null) expect(admittedCount).toBeLessThanOrEqual(rpm);
             await turns(request.upstreamTurns);
             // The worst case: it costs its whole reservation and uses every token it held.
-            settled.push(store.settle({ keyId, tokens: heldTokens, reservationNano: heldNano, costNano: heldNano, hasQuota: quotaNano !== null, budget: answer.budget, lease: answer.lease, heldTokens }));
+            settled.push(store.settle({ keyId, tokens: heldTokens, reservationNano: heldNano, costNano: heldNano, hasQuota: quotaNano !== null, budget: answer.budget, lease: answer.lease, heldTokens, tokensHolder: answer.tokensHolder }));
           }
         };
         await Promise.all(Array.from({ length: concurrency }, lane));
@@ -140,7 +140,7 @@ describe("admit only what fits, on three replicas sharing one Redis", () => {
     expect(await stores[0]!.readTokensHeld(keyId)).toBe(1_000);
     // Each used 300 of its 500: the window books 600, nothing stays in flight, and a 500-token
     // request no longer fits (600 + 500 > 1,000) while a 400-token one does.
-    await Promise.all(admitted.map((answer) => stores[answers.indexOf(answer) % 3]!.settle({ keyId, tokens: 300, reservationNano: 0n, costNano: 0n, hasQuota: false, budget: null, lease: answer.lease, heldTokens: 500 })));
+    await Promise.all(admitted.map((answer) => stores[answers.indexOf(answer) % 3]!.settle({ keyId, tokens: 300, reservationNano: 0n, costNano: 0n, hasQuota: false, budget: null, lease: answer.lease, heldTokens: 500, tokensHolder: answer.tokensHolder })));
     await Promise.all(stores.map((store) => store.close()));
     expect(await stores[0]!.readTokensHeld(keyId)).toBe(0);
     expect(await tokensInWindow(stores[0]!, keyId)).toBe(600);

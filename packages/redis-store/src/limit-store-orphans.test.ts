@@ -6,7 +6,7 @@ import { randomUUID } from "node:crypto";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { resolveTestServices } from "@gateway/testing";
-import { budgetCounter, LimitStore, RATE_WINDOW_MS, type AdmitInput, type AdmitResult } from "./limit-store.ts";
+import { budgetCounter, LEASE_HOLD_MS, LimitStore, RATE_WINDOW_MS, type AdmitInput, type AdmitResult } from "./limit-store.ts";
 import { dropProcessLeases, releaseOrphanReservation, type HeldReservation } from "./orphan-release.ts";
 import { rateWindowRoom } from "./rate-window-room.ts";
 
@@ -47,6 +47,7 @@ function held(limits: LimitStore, input: AdmitInput, answer: AdmitResult): HeldR
     budget: answer.budget,
     leaseId: answer.lease?.id ?? null,
     processTag: limits.processTag,
+    tokensHolder: answer.tokensHolder,
   };
 }
 
@@ -67,6 +68,29 @@ describe("Redis away", () => {
     await expect(limits.admit(input)).rejects.toThrow();
     await expect(limits.admit({ ...input, keyId: other })).rejects.toThrow();
     await expect(limits.admit({ ...input, keyId: other, lease: false })).rejects.toThrow();
+  });
+});
+
+describe("a release that never reached Redis", () => {
+  it("holds the TPM for two LEASE_HOLD_MS periods at most, however busy the key", async () => {
+    const limits = new LimitStore(redis, prefix, { settleBatchMs: 1 });
+    const keyId = newKey();
+    const start = Date.now();
+    const input: AdmitInput = { keyId, rpm: null, tpm: 1_000, quotaNano: null, budget: null, reservationNano: 0n, tokens: 600, now: start };
+    // Admitted, then its settlement was lost (Redis away when it was written): 600 tokens stay held.
+    expect((await limits.admit(input)).tokensHolder).not.toBeNull();
+    // The key stays busy: every five minutes a small request is admitted and settled.
+    for (let at = start + 300_000; at <= start + 2 * LEASE_HOLD_MS + 300_000; at += 300_000) {
+      const full = await limits.admit({ ...input, tokens: 1_000, now: at });
+      // Still held while its period's field lives; gone two periods on.
+      if (at < start + LEASE_HOLD_MS) expect(full.verdict).toBe("tokens_limited");
+      if (at > start + 2 * LEASE_HOLD_MS) expect(full.verdict).toBe("admitted");
+      if (full.verdict === "admitted") return;
+      const small = await limits.admit({ ...input, tokens: 10, now: at });
+      expect(small.verdict).toBe("admitted");
+      await limits.settle({ keyId, tokens: 0, reservationNano: 0n, costNano: 0n, hasQuota: false, budget: null, heldTokens: 10, tokensHolder: small.tokensHolder, now: at });
+    }
+    throw new Error("the lost release still holds the TPM");
   });
 });
 

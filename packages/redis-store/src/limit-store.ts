@@ -56,6 +56,8 @@ export interface AdmitResult {
   budget: BudgetCounter | null;
   /** The lease the request was admitted under (hand it to `settle`), null for an admission of its own. */
   lease: AdmissionLease | null;
+  /** Where an admission of its own holds its tokens in flight (hand it to `settle`); null under a lease or without tokens. */
+  tokensHolder: string | null;
 }
 
 /**
@@ -146,6 +148,8 @@ export interface SettleInput {
   lease?: AdmissionLease | null;
   /** The tokens its admission held in flight (AdmitInput.tokens), released now; 0 when omitted. */
   heldTokens?: number;
+  /** Where they were held (AdmitResult.tokensHolder); unused under a lease. */
+  tokensHolder?: string | null;
   now?: number;
 }
 
@@ -234,9 +238,9 @@ export class LimitStore {
   /** Keys with an admission call asking for a lease in flight: others meanwhile wait for it. */
   private readonly leaseAsked = new Map<string, Promise<unknown>>();
   /**
-   * This process's random tag: the holder of its own admissions' in-flight tokens in Redis, and the
-   * start of its lease ids (`<tag>.<count>`). Written to the in-flight journal, so a sweeper can
-   * drop what a dead process held (`dropProcessLeases`).
+   * This process's random tag: the start of its lease ids (`<tag>.<count>`) and of the holders of
+   * its own admissions' in-flight tokens (`<tag>.t<period>`). Written to the in-flight journal, so
+   * a sweeper can drop what a dead process held (`dropProcessLeases`).
    */
   readonly processTag = randomBytes(6).toString("base64url");
   private leaseCount = 0;
@@ -309,7 +313,7 @@ export class LimitStore {
     lease.tokensInFlight += tokens;
     if (this.renewAhead && !lease.renewing && this.runningLow(lease, now)) this.renew(lease, input, now);
     const resetMs = RATE_WINDOW_MS - (now % RATE_WINDOW_MS);
-    return { verdict: "admitted", requestsUsed: lease.requestsBefore + lease.admitted, tokensUsed: lease.tokensBefore + lease.tokensSince + lease.tokensInFlight, resetMs, budget: lease.budget, lease };
+    return { verdict: "admitted", requestsUsed: lease.requestsBefore + lease.admitted, tokensUsed: lease.tokensBefore + lease.tokensSince + lease.tokensInFlight, resetMs, budget: lease.budget, lease, tokensHolder: null };
   }
 
   /** A quarter or less of its requests, its slices or (when a renewal would end later) its time is left. */
@@ -340,6 +344,7 @@ export class LimitStore {
     const reservationNano = input.quotaNano !== null || input.budget !== null ? input.reservationNano : 0n;
     const tokens = input.tpm !== null ? (input.tokens ?? 0) : 0;
     const leaseId = asking ? `${this.processTag}.${++this.leaseCount}` : "";
+    const tokensHolder = this.tokensHolder(now);
     const budget = input.budget && budgetCounter(input.budget.period, now);
     // A live lease's settled requests ride along too (a request-only admission while it lives).
     const live = this.leases.get(input.keyId);
@@ -359,7 +364,7 @@ export class LimitStore {
       budget ? `${budget.period}:${budget.periodStart}` : NO_BUDGET,
       ...(asking ? [this.leaseRequests, (reservationNano * BigInt(this.leaseRequests)).toString(), leaseId, now + this.leaseMs + LEASE_HOLD_MS, own ? 1 : 0] : NO_LEASE),
       tokens,
-      this.processTag,
+      tokensHolder,
       ...(carried ? ["1", ...settleArguments(carried)] : NO_SETTLEMENT),
     );
     if (carried) admitted.then(() => carried.waiters.forEach((waiter) => waiter.resolve()), (error: unknown) => carried.waiters.forEach((waiter) => waiter.reject(error)));
@@ -371,12 +376,22 @@ export class LimitStore {
       if (asking) this.leaseAsked.delete(input.keyId);
     }
     const [verdict, requestsUsed, tokensUsed, , granted, slice, tokenSlice] = reply;
-    const result: AdmitResult = { verdict: VERDICTS[verdict] ?? "admitted", requestsUsed, tokensUsed, resetMs: RATE_WINDOW_MS - elapsed, budget, lease: null };
+    const result: AdmitResult = { verdict: VERDICTS[verdict] ?? "admitted", requestsUsed, tokensUsed, resetMs: RATE_WINDOW_MS - elapsed, budget, lease: null, tokensHolder: verdict === 0 && granted <= 1 && tokens > 0 ? tokensHolder : null };
     if (verdict === 0 && granted > 1) {
       const ownHold = own ? { reservationNano, tokens } : null;
       result.lease = this.startLease(input, leaseId, now, window, granted, { nano: BigInt(slice), tokens: tokenSlice }, ownHold, requestsUsed, tokensUsed, budget);
     }
     return result;
+  }
+
+  /**
+   * Where this process's own admissions hold their tokens: its tag and the LEASE_HOLD_MS period of
+   * the admission. Each admission keeps its field LEASE_HOLD_MS longer, so one field per period
+   * bounds how long a release that never reached Redis (a write lost in a Redis outage) can hold
+   * the key's TPM: two periods at most, however busy the key.
+   */
+  private tokensHolder(now: number): string {
+    return `${this.processTag}.t${Math.floor(now / LEASE_HOLD_MS)}`;
   }
 
   /** `ownHold`: what the request the grant admitted holds of its slices, null for a renewal (none). */
@@ -510,9 +525,9 @@ export class LimitStore {
     const budgetSuffix = input.budget ? `${input.budget.period}:${input.budget.periodStart}` : NO_BUDGET;
     const leaseId = part?.leaseId ?? "";
     const requestsWindow = part?.requestsBack ? part.requestsWindow : 0;
-    // A request admitted by a call of its own held its tokens under this process's tag.
-    const tokensRelease = part ? part.tokensRelease : (input.heldTokens ?? 0);
-    const tokensHolder = part ? part.tokensHolder : tokensRelease > 0 ? this.processTag : "";
+    // A request admitted by a call of its own held its tokens under the holder its admission named.
+    const tokensRelease = part ? part.tokensRelease : input.tokensHolder ? (input.heldTokens ?? 0) : 0;
+    const tokensHolder = part ? part.tokensHolder : tokensRelease > 0 ? input.tokensHolder! : "";
     const group = `${input.keyId}\n${tokenWindow}\n${budgetSuffix}\n${input.hasQuota ? 1 : 0}\n${leaseId}\n${requestsWindow}\n${tokensHolder}`;
     let entry = this.pending.get(group);
     if (entry === undefined) {

@@ -21,8 +21,10 @@ export interface HeldReservation {
   budget: BudgetCounter | null;
   /** The lease it was admitted under (its slices hold the reservation and the tokens), null for an admission of its own. */
   leaseId: string | null;
-  /** The tag of the process that admitted it (the holder of its tokens when it had no lease). */
+  /** The tag of the process that admitted it. */
   processTag: string;
+  /** Where its tokens are held (AdmitResult.tokensHolder); absent: its lease's id. */
+  tokensHolder?: string | null;
 }
 
 type SweeperCommands = {
@@ -60,7 +62,7 @@ export async function releaseOrphanReservation(redis: RedisClient, prefix: strin
     leaseReleaseNano: inLease ? reservationNano : 0n,
     requestsBack: 0,
     requestsWindow: 0,
-    tokensHolder: held.tokens > 0 ? (held.leaseId ?? held.processTag) : "",
+    tokensHolder: held.tokens > 0 ? (held.tokensHolder ?? held.leaseId ?? "") : "",
     tokensRelease: held.tokens,
   };
   const released = await withCommands(redis).gatewayReleaseOrphan(redisKeys(prefix).limits(held.keyId), held.requestId, RATE_WINDOW_MS, ...settleArguments(counters));

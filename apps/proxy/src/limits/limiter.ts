@@ -7,8 +7,9 @@ import { outputBoundField, requestBoundNano, requestTokens, unitPrices } from ".
 interface Held {
   keyId: string;
   reservationNano: bigint;
-  /** Tokens held in flight against the TPM (0 without one). */
+  /** Tokens held in flight against the TPM (0 without one), and where (null: in its lease). */
   tokens: number;
+  tokensHolder: string | null;
   hasQuota: boolean;
   budget: BudgetCounter | null;
   prices: ScaledPrices | null;
@@ -131,6 +132,7 @@ export class Limiter {
       budget: held.budget,
       leaseId: held.lease?.id ?? null,
       processTag: this.store.processTag,
+      tokensHolder: held.tokensHolder,
     };
   }
 
@@ -174,7 +176,7 @@ export class Limiter {
     const retryAfter = Math.max(1, Math.ceil(result.resetMs / 1000));
     switch (result.verdict) {
       case "admitted":
-        if (limits.settles) this.held.set(requestId, { keyId: key.id, reservationNano, tokens, hasQuota: quotaNano !== null, budget: result.budget, prices, lease: result.lease });
+        if (limits.settles) this.held.set(requestId, { keyId: key.id, reservationNano, tokens, tokensHolder: result.tokensHolder, hasQuota: quotaNano !== null, budget: result.budget, prices, lease: result.lease });
         return { headers, refusal: null };
       case "requests_limited":
         return { headers, refusal: new GatewayError("rate_limit_exceeded", `Rate limit reached: ${rpm} requests per minute.`, { retryAfter }) };
@@ -209,7 +211,7 @@ export class Limiter {
   }
 
   private write(requestId: string, held: Held, tokens: number, costNano: bigint): void {
-    const written = this.store.settle({ keyId: held.keyId, tokens, reservationNano: held.reservationNano, costNano, hasQuota: held.hasQuota, budget: held.budget, lease: held.lease, heldTokens: held.tokens });
+    const written = this.store.settle({ keyId: held.keyId, tokens, reservationNano: held.reservationNano, costNano, hasQuota: held.hasQuota, budget: held.budget, lease: held.lease, heldTokens: held.tokens, tokensHolder: held.tokensHolder });
     if (this.watched.has(written)) return;
     this.watched.add(written);
     written.catch((error: unknown) => this.logger.warn({ requestId, err: (error as Error).message }, "limit settlement failed"));
