@@ -2,6 +2,7 @@
 // died now. Entries are written at checkpoints (never on a request's path), follow the request's
 // progress, stay while its billing event is not yet queued, and go once it is.
 import { randomUUID } from "node:crypto";
+import fc from "fast-check";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EMPTY_USAGE, GatewayError, type Usage } from "@gateway/contracts";
@@ -152,5 +153,73 @@ describe("in-flight journal (proxy)", () => {
     await cut.journal.stop();
     expect((await cut.stored()).has("req_open")).toBe(true);
     expect(await redis.zscore(journalKeys(prefix).live, cut.journal.processId)).not.toBeNull();
+  });
+
+  it("after any sequence of admissions, progress, billing and checkpoints, Redis holds exactly what a sweeper must bill (property)", async () => {
+    type Step =
+      | { kind: "admit" }
+      | { kind: "grow"; pick: number; tokens: number }
+      | { kind: "record"; pick: number }
+      | { kind: "queue"; pick: number }
+      | { kind: "refuse"; pick: number }
+      | { kind: "checkpoint" };
+    const step: fc.Arbitrary<Step> = fc.oneof(
+      fc.constant<Step>({ kind: "admit" }),
+      fc.record({ kind: fc.constant("grow" as const), pick: fc.nat(), tokens: fc.integer({ min: 1, max: 500 }) }),
+      fc.record({ kind: fc.constant("record" as const), pick: fc.nat() }),
+      fc.record({ kind: fc.constant("queue" as const), pick: fc.nat() }),
+      fc.record({ kind: fc.constant("refuse" as const), pick: fc.nat() }),
+      fc.constant<Step>({ kind: "checkpoint" }),
+    );
+    await fc.assert(
+      fc.asyncProperty(fc.array(step, { maxLength: 40 }), async (steps) => {
+        const { inFlight, journal, stored } = setup();
+        const open = new Map<string, ReturnType<typeof request>>();
+        /** Recorded, not yet queued: the output last checkpointed while it ran (undefined: never written). */
+        const unqueued = new Map<string, number | undefined>();
+        const lastWritten = new Map<string, number>();
+        let count = 0;
+        const pickOf = <T>(items: T[], pick: number): T | undefined => items[pick % Math.max(1, items.length)];
+        for (const next of steps) {
+          if (next.kind === "admit") {
+            const admitted = request(`req_${count++}`);
+            open.set(admitted.requestId, admitted);
+            inFlight.add(admitted);
+          } else if (next.kind === "grow") {
+            const running = pickOf([...open.values()], next.pick);
+            if (running) running.output += next.tokens;
+          } else if (next.kind === "record" || next.kind === "refuse") {
+            const running = pickOf([...open.values()], next.pick);
+            if (!running) continue;
+            // As the relay does: the event is recorded, then the request leaves the registry.
+            if (next.kind === "record") {
+              journal.recorded(running.requestId);
+              unqueued.set(running.requestId, lastWritten.get(running.requestId));
+            }
+            inFlight.remove(running.requestId);
+            open.delete(running.requestId);
+          } else if (next.kind === "queue") {
+            const requestId = pickOf([...unqueued.keys()], next.pick);
+            if (requestId === undefined) continue;
+            journal.queued([{ requestId }]);
+            unqueued.delete(requestId);
+          } else {
+            await journal.checkpoint();
+            for (const running of open.values()) lastWritten.set(running.requestId, running.output);
+          }
+        }
+        await journal.checkpoint();
+        await redis.ping(); // after any delete sent on the journal's connection before it
+        const expected = new Map<string, number>();
+        for (const running of open.values()) expected.set(running.requestId, running.output);
+        for (const [requestId, output] of unqueued) if (output !== undefined) expected.set(requestId, output);
+        const found = new Map([...(await stored())].map(([requestId, entry]) => [requestId, entry.usage.outputTokens]));
+        expect(found).toEqual(expected);
+        await journal.stop();
+        await redis.del(journalKeys(prefix).process(journal.processId));
+        await redis.zrem(journalKeys(prefix).live, journal.processId);
+      }),
+      { numRuns: 60 },
+    );
   });
 });
