@@ -117,8 +117,9 @@ export class Limiter {
   }
 
   /**
-   * What request `requestId` holds while in flight (null once settled, or when it holds nothing),
-   * for the journal: a sweeper gives it back with `releaseOrphanReservation` if this process dies.
+   * What request `requestId` holds while in flight (null once settled, or when its key has no
+   * limits), for the journal: a sweeper gives it back with `releaseOrphanReservation` if this
+   * process dies.
    */
   reservation(requestId: string): HeldReservation | null {
     const held = this.held.get(requestId);
