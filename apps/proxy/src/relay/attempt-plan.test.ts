@@ -1,8 +1,9 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { UpstreamRecord } from "@gateway/redis-store";
 import { WIRE_FORMATS } from "../upstreams/index.ts";
 import type { Target } from "../routing/routing-table.ts";
-import { planTargets } from "./attempt-plan.ts";
+import { nextTarget, planTargets } from "./attempt-plan.ts";
 
 const target = (name: string, shape: "openai" | "anthropic", supportsResponses = true): Target => ({
   model: `${name}-model`,
@@ -38,5 +39,30 @@ describe("planTargets", () => {
       ["responses-to-chat", "/chat/completions"],
       [null, null],
     ]);
+  });
+});
+
+describe("nextTarget", () => {
+  it("walks the planned order from where it left off, never to a target that timed out, and says when none is left", () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 8 }), fc.array(fc.boolean(), { minLength: 8, maxLength: 8 }), fc.nat(20), (count, outs, from) => {
+        const timedOut = new Set(outs.slice(0, count).flatMap((out, index) => (out ? [index] : [])));
+        const next = nextTarget(count, from, timedOut);
+        if (timedOut.size === count) {
+          expect(next).toBe(-1);
+          return;
+        }
+        expect(timedOut.has(next)).toBe(false);
+        // The first target from `from` on (wrapping round) that has not timed out.
+        let expected = from % count;
+        while (timedOut.has(expected)) expected = (expected + 1) % count;
+        expect(next).toBe(expected);
+      }),
+    );
+  });
+
+  it("gives a one-target model no second try after its timeout, and cycles as before when nothing timed out", () => {
+    expect(nextTarget(1, 1, new Set([0]))).toBe(-1);
+    expect([0, 1, 2, 3].map((from) => nextTarget(2, from, null))).toEqual([0, 1, 0, 1]);
   });
 });

@@ -66,3 +66,15 @@ function translateOnce(translation: Translation, request: ParsedRequest, strictP
     throw error;
   }
 }
+
+/**
+ * The next target to try from `from` on, in the planned order, skipping those that timed out (a
+ * timed-out attempt is retried only on another target: contract section 14); -1 when none is left.
+ */
+export function nextTarget(count: number, from: number, timedOut: ReadonlySet<number> | null): number {
+  for (let step = 0; step < count; step += 1) {
+    const index = (from + step) % count;
+    if (timedOut === null || !timedOut.has(index)) return index;
+  }
+  return -1;
+}

@@ -5,7 +5,7 @@ import type { KeyRecord, ModelRecord } from "@gateway/redis-store";
 import { SHAPE_ADAPTERS, type ParsedRequest, type WireFormat } from "../upstreams/index.ts";
 import type { ProxyServices } from "../services.ts";
 import { AttemptFailure } from "./attempt-failure.ts";
-import { planTargets, type PlannedTarget } from "./attempt-plan.ts";
+import { nextTarget, planTargets, type PlannedTarget } from "./attempt-plan.ts";
 import { RunningRequest } from "./running-request.ts";
 import { clientConnection, type AttemptContext, type AttemptOutcome } from "./attempt-context.ts";
 import { jsonAttempt } from "./json-attempt.ts";
@@ -27,18 +27,6 @@ export interface RelayInput {
   model: ModelRecord;
   /** W3C trace context for the upstream calls (this request's span as their parent). */
   traceparent: string;
-}
-
-/**
- * The next target to try from `from` on, in the planned order, skipping those that timed out (a
- * timed-out attempt is retried only on another target: contract section 14); -1 when none is left.
- */
-export function nextTarget(count: number, from: number, timedOut: ReadonlySet<number> | null): number {
-  for (let step = 0; step < count; step += 1) {
-    const index = (from + step) % count;
-    if (timedOut === null || !timedOut.has(index)) return index;
-  }
-  return -1;
 }
 
 /**

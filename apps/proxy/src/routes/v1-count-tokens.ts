@@ -7,6 +7,7 @@ import type { Target } from "../routing/routing-table.ts";
 import { AttemptFailure } from "../relay/attempt-failure.ts";
 import { clientConnection, type AttemptContext } from "../relay/attempt-context.ts";
 import { jsonAttempt } from "../relay/json-attempt.ts";
+import { nextTarget } from "../relay/attempt-plan.ts";
 import { DROPPED_PARAMS_HEADER, DroppedParams, translationFor } from "../translation/index.ts";
 import { droppedParamsHeaderValue, withoutFields } from "../translation/shared/dropped-params.ts";
 import { clientBetas } from "../relay/request-drops.ts";
@@ -93,8 +94,14 @@ async function forward(
 ): Promise<boolean> {
   const connection = clientConnection(response);
   let lastFailure: AttemptFailure | null = null;
-  for (let index = 0; index < services.config.MAX_ATTEMPTS && !connection.gone; index += 1) {
-    const target = targets[index % targets.length]!;
+  // A timed-out target is not tried again (contract section 14); made at the first timeout only.
+  let timedOut: Set<number> | null = null;
+  let from = 0;
+  for (let attempt = 0; attempt < services.config.MAX_ATTEMPTS && !connection.gone; attempt += 1) {
+    const index = nextTarget(targets.length, from, timedOut);
+    if (index === -1) break;
+    from = index + 1;
+    const target = targets[index]!;
     const context: AttemptContext = {
       client: services.upstreams,
       response,
@@ -121,14 +128,15 @@ async function forward(
       return true;
     } catch (error) {
       const failure = error instanceof AttemptFailure ? error : new AttemptFailure(String(error), { retryable: false, cause: error });
-      services.logger.warn({ requestId: request.requestId, upstream: target.upstream.name, attempt: index + 1, reason: failure.message }, "token count attempt failed");
+      services.logger.warn({ requestId: request.requestId, upstream: target.upstream.name, attempt: attempt + 1, reason: failure.message }, "token count attempt failed");
       if (!failure.retryable) throw failure.clientError ?? new GatewayError("internal_error", "The gateway hit an internal error.", { cause: error });
       services.breaker.recordFailure(target.upstream.name);
+      if (failure.timeout) (timedOut ??= new Set()).add(index);
       lastFailure = failure;
     }
   }
   if (connection.gone) return true;
   if (fallback) return false;
   if (lastFailure?.timeout) throw new GatewayError("upstream_timeout", `Every upstream attempt to count tokens for ${modelName} timed out.`);
-  throw new GatewayError("upstream_error", `Every upstream attempt to count tokens for ${modelName} failed: ${lastFailure?.message ?? "no attempt made"}.`);
+  throw new GatewayError("upstream_error", `Every upstream attempt to count tokens for ${modelName} failed: ${lastFailure?.shown ?? "no attempt made"}.`);
 }
