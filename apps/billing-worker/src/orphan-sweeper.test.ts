@@ -93,6 +93,9 @@ describe("orphan sweeper", () => {
     const quota = await limits.readQuota(seeded.apiKeyId);
     expect(quota.reserved).toBe(0n);
     expect(quota.spent).toBe(await ledgerCost());
+    const metrics = await (await fetch(`${running.url}/metrics`)).text();
+    expect(metrics).toMatch(/billing_dead_proxy_processes_total\{app="billing-worker"\} 1\n/);
+    expect(metrics).toMatch(/billing_interrupted_requests_total\{app="billing-worker"\} 3\n/);
   });
 
   it("any number of sweepers at once: one row per request, each reservation released and each cost booked once", async () => {

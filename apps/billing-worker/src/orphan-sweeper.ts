@@ -49,6 +49,7 @@ export class OrphanSweeper {
   private readonly options: OrphanSweeperOptions;
   private timer: NodeJS.Timeout | null = null;
   private sweeping: Promise<number> | null = null;
+  private readonly listeners: ((requests: number) => void)[] = [];
 
   constructor(options: OrphanSweeperOptions) {
     this.options = options;
@@ -58,6 +59,11 @@ export class OrphanSweeper {
     if (this.timer !== null) return;
     this.timer = setInterval(() => void this.sweep().catch((error: unknown) => this.options.logger.warn({ err: (error as Error).message }, "orphan sweep failed; next round retries")), this.options.intervalMs);
     this.timer.unref();
+  }
+
+  /** Called once per dead process swept, with the number of its requests billed `interrupted` (the worker's metrics). */
+  onSwept(listener: (requests: number) => void): void {
+    this.listeners.push(listener);
   }
 
   async stop(): Promise<void> {
@@ -104,6 +110,7 @@ export class OrphanSweeper {
     }
     await finishClaim(redis, prefix, processId);
     logger.warn({ processId, requests: events.length, host: meta?.host, pid: meta?.pid }, "billed the open requests of a dead proxy process as interrupted");
+    for (const listener of this.listeners) listener(events.length);
     return events.length;
   }
 }

@@ -25,15 +25,6 @@ export async function startBillingWorker(config: BillingWorkerConfig, logger?: B
   const batcher = createLedgerBatcher(services);
   const worker = createQueueWorker(services, batcher);
   const state = { shuttingDown: false };
-  let http: Listening;
-  try {
-    await worker.waitUntilReady();
-    http = await listen(createHealthHandler(services, worker, state, createWorkerMetrics(services, worker, batcher)), config.PORT, config.HOST);
-  } catch (error) {
-    await worker.close(true).catch(() => {});
-    await services.close();
-    throw error;
-  }
   const sweeper = new OrphanSweeper({
     redis: services.redis,
     prefix: config.REDIS_PREFIX,
@@ -43,6 +34,15 @@ export async function startBillingWorker(config: BillingWorkerConfig, logger?: B
     intervalMs: config.ORPHAN_SWEEP_INTERVAL_MS,
     claimMs: config.ORPHAN_CLAIM_MS,
   });
+  let http: Listening;
+  try {
+    await worker.waitUntilReady();
+    http = await listen(createHealthHandler(services, worker, state, createWorkerMetrics(services, worker, batcher, sweeper)), config.PORT, config.HOST);
+  } catch (error) {
+    await worker.close(true).catch(() => {});
+    await services.close();
+    throw error;
+  }
   sweeper.start();
   let closing: Promise<void> | null = null;
   return {

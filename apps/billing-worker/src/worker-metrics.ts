@@ -3,6 +3,7 @@ import { Counter, createRegistry, Gauge, Histogram, LATENCY_BUCKETS, type Regist
 import { billingQueueCounts } from "./queue-metrics.ts";
 import type { BillingJobResult } from "./billing-job.ts";
 import type { LedgerBatcher } from "./ledger-batcher.ts";
+import type { OrphanSweeper } from "./orphan-sweeper.ts";
 import type { BillingWorkerServices } from "./services.ts";
 
 const BATCH_SIZE_BUCKETS = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000];
@@ -11,7 +12,7 @@ const BATCH_SIZE_BUCKETS = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000];
  * The worker's metrics: queue depth (what the autoscaler scales on), billing lag (request end to
  * ledger row), throughput by outcome, and the ledger batches' sizes and statement times.
  */
-export function createWorkerMetrics(services: BillingWorkerServices, worker: Worker<unknown, BillingJobResult>, batcher: LedgerBatcher): Registry {
+export function createWorkerMetrics(services: BillingWorkerServices, worker: Worker<unknown, BillingJobResult>, batcher: LedgerBatcher, sweeper?: OrphanSweeper): Registry {
   const registry = createRegistry("billing-worker");
   const registers = [registry];
   for (const state of ["waiting", "active", "delayed", "failed"] as const) {
@@ -44,6 +45,13 @@ export function createWorkerMetrics(services: BillingWorkerServices, worker: Wor
     });
     if (recorded > 0) events.inc({ outcome: "recorded" }, recorded);
     if (recorded < outcomes.length) events.inc({ outcome: "duplicate" }, outcomes.length - recorded);
+  });
+  // A proxy process that died with requests open (SIGKILL, OOM): worth an alert of its own.
+  const deadProcesses = new Counter({ name: "billing_dead_proxy_processes_total", help: "Proxy processes whose in-flight journal was swept (their heartbeat ran out).", registers });
+  const interrupted = new Counter({ name: "billing_interrupted_requests_total", help: "Requests of dead proxy processes billed `interrupted` from their last checkpoint.", registers });
+  sweeper?.onSwept((requests) => {
+    deadProcesses.inc();
+    if (requests > 0) interrupted.inc(requests);
   });
   return registry;
 }
