@@ -179,7 +179,12 @@ function upstreamRequestIds(): string[] {
 
 describe("aborts at every phase of every route", () => {
   it("never end a proxy process, and every admitted request has one ledger row", async () => {
-    const processesBefore = processTree(replica);
+    // The primary and both workers (the second may still be starting when the first is ready).
+    let processesBefore = processTree(replica);
+    for (let waited = 0; processesBefore.length < 3 && waited < 15_000; waited += 100) {
+      await pause(100);
+      processesBefore = processTree(replica);
+    }
     expect(processesBefore).toHaveLength(3);
     const answeredIds: string[] = [];
     let run = 0;
