@@ -69,7 +69,7 @@ describe("RecordStore", () => {
     const old = { version: 9, publishedAt: 1, upstreams: { u: upstream }, models: { m: model }, serverOptions: { standard: { name: "standard", models: ["m"], prices: {}, rpm: null, tpm: null } } };
     await redis.set(`${prefix}:routing-snapshot`, JSON.stringify(old));
     const read = (await store.readSnapshot())!;
-    expect(read.upstreams.u).toEqual({ ...upstream, dropBetas: ["oauth-2025-04-20"] });
+    expect(read.upstreams.u).toEqual({ ...upstream, dropBetas: ["oauth-2025-04-20"], responseTimeoutMs: 600000 });
     // No capabilities yet: 4096 output tokens, which every model accepts.
     const capabilities = { maxOutputTokens: 4096, contextWindow: 128_000, reasoning: false, sampling: true, midConversationSystem: false, vision: true, tools: true };
     expect(read.models.m).toEqual({ ...model, aliases: [], dropParams: [], position: 0, targets: [{ upstream: "u", model: "um", weight: 2, priority: 0 }], capabilities });
