@@ -175,6 +175,27 @@ describe("limits across three proxy processes sharing one Redis", () => {
     expect(simulator.stats.totals.requests - before).toBe(admitted.length);
   });
 
+  it("count_tokens takes an RPM slot and is refused once the key's quota is spent", async () => {
+    await awayFromMinuteBoundary();
+    const count = (key: string, proxy: ProxyProcess) =>
+      fetch(`${proxy.url}/v1/messages/count_tokens`, {
+        method: "POST",
+        headers: { "x-api-key": key, "anthropic-version": "2023-06-01", "content-type": "application/json" },
+        body: JSON.stringify({ model: "claude-test", messages: [{ role: "user", content: "count me" }] }),
+      }).then(async (response) => ({ status: response.status, body: (await response.json()) as { input_tokens?: number; error?: { code: string } } }));
+    const limited = await newKey({ rpm: 2, quotaNano: 10n ** 9n });
+    const counted = [await count(limited.plaintext, proxies[0]!), await count(limited.plaintext, proxies[1]!), await count(limited.plaintext, proxies[2]!)];
+    expect(counted.map((r) => r.status)).toEqual([200, 200, 429]);
+    expect(counted[2]!.body.error?.code).toBe("rate_limit_exceeded");
+    // Counting reserved nothing of the quota.
+    expect(await controlPlane.limits.readQuota(limited.row.id)).toEqual({ spent: 0n, reserved: 0n });
+    const spent = await newKey({ quotaNano: 1_000n });
+    await controlPlane.limits.setSpent(spent.row.id, 1_000n);
+    const refused = await count(spent.plaintext, proxies[1]!);
+    expect(refused.status).toBe(429);
+    expect(refused.body.error?.code).toBe("insufficient_quota");
+  });
+
   it("the x-ratelimit-* headers are on the response, as the official openai client reads them", async () => {
     await awayFromMinuteBoundary();
     const minted = await newKey({ rpm: 5 });
