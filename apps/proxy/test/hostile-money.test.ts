@@ -158,7 +158,16 @@ describe("hostile output-limit fields, up to 100 at once over three replicas", (
           expect(spent, `${limit} ${usd} USD: spent ${spent} nano over ${rows.length} rows, tolerance ${tolerance}`).toBeLessThanOrEqual(limitNano + tolerance);
         },
       ),
-      { numRuns: 30 },
+      {
+        numRuns: 30,
+        // The issue's two attacks, always tried: the overflowing bound beside a small one, and the
+        // field the reservation read first beside the one the translation sends (60 at once each).
+        examples: [
+          ["quota", "0.01", Array.from({ length: 60 }, (): Generated => ({ shape: "chat", model: "claude-h", alias: false, stream: false, fields: { max_tokens: "1e15", max_completion_tokens: "500" }, words: 1500 }))],
+          ["budget", "0.01", Array.from({ length: 60 }, (): Generated => ({ shape: "chat", model: "claude-h", alias: false, stream: true, fields: { max_tokens: "1", max_completion_tokens: "2000" }, words: 1500 }))],
+          ["quota", "0.05", Array.from({ length: 60 }, (): Generated => ({ shape: "chat", model: "claude-h", alias: false, stream: false, fields: { max_tokens: "1", max_completion_tokens: "1000" }, words: 1500 }))],
+        ],
+      },
     );
     // The limits were reached (else the property says nothing about them), and requests were admitted.
     console.info(`hostile money: ${JSON.stringify(tally)}`);
