@@ -128,3 +128,47 @@ describe("a client that leaves a 300-word stream", () => {
     expect(seen.translated).toBeGreaterThan(0);
   }, 60_000);
 });
+
+describe("the attack of issue 35: 299 of 300 words read, then the socket dropped, no drain", () => {
+  let noDrain: Stack;
+  let noDrainKey: string;
+  beforeAll(async () => {
+    // No drain at all: the upstream is aborted the moment the client goes, so the bill is the estimate.
+    noDrain = await startStack({ DISCONNECT_DRAIN_MS: "0" });
+    noDrainKey = (await noDrain.mintKey({ serverOption: "cross-shape" })).key;
+  });
+  afterAll(async () => noDrain?.close());
+
+  it("bills a Claude-shape stream at least the 299 words received, flagged estimated, never message_start's 1 token", async () => {
+    const { hostname, port } = new URL(noDrain.proxy.url);
+    // gpt-on-anthropic is served by an Anthropic-shape upstream: same shape for a messages client, translated for the others.
+    // The three shapes at once (each stream takes 6 s).
+    await Promise.all(
+      CLIENT_SHAPES.map(async (shape) => {
+        const body = requestBody(shape, "gpt-on-anthropic", `attack ${shape} #sim:chunks=${WORDS} #sim:chunk_delay_ms=20`, true, shape === "messages" ? { max_tokens: String(WORDS + 10) } : {});
+        const left = await new Promise<{ requestId: string; words: number }>((resolve, reject) => {
+          const call = httpRequest({ hostname, port, method: "POST", path: SHAPE_PATH[shape], headers: shapeHeaders(shape, noDrainKey), agent: false }, (response) => {
+            let text = "";
+            response.setEncoding("utf8");
+            response.on("data", (chunk: string) => {
+              text += chunk;
+              const words = wordCount(streamedText(shape, text));
+              if (words < WORDS - 1) return;
+              call.destroy();
+              resolve({ requestId: String(response.headers["x-request-id"]), words });
+            });
+          });
+          call.on("error", reject);
+          call.end(body);
+        });
+        expect(left.words).toBe(WORDS - 1);
+        await expect.poll(async () => (await noDrain.billingEvents(left.requestId)).length, { timeout: 5_000 }).toBe(1);
+        const [event] = await noDrain.billingEvents(left.requestId);
+        expect(event, shape).toMatchObject({ status: "client_aborted", estimated: true });
+        expect(event!.usage.outputTokens, shape).toBeGreaterThanOrEqual(WORDS - 1);
+        const upstream = noDrain.simulator.stats.requests.find((record) => record.headers["x-request-id"] === left.requestId)!;
+        await expect.poll(() => upstream.outcome).toBe("aborted");
+      }),
+    );
+  }, 60_000);
+});
