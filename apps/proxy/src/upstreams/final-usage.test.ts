@@ -31,6 +31,19 @@ describe("final usage is told apart from partial usage", () => {
     for (const step of steps.slice(0, first)) expect(step.reported).toBeNull();
   });
 
+  it("OpenAI chat: a usage on a chunk with choices (a running count, on some upstreams) is final only at [DONE]", () => {
+    const wire = WIRE_FORMATS["chat.completions"];
+    const tracker = wire.createStreamTracker(wire.parse({ model: "m", messages: [{ role: "user", content: "hi" }], stream: true }));
+    const chunk = (choices: unknown[], usage: unknown) => sseEvents(`data: ${JSON.stringify({ id: "c", object: "chat.completion.chunk", choices, usage })}\n\n`)[0]!;
+    tracker.observe(chunk([{ index: 0, delta: { content: "Hi" } }], { prompt_tokens: 4, completion_tokens: 1 }));
+    expect(tracker.usage()).toBeNull();
+    expect(tracker.reported()).toMatchObject({ inputTokens: 4, outputTokens: 1 });
+    tracker.observe(chunk([{ index: 0, delta: { content: " there" } }], { prompt_tokens: 4, completion_tokens: 2 }));
+    expect(tracker.usage()).toBeNull();
+    tracker.observe(sseEvents("data: [DONE]\n\n")[0]!);
+    expect(tracker.usage()).toMatchObject({ inputTokens: 4, outputTokens: 2 });
+  });
+
   it("Responses: final on the terminal event only", () => {
     const wire = WIRE_FORMATS.responses;
     const tracker = wire.createStreamTracker(wire.parse({ model: "m", input: "hi", stream: true }));

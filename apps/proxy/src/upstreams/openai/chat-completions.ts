@@ -29,6 +29,12 @@ class ChatStreamTracker implements StreamTracker {
   complete = false;
   contentEvents = 0;
   private captured: Usage | null = null;
+  /**
+   * The captured usage is the final one: it came on OpenAI's own usage chunk (no choices, after the
+   * last content), or the stream ended. A usage on a chunk with choices may be an upstream's running
+   * count (some report one on every chunk): final only at `[DONE]`, an estimate's floor until then.
+   */
+  private final = false;
   private readonly showUsage: boolean;
 
   constructor(showUsage: boolean) {
@@ -38,6 +44,7 @@ class ChatStreamTracker implements StreamTracker {
   observe(event: EventSourceMessage): boolean {
     if (dataIs(event, DONE)) {
       this.complete = true;
+      this.final = this.captured !== null;
       return true;
     }
     this.contentEvents += 1;
@@ -49,8 +56,11 @@ class ChatStreamTracker implements StreamTracker {
     if (dataEndsWith(event, USAGE_NULL_LAST) || !dataIncludes(event, USAGE_OBJECT)) return true;
     const chunk = asRecord(tryJson(event.data));
     const usage = chatUsage(chunk?.usage);
-    if (usage) this.captured = usage;
     const usageOnly = Array.isArray(chunk?.choices) && chunk.choices.length === 0;
+    if (usage) {
+      this.captured = usage;
+      this.final = usageOnly;
+    }
     return this.showUsage || !usageOnly;
   }
 
@@ -59,7 +69,7 @@ class ChatStreamTracker implements StreamTracker {
   }
 
   usage(): Usage | null {
-    return this.captured;
+    return this.final ? this.captured : null;
   }
 
   reported(): Usage | null {
