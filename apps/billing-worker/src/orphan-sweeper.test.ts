@@ -23,6 +23,9 @@ let limits: LimitStore;
 
 const QUOTA_NANO = 100n * 1_000_000_000n;
 const RESERVATION_NANO = 2_000_000n;
+/** Each request's input estimate + output bound, held against the TPM while it runs. */
+const HELD_TOKENS = 1_500;
+const TPM = 1_000_000;
 
 beforeAll(async () => {
   environment = await createTestEnvironment();
@@ -45,9 +48,10 @@ afterAll(async () => {
 /** Admits a request as the dead process did, and its journal entry with `outputTokens` checkpointed. */
 async function admitted(outputTokens: number): Promise<JournalEntry> {
   const requestId = newId("req");
-  const result = await limits.admit({ keyId: seeded.apiKeyId, rpm: null, tpm: null, quotaNano: QUOTA_NANO, budget: null, reservationNano: RESERVATION_NANO });
+  const result = await limits.admit({ keyId: seeded.apiKeyId, rpm: null, tpm: TPM, tokens: HELD_TOKENS, quotaNano: QUOTA_NANO, budget: null, reservationNano: RESERVATION_NANO });
   expect(result.verdict).toBe("admitted");
-  const reservation: HeldReservation = { requestId, keyId: seeded.apiKeyId, reservationNano: RESERVATION_NANO.toString(), tokens: 0, hasQuota: true, budget: null, leaseId: null, processTag: limits.processTag };
+  // As Limiter.reservation describes it (its own admission: the tokens are held under its holder).
+  const reservation: HeldReservation = { requestId, keyId: seeded.apiKeyId, reservationNano: RESERVATION_NANO.toString(), tokens: HELD_TOKENS, hasQuota: true, budget: null, leaseId: null, processTag: limits.processTag, tokensHolder: result.tokensHolder };
   const { usage: _usage, status: _status, estimated: _estimated, finishedAt: _finished, ttfbMs: _ttfb, ...fields } = billingEvent(seeded, { requestId, startedAt: Date.now() - 5_000 });
   return { ...fields, stream: true, usage: { ...EMPTY_USAGE, inputTokens: 120, outputTokens }, checkpointAt: Date.now() - 1_000, reservation };
 }
@@ -75,6 +79,7 @@ describe("orphan sweeper", () => {
     await environment.queue.add("usage", okEvent, { ...PRODUCER_JOB_OPTIONS, jobId: okEvent.requestId });
     await waitFor(async () => (await rowsOf([billed])).length === 1, { what: "the proxy's own row" });
     expect((await limits.readQuota(seeded.apiKeyId)).reserved).toBe(3n * RESERVATION_NANO);
+    expect(await limits.readTokensHeld(seeded.apiKeyId)).toBe(3 * HELD_TOKENS);
 
     const processId = await deadProcess(entries);
     // Polled, not timed: the contract's bound is 60 s; the worker sweeps every 200 ms here.
@@ -93,6 +98,7 @@ describe("orphan sweeper", () => {
     const quota = await limits.readQuota(seeded.apiKeyId);
     expect(quota.reserved).toBe(0n);
     expect(quota.spent).toBe(await ledgerCost());
+    expect(await limits.readTokensHeld(seeded.apiKeyId)).toBe(0);
     const metrics = await (await fetch(`${running.url}/metrics`)).text();
     expect(metrics).toMatch(/billing_dead_proxy_processes_total\{app="billing-worker"\} 1\n/);
     expect(metrics).toMatch(/billing_interrupted_requests_total\{app="billing-worker"\} 3\n/);
@@ -111,6 +117,7 @@ describe("orphan sweeper", () => {
     expect(rows.every((row) => row.status === "interrupted" && row.estimated)).toBe(true);
     expect(billed.reduce((sum, count) => sum + count, 0)).toBeLessThanOrEqual(30);
     await waitFor(async () => (await limits.readQuota(seeded.apiKeyId)).reserved === 0n || undefined, { what: "every reservation back" });
+    expect(await limits.readTokensHeld(seeded.apiKeyId)).toBe(0);
     // A second release or booking would show here: spent is the ledger's figure exactly.
     await waitFor(async () => (await limits.readQuota(seeded.apiKeyId)).spent === (await ledgerCost()) || undefined, { what: "spent = ledger" });
     expect(await db.prisma.usageRecord.count({ where: { status: "interrupted" } })).toBe(32);

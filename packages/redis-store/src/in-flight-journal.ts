@@ -41,6 +41,10 @@ export const journalMetaSchema = z.object({
 });
 export type JournalMeta = z.infer<typeof journalMetaSchema>;
 
+/**
+ * `HeldReservation` as the journal stores it. Every field of it, optional ones too: the sweeper
+ * hands what this parses to `releaseOrphanReservation`, and a field left out here is dropped.
+ */
 const heldReservationSchema = z.object({
   requestId: z.string(),
   keyId: z.string(),
@@ -50,6 +54,7 @@ const heldReservationSchema = z.object({
   budget: z.object({ period: z.enum(BUDGET_PERIODS), periodStart: z.number(), expiresAt: z.number() }).nullable(),
   leaseId: z.string().nullable(),
   processTag: z.string(),
+  tokensHolder: z.string().nullable().optional(),
 }) satisfies z.ZodType<HeldReservation>;
 
 /**
