@@ -1,8 +1,8 @@
+import type { GatewayError } from "@gateway/contracts";
 import { AttemptFailure, FirstByteTimeout, statusFailure, Terminated, transportFailure } from "./attempt-failure.ts";
 import { drainThenAbort, upstreamCall, type AttemptContext, type AttemptOutcome } from "./attempt-context.ts";
 import { CallAbort } from "./upstream-client.ts";
 import { estimateUsage } from "./usage-estimate.ts";
-import type { GatewayError } from "@gateway/contracts";
 
 /**
  * One non-streaming attempt: the whole upstream body is read and checked before the client gets
@@ -24,13 +24,16 @@ export async function jsonAttempt(context: AttemptContext): Promise<AttemptOutco
   let terminated: GatewayError | null = null;
   // Nothing reaches the client before the whole answer: so far, only the input.
   const inputOnly = (): AttemptOutcome => ({ status: "client_aborted", usage: estimateUsage(context.requestBytes, null, 0), estimated: true, ttfbMs: null });
-  if (running) running.attempt = {
-    progress: () => inputOnly().usage,
-    terminate(error) {
-      terminated = error;
-      attempt.abort(new Terminated(error));
-    },
-  };
+  // The in-flight registry reads this attempt's progress and may end it (a key refused mid-request).
+  if (running !== undefined) {
+    running.attempt = {
+      progress: () => inputOnly().usage,
+      terminate(error) {
+        terminated = error;
+        attempt.abort(new Terminated(error));
+      },
+    };
+  }
   try {
     const upstream = await context.client.read(call);
     if (upstream.statusCode >= 400) throw statusFailure(upstream.statusCode, upstream.body.toString("utf8"), context.adapter);
@@ -60,6 +63,6 @@ export async function jsonAttempt(context: AttemptContext): Promise<AttemptOutco
   } finally {
     clearTimeout(timer);
     context.clientConnection.unwatch();
-    if (running) running.attempt = null;
+    if (running !== undefined) running.attempt = null;
   }
 }

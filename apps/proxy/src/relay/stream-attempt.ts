@@ -124,14 +124,17 @@ export async function streamAttempt(context: AttemptContext): Promise<AttemptOut
     resume?.();
     drainThenAbort(attempt, context.disconnectDrainMs ?? 0);
   });
-  if (running !== undefined) running.attempt = {
-    progress: () => outcome("ok").usage,
-    terminate(error) {
-      terminated = error;
-      if (committed && !response.writableEnded && !response.destroyed) response.end(stream.error(error.message, error.code, error.type));
-      attempt.abort(new Terminated(error));
-    },
-  };
+  // The in-flight registry reads this attempt's progress and may end it (a key refused mid-request).
+  if (running !== undefined) {
+    running.attempt = {
+      progress: () => outcome("ok").usage,
+      terminate(error) {
+        terminated = error;
+        if (committed && !response.writableEnded && !response.destroyed) response.end(stream.error(error.message, error.code, error.type));
+        attempt.abort(new Terminated(error));
+      },
+    };
+  }
 
   // Each upstream chunk, in the tick it arrives: its events go out at once; a client that cannot
   // take more pauses the upstream until it drains (or leaves: then the drain reads on).
