@@ -77,6 +77,16 @@ describe("in-flight journal in Redis", () => {
     expect(await redis.exists(journalKeys(prefix).claimed(processId))).toBe(0);
   });
 
+  it("hands the sweeper each reservation whole, a field the limiter adds later included", async () => {
+    const processId = `p-${randomUUID()}`;
+    const reservation = { requestId: "req_r", keyId: "key_1", reservationNano: "5", tokens: 3, hasQuota: true, budget: null, leaseId: null, processTag: "tag-1", tokensHolder: "tag-1.t0", addedLater: 7 };
+    await writeJournalCheckpoint(redis, prefix, { processId, heartbeatMs: 1, meta, upserts: [{ ...entry("req_r"), reservation }], deletes: [] });
+    await pause(5);
+    expect(await claimDeadJournals(redis, prefix, 60_000)).toContain(processId);
+    expect((await readClaimedJournal(redis, prefix, processId)).entries[0]?.reservation).toEqual(reservation);
+    await finishClaim(redis, prefix, processId);
+  });
+
   it("a process that wrote after being claimed is told so", async () => {
     const processId = `p-${randomUUID()}`;
     await writeJournalCheckpoint(redis, prefix, { processId, heartbeatMs: 1, meta, upserts: [entry("req_c")], deletes: [] });

@@ -41,10 +41,7 @@ export const journalMetaSchema = z.object({
 });
 export type JournalMeta = z.infer<typeof journalMetaSchema>;
 
-/**
- * `HeldReservation` as the journal stores it. Every field of it, optional ones too: the sweeper
- * hands what this parses to `releaseOrphanReservation`, and a field left out here is dropped.
- */
+/** What a journal entry's reservation must hold (`HeldReservation`); the sweeper gets it whole, fields added later too. */
 const heldReservationSchema = z.object({
   requestId: z.string(),
   keyId: z.string(),
@@ -170,10 +167,12 @@ export async function readClaimedJournal(redis: RedisClient, prefix: string, pro
   const entries: JournalEntry[] = [];
   const malformed: string[] = [];
   for (const [field, text] of Object.entries(fields)) {
-    const parsed = (field === JOURNAL_META_FIELD ? journalMetaSchema : journalEntrySchema).safeParse(parseJson(text));
+    const raw = parseJson(text);
+    const parsed = (field === JOURNAL_META_FIELD ? journalMetaSchema : journalEntrySchema).safeParse(raw);
     if (!parsed.success) malformed.push(field);
     else if (field === JOURNAL_META_FIELD) meta = parsed.data as JournalMeta;
-    else entries.push(parsed.data as JournalEntry);
+    // The reservation as the limiter described it, every field (checked above, not stripped).
+    else entries.push({ ...(parsed.data as JournalEntry), reservation: (raw as { reservation: HeldReservation | null }).reservation });
   }
   return { meta, entries, malformed };
 }
