@@ -1,0 +1,21 @@
+import { describe, expect, it } from "vitest";
+import type { KeyRecord } from "@gateway/redis-store";
+import { refusalOf } from "./key-revocation.ts";
+
+const NOW = 1_800_000_000_000;
+const active: KeyRecord = {
+  id: "key_1", vendorId: "vnd_1", name: "k", prefix: "sk-abc", serverOption: "standard", status: "active", expiresAt: null,
+  quotaNano: null, rpm: null, tpm: null, budget: null, secretExpiresAt: null, revision: 1,
+};
+
+describe("refusalOf", () => {
+  it("refuses a revoked, deleted or disabled key and a secret rotated away, each with its code; holds a good one", () => {
+    expect(refusalOf(active, NOW)).toBeNull();
+    // A rotation with grace: the old secret still holds until its end.
+    expect(refusalOf({ ...active, secretExpiresAt: NOW + 1 }, NOW)).toBeNull();
+    expect(refusalOf({ ...active, status: "revoked" }, NOW)).toMatchObject({ code: "key_revoked", type: "authentication_error", status: 401 });
+    expect(refusalOf(null, NOW)).toMatchObject({ code: "key_revoked" });
+    expect(refusalOf({ ...active, status: "disabled" }, NOW)).toMatchObject({ code: "key_disabled", type: "authentication_error" });
+    expect(refusalOf({ ...active, secretExpiresAt: NOW }, NOW)).toMatchObject({ code: "key_revoked", message: expect.stringMatching(/rotated/) });
+  });
+});
