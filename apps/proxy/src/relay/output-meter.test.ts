@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { encode } from "gpt-tokenizer/encoding/o200k_base";
+import { encode as encodeCl100k } from "gpt-tokenizer/encoding/cl100k_base";
 import { WIRE_FORMATS } from "../upstreams/index.ts";
 import { OutputMeter } from "./output-meter.ts";
 
@@ -38,9 +39,9 @@ function chunksOf(text: string, cuts: readonly number[]): Buffer[] {
   return chunks;
 }
 
-function meterFor(shape: StreamShape): OutputMeter {
+function meterFor(shape: StreamShape, model = "gpt-4o-mini"): OutputMeter {
   const wire = WIRE_FORMATS[shape];
-  return new OutputMeter(wire.createStreamTracker(wire.parse({ model: "m", max_tokens: 10, messages: [{ role: "user", content: "hi" }], stream: true })), "o200k_base");
+  return new OutputMeter(wire.createStreamTracker(wire.parse({ model: "m", max_tokens: 10, messages: [{ role: "user", content: "hi" }], stream: true })), model);
 }
 
 const word = fc.stringMatching(/^[a-zA-Z]{1,12}$/);
@@ -74,6 +75,14 @@ describe("OutputMeter", () => {
         expect(last).toBeGreaterThanOrEqual(encode(pieces.join("")).length);
       }),
     );
+  });
+
+  it("counts with the model family's own tokenizer (gpt-4: cl100k_base)", async () => {
+    const text = [" Tokenizers", " differ", " on", " émigré", " 東京", " 🙂"];
+    const meter = meterFor("chat.completions", "gpt-4");
+    meter.add(Buffer.from(upstreamStream("chat.completions", text)));
+    expect(await meter.settledOutputTokens()).toBe(encodeCl100k(text.join("")).length);
+    expect(encodeCl100k(text.join("")).length).not.toBe(encode(text.join("")).length);
   });
 
   it("keeps no more than its bound of relayed bytes: a long stream is counted as it goes", () => {

@@ -1,5 +1,5 @@
 import type { StreamTracker } from "../upstreams/index.ts";
-import { AS_TEXT, loadEncoding, type Encoding, type EncodingName } from "../tokens/count-tokens.ts";
+import { AS_TEXT, encodingForModel, loadEncoding, type Encoding, type EncodingName } from "../tokens/count-tokens.ts";
 import { UpstreamEvents } from "./upstream-events.ts";
 
 /**
@@ -13,6 +13,7 @@ const COUNT_AT_BYTES = 64 * 1024;
 /** Loaded encodings, by name: a count is synchronous (the in-flight journal asks every second). */
 const loaded = new Map<EncodingName, Encoding>();
 const loading = new Set<EncodingName>();
+let warm = false;
 
 /** The encoding when its ranks are in memory; else null, and loading starts (once). */
 function loadedEncoding(name: EncodingName): Encoding | null {
@@ -32,18 +33,25 @@ function loadedEncoding(name: EncodingName): Encoding | null {
  */
 export class OutputMeter {
   private readonly tracker: StreamTracker;
-  private readonly encoding: EncodingName;
+  private readonly model: string;
+  /** The model family's encoding, worked out at the first count (most streams never count). */
+  private encoding: EncodingName | null = null;
   private chunks: Buffer[] = [];
   private keptBytes = 0;
   private tokens = 0;
   private events: UpstreamEvents | null = null;
   private text = "";
 
-  constructor(tracker: StreamTracker, encoding: EncodingName) {
+  /** `model`: the upstream's model name, whose family's tokenizer counts. */
+  constructor(tracker: StreamTracker, model: string) {
     this.tracker = tracker;
-    this.encoding = encoding;
-    // Started with the stream, so the ranks are there by the time an estimate is needed.
-    loadedEncoding(encoding);
+    this.model = model;
+    // The current models' ranks start loading with the process's first stream, so they are there
+    // by the time an estimate is needed (one check per stream after that).
+    if (!warm) {
+      warm = true;
+      loadedEncoding("o200k_base");
+    }
   }
 
   add(chunk: Buffer): void {
@@ -60,8 +68,14 @@ export class OutputMeter {
 
   /** `outputTokens` once the tokenizer is loaded (for the final bill, which may wait). */
   async settledOutputTokens(): Promise<number> {
-    if (loadedEncoding(this.encoding) === null) loaded.set(this.encoding, await loadEncoding(this.encoding));
+    const name = this.encodingName();
+    if (loadedEncoding(name) === null) loaded.set(name, await loadEncoding(name));
     return this.outputTokens;
+  }
+
+  private encodingName(): EncodingName {
+    this.encoding ??= encodingForModel(this.model);
+    return this.encoding;
   }
 
   private count(): void {
@@ -75,7 +89,7 @@ export class OutputMeter {
     this.keptBytes = 0;
     for (const chunk of chunks) this.events.push(chunk);
     if (this.text === "") return;
-    const encoding = loadedEncoding(this.encoding);
+    const encoding = loadedEncoding(this.encodingName());
     // Until the ranks are loaded, a token per byte: a token is at least one byte, so never fewer.
     this.tokens += encoding === null ? Buffer.byteLength(this.text) : encoding.countTokens(this.text, AS_TEXT);
     this.text = "";

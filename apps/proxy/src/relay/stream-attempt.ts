@@ -6,7 +6,6 @@ import { drainThenAbort, upstreamCall, type AttemptContext, type AttemptOutcome 
 import { clientStream } from "./client-stream.ts";
 import { CallAbort } from "./upstream-client.ts";
 import { ClientChunk, UpstreamEvents } from "./upstream-events.ts";
-import { encodingForModel } from "../tokens/count-tokens.ts";
 import { OutputMeter } from "./output-meter.ts";
 import { estimateUsage } from "./usage-estimate.ts";
 
@@ -57,7 +56,7 @@ export async function streamAttempt(context: AttemptContext): Promise<AttemptOut
 
   const stream = clientStream(context);
   const tracker = stream.tracker;
-  const meter = new OutputMeter(tracker, encodingForModel(target.model));
+  const meter = new OutputMeter(tracker, target.model);
   let committed = false;
   let ttfbMs: number | null = null;
   // The client left: nothing more is written; the upstream is read on for its final usage.
