@@ -36,7 +36,7 @@ export interface RelayInput {
  * is in the in-flight registry until that event is recorded.
  */
 export async function relayRequest(input: RelayInput): Promise<void> {
-  const { services, request, response, wire, parsed, key, model, traceparent } = input;
+  const { services, request, wire, parsed, key, model } = input;
   const running = new RunningRequest({
     requestId: request.requestId,
     keyId: key.id,
