@@ -129,6 +129,15 @@ describe('fault queue', () => {
     expect(h.sim.stats.requests.map((r) => r.behaviourSource)).toEqual(['default', 'fault', 'fault', 'default', 'fault']);
   });
 
+  it('fail_message sets the error body\'s message, in the provider\'s own shape', async () => {
+    const message = 'Quota exceeded for org-Abc123 (acct_42)';
+    const set = await post(`${h.sim.url}/_sim/faults`, { faults: [{ match: { model: 'leaky' }, behaviour: { fail_status: 429, fail_message: message } }] });
+    expect(set.status).toBe(200);
+    const error = await h.openai.chat.completions.create({ model: 'leaky', messages: user('x') }, { maxRetries: 0 }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(APIError);
+    expect(error).toMatchObject({ status: 429, error: { message } });
+  });
+
   it('directives win over the queue (which is left untouched)', async () => {
     h.sim.faults.push({ behaviour: { failStatus: 500 } });
     const r = await h.openai.chat.completions.create({ model: 'm', messages: user('x #sim:chunks=2') });
