@@ -254,7 +254,7 @@ describe("after the first byte", () => {
     const controller = new AbortController();
     const { data: stream, response } = await openai.chat.completions
       .create(
-        { model: "gpt-test", messages: [{ role: "user", content: "#sim:chunks=50 #sim:chunk_delay_ms=40 long" }], stream: true },
+        { model: "gpt-test", messages: [{ role: "user", content: "#sim:chunks=50 #sim:chunk_delay_ms=20 long" }], stream: true },
         { signal: controller.signal },
       )
       .withResponse();
@@ -265,7 +265,7 @@ describe("after the first byte", () => {
         if (seen === 3) controller.abort();
       }
     })().catch(() => undefined);
-    // 50 words 40 ms apart: the upstream ends about 2 s later, inside the 3 s drain.
+    // 50 words 20 ms apart: the upstream ends about 1 s later, well inside the 3 s drain.
     await expect.poll(() => stack.simulator.stats.requests.at(-1)!.outcome, { timeout: 4_000 }).toBe("ok");
     await expect.poll(async () => (await stack.billingEvents(response.headers.get("x-request-id")!)).length, { timeout: 3_000 }).toBe(1);
     const [event] = await stack.billingEvents(response.headers.get("x-request-id")!);

@@ -127,8 +127,8 @@ describe("a key's open streams", () => {
 
   it("run on when the key is rotated with grace: the old secret still holds", async () => {
     const key = await stack.mintKey();
-    // 300 words 5 ms apart: about 1.5 s, long after the rotation's event reached both replicas.
-    const streams = await openStreams(key.key, 5, "grace");
+    // 300 words 10 ms apart: about 3 s, long after the rotation's event reached both replicas.
+    const streams = await openStreams(key.key, 10, "grace");
     expect(await vendorApi("POST", `/keys/${key.id}/rotate`, { grace_seconds: 3600 })).toBe(200);
     const texts = await Promise.all(streams.map((stream) => stream.ended));
     for (const [index, stream] of streams.entries()) {
