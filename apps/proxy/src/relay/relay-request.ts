@@ -154,7 +154,7 @@ async function relayAttempts(input: RelayInput, running: RunningRequest, bill: B
     try {
       const outcome = parsed.stream ? await streamAttempt(context) : await jsonAttempt(context);
       if (outcome.status === "ok") services.breaker.recordSuccess(target.upstream.name);
-      if (outcome.reason !== undefined) services.logger.warn({ requestId: request.requestId, upstream: target.upstream.name, reason: outcome.reason }, "upstream stream ended in an error");
+      if (outcome.reason !== undefined) services.logger.warn({ requestId: request.requestId, upstream: target.upstream.name, reason: outcome.reason }, "request ended in an error after its first byte");
       bill(outcome, target.upstream.name, target.model);
       return;
     } catch (error) {
