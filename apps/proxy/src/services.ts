@@ -13,7 +13,7 @@ import { BillingProducer } from "./billing/billing-producer.ts";
 import { Limiter } from "./limits/limiter.ts";
 import { InFlightRegistry } from "./relay/in-flight.ts";
 import { InFlightJournal } from "./journal/in-flight-journal.ts";
-import { endRefusedRequests } from "./relay/key-revocation.ts";
+import { endRefusedRequests, recheckOpenRequests } from "./relay/key-revocation.ts";
 import { ProxyMetrics } from "./metrics/proxy-metrics.ts";
 import { RequestTracing } from "./tracing/request-tracing.ts";
 import { createTracer } from "./tracing/tracer-provider.ts";
@@ -107,8 +107,10 @@ export async function createProxyServices(config: ProxyConfig, logger = createLo
       } else if (event.version !== routing.version) void routing.refresh();
     },
     () => {
-      // Events were missed while disconnected: re-read every cached key and the routes.
+      // Events were missed while disconnected: re-read every cached key and the routes, and the
+      // keys of the requests still open (a key revoked meanwhile still ends its streams).
       keyCache.expireAll();
+      void recheckOpenRequests(inFlight, records, logger);
       void routing.refresh();
     },
   );

@@ -39,3 +39,13 @@ export async function endRefusedRequests(inFlight: InFlightRegistry, records: Re
   for (const entry of ending) entry.terminate(refusal);
   logger.info({ requests: ending.length, code: refusal.code }, "ended the open requests of a refused key");
 }
+
+/**
+ * After the change events were missed (the subscriber reconnected): every secret with requests
+ * open is read again, so a key refused meanwhile still ends its streams.
+ */
+export async function recheckOpenRequests(inFlight: InFlightRegistry, records: RecordStore, logger: Logger): Promise<void> {
+  const hashes = new Set<string>();
+  for (const entry of inFlight.entries()) if (entry.keyHash) hashes.add(entry.keyHash);
+  await Promise.all([...hashes].map((hash) => endRefusedRequests(inFlight, records, logger, hash)));
+}
