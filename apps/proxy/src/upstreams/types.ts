@@ -19,8 +19,6 @@ export interface StreamTracker {
   usage(): Usage | null;
   /** The latest usage the upstream sent, final or partial (a `message_start`'s): an estimate's floor. */
   reported(): Usage | null;
-  /** Content events seen so far. */
-  readonly contentEvents: number;
   /**
    * The output text one event carries (text, reasoning, tool arguments), "" for any other: read
    * only when an estimate is needed (relay/output-meter.ts), never on the relay's own path.

@@ -19,16 +19,12 @@ import { messagesUsage } from "./usage.ts";
 
 class MessagesStreamTracker implements StreamTracker {
   complete = false;
-  contentEvents = 0;
   private captured: Usage | null = null;
   /** A `message_delta` came: its cumulative usage is the final one (a `message_start`'s is not). */
   private final = false;
 
   observe(event: EventSourceMessage): boolean {
     switch (event.event) {
-      case "content_block_delta":
-        this.contentEvents += 1;
-        break;
       case "message_start":
         // Input and cache counts, and an output count of one or so: partial, an estimate's floor only.
         this.captured = messagesUsage(asRecord(asRecord(tryJson(event.data))?.message)?.usage, this.captured);

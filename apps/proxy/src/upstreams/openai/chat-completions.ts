@@ -27,7 +27,6 @@ const ERROR_START = new Probe('{"error"');
 
 class ChatStreamTracker implements StreamTracker {
   complete = false;
-  contentEvents = 0;
   private captured: Usage | null = null;
   /**
    * The captured usage is the final one: it came on OpenAI's own usage chunk (no choices, after the
@@ -47,7 +46,6 @@ class ChatStreamTracker implements StreamTracker {
       this.final = this.captured !== null;
       return true;
     }
-    this.contentEvents += 1;
     // Only chunks that carry a usage object are parsed (the others are not even decoded when they
     // came as bytes); some upstreams put it on a chunk with choices, so the last non-null usage on
     // any chunk wins (LiteLLM #36168). With usage asked for (the upstream always is), every chunk

@@ -11,15 +11,10 @@ const TERMINAL = new Set(["response.completed", "response.incomplete", "response
 
 class ResponsesStreamTracker implements StreamTracker {
   complete = false;
-  contentEvents = 0;
-  events = 0;
   private captured: Usage | null = null;
 
   observe(event: EventSourceMessage): boolean {
-    this.events += 1;
-    if (event.event === "response.output_text.delta" || event.event === "response.function_call_arguments.delta") {
-      this.contentEvents += 1;
-    } else if (event.event !== undefined && TERMINAL.has(event.event)) {
+    if (event.event !== undefined && TERMINAL.has(event.event)) {
       this.complete = true;
       this.captured = responsesUsage(asRecord(asRecord(tryJson(event.data))?.response)?.usage);
     }
