@@ -37,7 +37,7 @@ describe("clientStream across shapes", () => {
     const stream = clientStream(context("chat.completions", { model: "m", messages: [{ role: "user", content: "hi" }], stream: true }));
     stream.event(fixtureEvents("anthropic-messages/text-cached.chunks.txt")[0]!, false);
     expect(stream.tracker.isError(overloaded)).toBe(true);
-    expect(JSON.parse(sseEvents(stream.upstreamError(overloaded))[0]!.data)).toEqual({ error: { type: "api_error", message: "The upstream failed mid-stream.", code: "upstream_error", param: null } });
+    expect(JSON.parse(sseEvents(stream.upstreamError())[0]!.data)).toEqual({ error: { type: "api_error", message: "The upstream failed mid-stream.", code: "upstream_error", param: null } });
     expect(stream.finish()).toBe("");
   });
 

@@ -21,7 +21,7 @@ export interface ClientStream {
    * The final error event for the upstream's own error event, after the first byte reached the
    * client: the gateway's message, never the upstream's (it is logged: contract section 14).
    */
-  upstreamError(event: EventSourceMessage): string;
+  upstreamError(): string;
   /** Frames still owed once the upstream stream ended whole. */
   finish(): string;
   /**

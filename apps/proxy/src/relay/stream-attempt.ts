@@ -75,7 +75,7 @@ export async function streamAttempt(context: AttemptContext): Promise<AttemptOut
       // Before the first byte an error event is a failed attempt; after it, the client gets the
       // gateway's own final error event (the upstream's words are logged with the outcome).
       if (!committed && out.empty) upstreamError = event;
-      else out.frame(stream.upstreamError(event));
+      else out.frame(stream.upstreamError());
       upstreamError ??= event;
       return;
     }
