@@ -1,5 +1,5 @@
 // A gateway (control plane + in-process proxy + simulator) on a Redis of its own, for the tests
-// that stop or restart Redis: the shared Redis other tests use is never touched.
+// that stop, restart or freeze Redis: the shared Redis other tests use is never touched.
 import { randomUUID } from "node:crypto";
 import { Queue } from "bullmq";
 import { Redis } from "ioredis";
@@ -19,18 +19,42 @@ const silent = createLogger({ name: "test", level: "silent" });
 /** GET /v1/models answers a list, or the error envelope. */
 type ModelsBody = { type?: string; error?: { type: string; code: string }; request_id?: string };
 
+/** A server option with no rate limits: its keys (no quota, no budget) have no limits at all. */
+const UNLIMITED_OPTION = "unlimited";
+
+/** One chat completion's answer: the status, the envelope when refused, and the retry headers. */
+export interface ChatAnswer {
+  status: number;
+  body: { error?: { type: string; code: string } };
+  requestId: string;
+  retryAfter: string | null;
+}
+
 export interface PrivateRedisGateway {
   redis: PrivateRedis;
   controlPlane: ControlPlaneServices;
   proxy: RunningProxy;
   /** The billing queue as the worker sees it (same name and prefix as the proxy's). */
   queue: Queue;
-  /** A key with limits far above any test traffic, so only a fault can refuse a request. */
-  newKey(): Promise<string>;
+  /**
+   * A key with RPM and TPM far above any test traffic (so only a fault can refuse it: Redis away,
+   * and no lease of this process admits it); `limits: false`, a key with no limits at all, which
+   * the proxy serves from its key cache without Redis.
+   */
+  newKey(options?: { limits?: boolean }): Promise<string>;
   /** Every billing job's request id, with how many jobs it has. */
   jobsByRequest(): Promise<Map<string, number>>;
   /** GET /v1/models with `key`: the status and the envelope when refused. */
   models(key: string): Promise<{ status: number; body: ModelsBody; requestId: string | null; shouldRetry: string | null }>;
+  /** POST /v1/chat/completions (not streamed) with `key`. */
+  chat(key: string): Promise<ChatAnswer>;
+  /**
+   * SIGSTOP: the private redis-server freezes with its sockets open, as a hung Redis (a stalled VM,
+   * a disk that blocks it) does: commands are accepted by the kernel and never answered.
+   */
+  freeze(): Promise<void>;
+  /** SIGCONT: the frozen Redis runs again and answers what it was sent. */
+  thaw(): void;
   close(): Promise<void>;
 }
 
@@ -57,7 +81,11 @@ export async function startPrivateRedisGateway(options: { redis?: PrivateRedisOp
       loadControlPlaneConfig({ DATABASE_URL: database.url, REDIS_URL: redis.url, REDIS_PREFIX: prefix, DB_POOL_SIZE: "4" }),
       silent,
     );
-    await applyGatewayFile(controlPlane.db.prisma, controlPlane.records, parseGatewayFile(testGatewayYaml(simulator.url)));
+    const file = parseGatewayFile(testGatewayYaml(simulator.url));
+    const standard = file.server_options.find((option) => option.name === "standard")!;
+    file.server_options.push({ ...standard, name: UNLIMITED_OPTION, rate_limits: { rpm: null, tpm: null } });
+    file.vendors.find((vendor) => vendor.name === "test-vendor")!.server_options.push(UNLIMITED_OPTION);
+    await applyGatewayFile(controlPlane.db.prisma, controlPlane.records, file);
     proxy = await startProxy(
       loadProxyConfig({ PORT: "0", METRICS_PORT: "0", REDIS_URL: redis.url, REDIS_PREFIX: prefix, SHUTDOWN_DEADLINE_MS: "5000", ...options.proxyEnv }),
       silent,
@@ -74,15 +102,30 @@ export async function startPrivateRedisGateway(options: { redis?: PrivateRedisOp
   const queue = new Queue(BILLING_QUEUE, { connection: queueConnection, prefix: redisKeys(prefix).queuePrefix });
   queue.on("error", () => undefined);
   const vendor = await controlPlane.db.prisma.vendor.findUniqueOrThrow({ where: { name: "test-vendor" } });
+  /** The frozen redis-server's pid, while it is frozen. */
+  let frozen: number | null = null;
+  const thaw = () => {
+    if (frozen === null) return;
+    process.kill(frozen, "SIGCONT");
+    frozen = null;
+  };
 
   return {
     redis,
     controlPlane,
     proxy,
     queue,
-    async newKey() {
+    async newKey(options = {}) {
+      const limits = options.limits ?? true;
       const minted = await mintKey(controlPlane.db.prisma, controlPlane.records, {
-        vendorId: vendor.id, serverOption: "standard", name: "redis fault", quotaNano: null, expiresAt: null, rpm: 1_000_000, tpm: 1_000_000_000, metadata: {},
+        vendorId: vendor.id,
+        serverOption: limits ? "standard" : UNLIMITED_OPTION,
+        name: "redis fault",
+        quotaNano: null,
+        expiresAt: null,
+        rpm: limits ? 1_000_000 : null,
+        tpm: limits ? 1_000_000_000 : null,
+        metadata: {},
       });
       return minted.plaintext;
     },
@@ -98,7 +141,23 @@ export async function startPrivateRedisGateway(options: { redis?: PrivateRedisOp
       const response = await fetch(`${proxy.url}/v1/models`, { headers: { authorization: `Bearer ${key}` } });
       return { status: response.status, body: (await response.json()) as ModelsBody, requestId: response.headers.get("x-request-id"), shouldRetry: response.headers.get("x-should-retry") };
     },
+    async chat(key) {
+      const response = await fetch(`${proxy.url}/v1/chat/completions`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+        body: JSON.stringify({ model: "gpt-test", max_tokens: 16, messages: [{ role: "user", content: "hello" }] }),
+      });
+      return { status: response.status, body: (await response.json()) as ChatAnswer["body"], requestId: response.headers.get("x-request-id") ?? "", retryAfter: response.headers.get("retry-after") };
+    },
+    async freeze() {
+      const pid = Number(/process_id:(\d+)/.exec(await controlPlane!.redis.info("server"))?.[1]);
+      if (!Number.isInteger(pid) || pid <= 0) throw new Error("redis-server's pid not found in INFO server");
+      process.kill(pid, "SIGSTOP");
+      frozen = pid;
+    },
+    thaw,
     async close() {
+      thaw();
       await proxy.close();
       await queue.close();
       queueConnection.disconnect();

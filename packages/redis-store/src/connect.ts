@@ -11,8 +11,19 @@ export type RedisClient = Redis | Cluster;
 type ConnectOptions = { failFast?: boolean; name?: string; autoPipelining?: boolean; extra?: RedisOptions };
 
 /**
+ * How long a fail-fast command waits for its reply. A Redis that hangs with its socket open (a
+ * stopped process, a stalled host) answers nothing and closes nothing: without a bound every
+ * command (a key's record, the routes, the journal) would wait for as long. One timer per command
+ * sent; a request admitted from its key's lease sends none. An admission call has a shorter bound
+ * of its own in the proxy's limiter, which gives back what a late admission holds: a reply past
+ * this one is dropped unread.
+ */
+const FAIL_FAST_COMMAND_TIMEOUT_MS = 5_000;
+
+/**
  * One way to open Redis for every app. `failFast` (the proxy's hot path) turns off the offline
- * queue so a command fails at once while Redis is away instead of waiting behind a reconnect.
+ * queue so a command fails at once while Redis is away instead of waiting behind a reconnect, and
+ * fails one that gets no reply within FAIL_FAST_COMMAND_TIMEOUT_MS (Redis hung).
  */
 export function connectRedis(url: string, options: ConnectOptions = {}): Redis {
   return new Redis(url, connectionOptions(options));
@@ -85,6 +96,7 @@ function connectionOptions(options: ConnectOptions): RedisOptions {
     connectionName: options.name,
     maxRetriesPerRequest: options.failFast ? 1 : null,
     enableOfflineQueue: !options.failFast,
+    ...(options.failFast ? { commandTimeout: FAIL_FAST_COMMAND_TIMEOUT_MS } : {}),
     retryStrategy: (attempt) => Math.min(attempt * 100, 2000),
     enableAutoPipelining: options.autoPipelining ?? false,
     ...options.extra,

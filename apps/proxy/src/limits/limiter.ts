@@ -22,6 +22,13 @@ const REDIS_INTEGER_MAX = 2n ** 63n - 1n;
 /** Seconds a client waits before retrying when the limits cannot be checked (Redis away). */
 const UNAVAILABLE_RETRY_AFTER_S = 1;
 
+/**
+ * The longest a request waits for its admission call. A Redis that hangs with its socket open
+ * answers nothing and closes nothing; behind a lease being asked for, or other commands of the
+ * same auto-pipeline, a request would wait for several timed-out commands in a row.
+ */
+const ADMISSION_WAIT_MS = 2_000;
+
 export interface Admission {
   /** The OpenAI `x-ratelimit-*` headers for this response (empty when the key has no limits). */
   headers: Record<string, string>;
@@ -145,13 +152,37 @@ export class Limiter {
     } catch (error) {
       return this.unavailable(requestId, error);
     }
-    if (result instanceof Promise) {
-      return result.then(
-        (answer) => this.verdict(requestId, key, limits, answer),
-        (error: unknown) => this.unavailable(requestId, error),
-      );
-    }
+    if (result instanceof Promise) return this.bounded(requestId, key, limits, result);
     return this.verdict(requestId, key, limits, result);
+  }
+
+  /**
+   * The verdict of an admission call, or the 503 once ADMISSION_WAIT_MS has passed without one: a
+   * timer on this slow path only, never on a lease's. A request admitted after its client was
+   * refused gives its reservation back at once.
+   */
+  private bounded(requestId: string, key: KeyRecord, limits: Limits, result: Promise<AdmitResult>): Promise<Admission> {
+    return new Promise<Admission>((resolve) => {
+      let refused = false;
+      const timer = setTimeout(() => {
+        refused = true;
+        resolve(this.unavailable(requestId, new Error(`no answer from Redis within ${ADMISSION_WAIT_MS} ms`)));
+      }, ADMISSION_WAIT_MS);
+      result.then(
+        (answer) => {
+          if (!refused) {
+            clearTimeout(timer);
+            resolve(this.verdict(requestId, key, limits, answer));
+          } else if (answer.verdict === "admitted" && limits.settles) {
+            this.write(requestId, this.holding(key, limits, answer), 0, 0n);
+          }
+        },
+        (error: unknown) => {
+          clearTimeout(timer);
+          if (!refused) resolve(this.unavailable(requestId, error));
+        },
+      );
+    });
   }
 
   /** The check could not be made (Redis away, a script error): refused, never let through. */
@@ -162,7 +193,7 @@ export class Limiter {
   }
 
   private verdict(requestId: string, key: KeyRecord, limits: Limits, result: AdmitResult): Admission {
-    const { rpm, tpm, quotaNano, budget, reservationNano, tokens, prices } = limits;
+    const { rpm, tpm, budget } = limits;
     const headers: Record<string, string> = {};
     if (rpm !== null) {
       headers["x-ratelimit-limit-requests"] = String(rpm);
@@ -177,7 +208,7 @@ export class Limiter {
     const retryAfter = Math.max(1, Math.ceil(result.resetMs / 1000));
     switch (result.verdict) {
       case "admitted":
-        if (limits.settles) this.held.set(requestId, { keyId: key.id, reservationNano, tokens, tokensHolder: result.tokensHolder, hasQuota: quotaNano !== null, budget: result.budget, prices, lease: result.lease });
+        if (limits.settles) this.held.set(requestId, this.holding(key, limits, result));
         return { headers, refusal: null };
       case "requests_limited":
         return { headers, refusal: new GatewayError("rate_limit_exceeded", `Rate limit reached: ${rpm} requests per minute.`, { retryAfter }) };
@@ -192,6 +223,12 @@ export class Limiter {
         throw new Error(`unknown verdict ${String(never)}`);
       }
     }
+  }
+
+  /** What an admitted request holds until it is settled or released. */
+  private holding(key: KeyRecord, limits: Limits, result: AdmitResult): Held {
+    const { reservationNano, tokens, quotaNano, prices } = limits;
+    return { keyId: key.id, reservationNano, tokens, tokensHolder: result.tokensHolder, hasQuota: quotaNano !== null, budget: result.budget, prices, lease: result.lease };
   }
 
   /** Called with the request's billing event: releases the reservation, books the real cost and tokens. */
