@@ -1,7 +1,8 @@
 // Redis loses everything under the gateway's prefix during live traffic (contract section 13):
 // the control plane notices and restores every record and the routing snapshot within 10 s, with
 // no operator; running proxies and one started during the gap serve again without a restart, and
-// no valid key is ever answered 401, nor a configured model 404.
+// no valid key is ever answered 401, nor a configured model 404. Redis answers throughout, so a key
+// with limits is checked (on the emptied counters) and served all along, as is a key without.
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createLogger } from "@gateway/logger";
@@ -39,10 +40,13 @@ describe("Redis emptied under live traffic heals itself", () => {
   it("records and snapshot are back within 10 s; known keys never get 401; a proxy started in the gap serves once they are", async () => {
     const { proxy } = gateway;
     const known = await gateway.newKey();
+    const free = await gateway.newKey({ limits: false });
     const unseen = await gateway.newKey();
     const nonexistent = `sk-${randomBytes(24).toString("hex")}`;
     expect((await chatRequest(proxy.url, known)).status).toBe(200);
+    expect((await chatRequest(proxy.url, free)).status).toBe(200);
     const traffic = startTraffic(proxy.url, known, 4);
+    const freeTraffic = startTraffic(proxy.url, free, 2);
     await expect.poll(() => traffic.results.length, { timeout: 10_000 }).toBeGreaterThanOrEqual(20);
 
     await watchdog.stop();
@@ -52,7 +56,7 @@ describe("Redis emptied under live traffic heals itself", () => {
     // model is 503 with retry-after, never 404; a key it cannot vouch for is 503, never 401.
     late = await startProxy(loadProxyConfig({ PORT: "0", METRICS_PORT: "0", REDIS_URL: gateway.redis.url, REDIS_PREFIX: gateway.controlPlane.config.REDIS_PREFIX }), createLogger({ name: "late", level: "silent" }));
     expect((await fetch(`${late.url}/readyz`)).status).toBe(503);
-    for (const key of [known, unseen]) {
+    for (const key of [known, free, unseen]) {
       const answer = await fetch(`${late.url}/v1/chat/completions`, {
         method: "POST",
         headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
@@ -74,13 +78,17 @@ describe("Redis emptied under live traffic heals itself", () => {
     await expect.poll(async () => (await fetch(`${late!.url}/readyz`)).status, { timeout: 5_000, interval: 100 }).toBe(200);
     for (const url of [proxy.url, late.url]) {
       expect((await chatRequest(url, known)).status).toBe(200);
+      expect((await chatRequest(url, free)).status).toBe(200);
       expect((await chatRequest(url, unseen)).status).toBe(200);
       expect((await chatRequest(url, nonexistent)).status).toBe(401);
     }
     const results = await traffic.stop();
-    // The known key rode it out on its last record: never 401, and every answer a full one.
-    expect(results.filter((result) => result.status !== 200 || !result.complete)).toEqual([]);
-    expect(results.filter((result) => result.startedAt >= emptiedAt).length).toBeGreaterThan(10);
+    const freeResults = await freeTraffic.stop();
+    // The known keys rode it out on their last records: never 401, never 503, every answer a full one.
+    for (const served of [results, freeResults]) {
+      expect(served.filter((result) => result.status !== 200 || !result.complete)).toEqual([]);
+      expect(served.filter((result) => result.startedAt >= emptiedAt).length).toBeGreaterThan(10);
+    }
   }, 40_000);
 
   it("a control plane that finds the snapshot present does nothing", async () => {
