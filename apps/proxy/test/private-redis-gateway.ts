@@ -38,10 +38,10 @@ export interface PrivateRedisGateway {
   queue: Queue;
   /**
    * A key with RPM and TPM far above any test traffic (so only a fault can refuse it: Redis away,
-   * and no lease of this process admits it); `limits: false`, a key with no limits at all, which
-   * the proxy serves from its key cache without Redis.
+   * and no lease of this process admits it), and `quotaNano` when given; `limits: false`, a key
+   * with no limits at all, which the proxy serves from its key cache without Redis.
    */
-  newKey(options?: { limits?: boolean }): Promise<string>;
+  newKey(options?: { limits?: boolean; quotaNano?: bigint }): Promise<string>;
   /** Every billing job's request id, with how many jobs it has. */
   jobsByRequest(): Promise<Map<string, number>>;
   /** GET /v1/models with `key`: the status and the envelope when refused. */
@@ -121,7 +121,7 @@ export async function startPrivateRedisGateway(options: { redis?: PrivateRedisOp
         vendorId: vendor.id,
         serverOption: limits ? "standard" : UNLIMITED_OPTION,
         name: "redis fault",
-        quotaNano: null,
+        quotaNano: limits ? (options.quotaNano ?? null) : null,
         expiresAt: null,
         rpm: limits ? 1_000_000 : null,
         tpm: limits ? 1_000_000_000 : null,
