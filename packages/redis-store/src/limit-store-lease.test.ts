@@ -67,6 +67,20 @@ describe("admission leases", () => {
     expect(await limits.readQuota(keyId)).toEqual({ spent: 0n, reserved: 11_000n });
   });
 
+  it("a key with rate limits and no quota or budget keeps admitting from its lease after its requests settle (their cost ends nothing)", async () => {
+    const { limits, calls } = await processStore({ leaseRequests: 10, leaseMs: 60_000 });
+    const keyId = newKey();
+    const input: AdmitInput = { keyId, rpm: 1000, tpm: null, quotaNano: null, budget: null, reservationNano: 0n };
+    for (let i = 0; i < 10; i += 1) {
+      const admitted = await limits.admit(input);
+      expect(admitted.verdict).toBe("admitted");
+      // Each request settles (with a cost, as the billing event carries one) before the next is admitted.
+      await Promise.race([limits.settle({ keyId, tokens: 20, reservationNano: 0n, costNano: 15_000n, hasQuota: false, budget: null, lease: admitted.lease }), Promise.resolve()]);
+    }
+    // One call granted the lease; the nine others came from it.
+    expect(calls()).toBe(1);
+  });
+
   it("requests that arrive while the key's lease is being asked for wait for it: sixteen at once, one call", async () => {
     const { limits, calls } = await processStore({ leaseRequests: 50, leaseMs: 60_000 });
     const keyId = newKey();

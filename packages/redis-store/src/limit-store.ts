@@ -164,8 +164,11 @@ export class LimitStore {
       sameLimits(lease, input) &&
       now < lease.endsAt &&
       lease.requestsLeft > 0 &&
-      lease.consumedNano + lease.inFlightNano + reservationNano <= lease.sliceNano &&
-      lease.tokensSince + lease.tokensInFlight + tokens <= lease.tokenSlice;
+      // A lease of a key with no quota and no budget holds no money (its slice is 0): the costs its
+      // requests settle are still summed on it, and must not end it after its first settlement.
+      (lease.sliceNano === 0n ? reservationNano === 0n : lease.consumedNano + lease.inFlightNano + reservationNano <= lease.sliceNano) &&
+      // Likewise a key without a TPM: its lease holds no tokens, and settled tokens end nothing.
+      (lease.tokenSlice === 0 ? tokens === 0 : lease.tokensSince + lease.tokensInFlight + tokens <= lease.tokenSlice);
     if (!fits) {
       // What is left of it goes back with the key's next call (booked before its check).
       this.endLease(lease);
