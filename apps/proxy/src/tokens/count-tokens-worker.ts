@@ -1,9 +1,20 @@
 // A worker thread of the token counter pool (token-counter-pool.ts): counts one Chat Completions
 // body at a time, off the proxy's event loop and heap, so neither the tokenizer's CPU nor the
 // garbage collections its allocations cause ever pause the requests the process is serving.
+import { setPriority } from "node:os";
 import { parentPort } from "node:worker_threads";
 import { countChatTokens } from "./count-tokens.ts";
 import type { CountJob, CountResult } from "./token-counter-pool.ts";
+
+// The lowest CPU priority for this thread alone: on Linux a nice value is per thread, and
+// setpriority(pid 0) from a thread sets its own. A flood of counts then takes only the CPU the
+// process's serving threads (and its neighbours') leave, instead of a core of its own on a busy
+// machine. Where the system refuses it (other platforms, limits), counting still works.
+try {
+  setPriority(19);
+} catch {
+  // Not fatal: the count still runs off the event loop.
+}
 
 parentPort!.on("message", (job: CountJob) => {
   countChatTokens(job.body, job.encoding).then(
