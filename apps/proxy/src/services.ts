@@ -145,7 +145,7 @@ export async function createProxyServices(config: ProxyConfig, logger = createLo
       usage: new Pool(new URL(config.CONTROL_PLANE_URL).origin, { connections: config.USAGE_CONNECTIONS, keepAliveTimeout: 30_000, connect: { timeout: 5_000 } }),
     },
     // One thread: counting is rare, and a process per core already fills the machine's cores.
-    tokenCounter: new TokenCounterPool({ threads: 1, maxQueued: 64 }),
+    tokenCounter: new TokenCounterPool({ threads: 1, maxQueued: 64, idleMs: 30_000 }),
     queue,
     billing,
     limiter,

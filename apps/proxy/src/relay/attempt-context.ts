@@ -5,6 +5,8 @@ import type { Target } from "../routing/routing-table.ts";
 import type { Translation } from "../translation/index.ts";
 import type { CallAbort, UpstreamCall, UpstreamClient } from "./upstream-client.ts";
 import type { RunningRequest } from "./running-request.ts";
+import type { Logger } from "@gateway/logger";
+import type { TextTokenCounter } from "../tokens/token-counter-pool.ts";
 import { DEFAULT_DROP_BETAS } from "@gateway/config";
 import { clientBetas } from "./request-drops.ts";
 
@@ -38,6 +40,14 @@ export interface AttemptContext {
   disconnectDrainMs?: number;
   /** The request as the in-flight registry sees it: the attempt reports its progress and hears a termination through it. */
   running?: RunningRequest;
+  /**
+   * Counts a stream's relayed output exactly, off the main thread, for the estimate billed when its
+   * final usage never came (the proxy's token counter pool); without it the estimate is the output's
+   * pre-token count.
+   */
+  tokenCounter?: TextTokenCounter;
+  /** Where the attempt logs what the client need not see (a count that could not be had). */
+  logger?: Pick<Logger, "warn">;
   /** The W3C trace context sent upstream. */
   traceparent: string;
   startedAt: number;

@@ -1,76 +1,92 @@
 import type { StreamTracker } from "../upstreams/index.ts";
-import { AS_TEXT, encodingForModel, loadEncoding, type Encoding, type EncodingName } from "../tokens/count-tokens.ts";
+import { encodingForModel, type EncodingName } from "../tokens/count-tokens.ts";
+import { PreTokenCounter } from "../tokens/pre-tokens.ts";
+import type { TextTokenCounter } from "../tokens/token-counter-pool.ts";
 import { UpstreamEvents } from "./upstream-events.ts";
 
 /**
- * Relayed upstream bytes kept before they are counted: a stream counts nothing until an estimate is
- * asked for (`outputTokens`), unless it relays this much first; then its pieces are counted and let
- * go, so memory stays bounded and no count blocks the event loop for long (a few ms for 64 KiB of
- * events, most of them framing).
+ * Relayed upstream bytes kept before they are read: a stream reads nothing until a count is asked
+ * for (`outputTokens`), unless it relays this much first; then its chunks' output text is pulled out
+ * and the chunks let go, so memory stays bounded (the text itself is kept: it is bounded by the
+ * request's output bound) and no read holds the event loop for long.
  */
 const COUNT_AT_BYTES = 64 * 1024;
 
-/** Loaded encodings, by name: a count is synchronous (the in-flight journal asks every second). */
-const loaded = new Map<EncodingName, Encoding>();
-const loading = new Set<EncodingName>();
-let warm = false;
-
-/** The encoding when its ranks are in memory; else null, and loading starts (once). */
-function loadedEncoding(name: EncodingName): Encoding | null {
-  const encoding = loaded.get(name);
-  if (encoding !== undefined || loading.has(name)) return encoding ?? null;
-  loading.add(name);
-  void loadEncoding(name).then((ready) => loaded.set(name, ready));
-  return null;
+/** Where the meter says that an exact count could not be had (the pool refused or failed). */
+export interface MeterLog {
+  warn(fields: Record<string, unknown>, message: string): void;
 }
 
 /**
  * The output one stream relayed, in tokens of the model family's tokenizer: the floor of the
  * estimate billed when the upstream's final usage never comes (contract section 14). The relay
  * only keeps a reference to each upstream chunk (no copy, no parse); the chunks are read again,
- * their output text pulled out by the upstream's own tracker and tokenized, only when a count is
- * asked for or the kept bytes pass the bound, and then let go: counting is incremental.
+ * their output text pulled out by the upstream's own tracker, only when a count is asked for or the
+ * kept bytes pass the bound, and then let go.
+ *
+ * The main thread never loads a tokenizer's ranks (~55 MB per encoding). `outputTokens` (the
+ * in-flight journal's checkpoints, every second) is the text's count of the family's pre-tokenizer
+ * pieces: synchronous, cheap, never more than the tokenizer's count and close to it for prose.
+ * `settledOutputTokens` (the final bill of an estimated stream) counts the text exactly with the
+ * tokenizer on the token counter pool's worker thread, and is never less than `outputTokens`.
  */
 export class OutputMeter {
   private readonly tracker: StreamTracker;
   private readonly model: string;
-  /** The model family's encoding, worked out at the first count (most streams never count). */
-  private encoding: EncodingName | null = null;
+  private readonly counter: TextTokenCounter | null;
+  private readonly log: MeterLog | null;
+  private readonly requestId: string | undefined;
   private chunks: Buffer[] = [];
   private keptBytes = 0;
-  private tokens = 0;
   private events: UpstreamEvents | null = null;
-  private text = "";
+  /** The output text and its pre-token count, from the first read (most streams never read). */
+  private text: PreTokenCounter | null = null;
+  private encoding: EncodingName | null = null;
+  /** Output text of the events read, not yet counted. */
+  private added = "";
 
-  /** `model`: the upstream's model name, whose family's tokenizer counts. */
-  constructor(tracker: StreamTracker, model: string) {
+  /**
+   * `model`: the upstream's model name, whose family's tokenizer counts. `counter`: counts the text
+   * exactly off the main thread (the proxy's token counter pool); without one, and when it refuses,
+   * the settled count is the pre-token count (said to `log`, with `requestId`).
+   */
+  constructor(tracker: StreamTracker, model: string, counter: TextTokenCounter | null = null, log: MeterLog | null = null, requestId?: string) {
     this.tracker = tracker;
     this.model = model;
-    // The current models' ranks start loading with the process's first stream, so they are there
-    // by the time an estimate is needed (one check per stream after that).
-    if (!warm) {
-      warm = true;
-      loadedEncoding("o200k_base");
-    }
+    this.counter = counter;
+    this.log = log;
+    this.requestId = requestId;
   }
 
   add(chunk: Buffer): void {
     this.chunks.push(chunk);
     this.keptBytes += chunk.length;
-    if (this.keptBytes >= COUNT_AT_BYTES) this.count();
+    if (this.keptBytes >= COUNT_AT_BYTES) this.read();
   }
 
-  /** Tokens of the output text of every chunk added so far. */
+  /** Pre-tokenizer pieces of the output text of every chunk added so far: a lower bound of its tokens. */
   get outputTokens(): number {
-    this.count();
-    return this.tokens;
+    this.read();
+    return this.text?.count ?? 0;
   }
 
-  /** `outputTokens` once the tokenizer is loaded (for the final bill, which may wait). */
+  /**
+   * Tokens of the output text of every chunk added so far, counted with the family's tokenizer on
+   * the counter's thread; never fewer than `outputTokens`, which it is when the count cannot be had.
+   */
   async settledOutputTokens(): Promise<number> {
-    const name = this.encodingName();
-    if (loadedEncoding(name) === null) loaded.set(name, await loadEncoding(name));
-    return this.outputTokens;
+    this.read();
+    const text = this.text;
+    if (text === null || text.empty) return 0;
+    const floor = text.count;
+    if (this.counter === null) return floor;
+    try {
+      return Math.max(await this.counter.countText(text.text, this.encodingName()), floor);
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      this.log?.warn({ requestId: this.requestId, reason, outputTokens: floor }, "stream output billed by its pre-token count: the exact count could not be had");
+      return floor;
+    }
   }
 
   private encodingName(): EncodingName {
@@ -78,20 +94,19 @@ export class OutputMeter {
     return this.encoding;
   }
 
-  private count(): void {
+  private read(): void {
     if (this.keptBytes === 0) return;
-    // Its own parser: an event cut across two chunks is read whole, whichever count it falls in.
+    // Its own parser: an event cut across two chunks is read whole, whichever read it falls in.
+    this.text ??= new PreTokenCounter(this.encodingName());
     this.events ??= new UpstreamEvents((event) => {
-      this.text += this.tracker.outputText(event);
+      this.added += this.tracker.outputText(event);
     });
     const chunks = this.chunks;
     this.chunks = [];
     this.keptBytes = 0;
     for (const chunk of chunks) this.events.push(chunk);
-    if (this.text === "") return;
-    const encoding = loadedEncoding(this.encodingName());
-    // Until the ranks are loaded, a token per byte: a token is at least one byte, so never fewer.
-    this.tokens += encoding === null ? Buffer.byteLength(this.text) : encoding.countTokens(this.text, AS_TEXT);
-    this.text = "";
+    // The read's text is counted in one go: only the pieces it may change are scanned again.
+    this.text.append(this.added);
+    this.added = "";
   }
 }

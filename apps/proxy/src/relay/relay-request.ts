@@ -145,6 +145,8 @@ async function relayAttempts(input: RelayInput, running: RunningRequest, bill: B
       streamIdleTimeoutMs: services.config.STREAM_IDLE_TIMEOUT_MS,
       disconnectDrainMs: services.config.DISCONNECT_DRAIN_MS,
       running,
+      tokenCounter: services.tokenCounter,
+      logger: services.logger,
       startedAt: request.startedAt,
     };
     // x-gateway-dropped-params: set before the answer's head is written (JSON, stream, or the upstream's 4xx).

@@ -56,7 +56,7 @@ export async function streamAttempt(context: AttemptContext): Promise<AttemptOut
 
   const stream = clientStream(context);
   const tracker = stream.tracker;
-  const meter = new OutputMeter(tracker, target.model);
+  const meter = new OutputMeter(tracker, target.model, context.tokenCounter ?? null, context.logger ?? null, context.requestId);
   let committed = false;
   let ttfbMs: number | null = null;
   // The client left: nothing more is written; the upstream is read on for its final usage.
@@ -97,16 +97,17 @@ export async function streamAttempt(context: AttemptContext): Promise<AttemptOut
     writable = writeNow(response, out.take());
   };
 
-  const outcome = (status: AttemptOutcome["status"], reason?: string): AttemptOutcome => {
+  // `outputTokens`: the meter's pre-token count (a lower bound of the tokens relayed) unless given.
+  const outcome = (status: AttemptOutcome["status"], reason?: string, outputTokens?: number): AttemptOutcome => {
     const usage = tracker.usage();
     if (usage !== null) return { status, usage, estimated: false, ttfbMs, reason };
-    return { status, usage: estimateUsage(context.requestBytes, tracker.reported(), meter.outputTokens), estimated: true, ttfbMs, reason };
+    return { status, usage: estimateUsage(context.requestBytes, tracker.reported(), outputTokens ?? meter.outputTokens), estimated: true, ttfbMs, reason };
   };
-  // The final bill: when it is an estimate, counted with the tokenizer loaded (a stream cut in the
-  // first moments of a process may come before its ranks are in memory).
+  // The final bill: when it is an estimate, the output counted exactly with the family's tokenizer
+  // (on the token counter's thread; the pre-token count when that cannot be had).
   const settled = async (status: AttemptOutcome["status"], reason?: string): Promise<AttemptOutcome> => {
-    if (tracker.usage() === null) await meter.settledOutputTokens();
-    return outcome(status, reason);
+    if (tracker.usage() !== null) return outcome(status, reason);
+    return outcome(status, reason, await meter.settledOutputTokens());
   };
   const endWithError = (message: string, reason?: string): AttemptOutcome => {
     if (!response.destroyed) response.end(stream.error(message));
@@ -195,8 +196,9 @@ export async function streamAttempt(context: AttemptContext): Promise<AttemptOut
     if (!committed) throw transportFailure(error, attempt);
     const failure = transportFailure(error, attempt);
     const message = failure.timeout ? "The upstream stopped sending mid-stream." : "The upstream connection failed mid-stream.";
-    await meter.settledOutputTokens();
-    return endWithError(message, failure.message);
+    // The client gets its final error event now; the bill waits for the exact count.
+    if (!response.destroyed) response.end(stream.error(message));
+    return await settled("error", failure.message);
   } finally {
     clearTimeout(timer);
     context.clientConnection.unwatch();

@@ -184,6 +184,17 @@ function counterFor(tokenizer: Encoding): Counter {
   };
 }
 
+/**
+ * Tokens of a plain text with the encoding `encoding` (a stream's relayed output, for the estimate
+ * billed when its final usage never came: relay/output-meter.ts), counted in segments with turns of
+ * the event loop between them, as a body is.
+ */
+export async function countTextTokens(text: string, encoding: EncodingName): Promise<number> {
+  const counter = counterFor(await loadEncoding(encoding));
+  await counter.add(text);
+  return counter.count(text);
+}
+
 /** Input tokens of a Chat Completions request body, with the encoding `encoding`. */
 export async function countChatTokens(body: Record<string, unknown>, encoding: EncodingName): Promise<number> {
   const counter = counterFor(await loadEncoding(encoding));
