@@ -142,7 +142,10 @@ describe("after the first byte", () => {
     expect((error as Error).message).toMatch(/mid-stream/);
     expect(received.join("")).not.toBe("");
     expect(upstreamRequests()).toHaveLength(1);
-    const events = await stack.billingEvents(response.headers.get("x-request-id")!);
+    // The client gets its error event first; the bill follows the exact count on the token counter's thread.
+    const requestId = response.headers.get("x-request-id")!;
+    await expect.poll(async () => (await stack.billingEvents(requestId)).length, { timeout: 10_000 }).toBe(1);
+    const events = await stack.billingEvents(requestId);
     expect(events).toHaveLength(1);
     expect(events[0]).toMatchObject({ status: "error", estimated: true });
     expect(events[0]!.usage.outputTokens).toBeGreaterThan(0);

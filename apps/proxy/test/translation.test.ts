@@ -35,6 +35,9 @@ const weatherSchema = { type: "object", properties: { city: { type: "string" } }
 
 async function oneBillingEvent(requestId: string | null) {
   expect(requestId).toMatch(/^req_/);
+  // A stream billed by estimate is billed after its client got its last event (the output's exact
+  // count runs on the token counter's thread): the event is waited for.
+  await expect.poll(async () => (await stack.billingEvents(requestId!)).length, { timeout: 10_000 }).toBeGreaterThan(0);
   const events = await stack.billingEvents(requestId!);
   expect(events).toHaveLength(1);
   return events[0]!;
