@@ -38,7 +38,6 @@ describe("Redis restarted empty during traffic", () => {
     const freeTraffic = startTraffic(proxy.url, free, 2);
     await expect.poll(() => traffic.results.length, { timeout: 10_000 }).toBeGreaterThanOrEqual(20);
 
-    const downAt = Date.now();
     await redis.restart();
     const upAt = Date.now();
     expect(await gateway.controlPlane.records.readSnapshot()).toBeNull();
@@ -62,8 +61,9 @@ describe("Redis restarted empty during traffic", () => {
     expect(freeDuringOutage.filter((result) => result.status !== 200 || !result.complete)).toEqual([]);
     expect(freeDuringOutage.filter((result) => result.startedAt >= staleFrom).length).toBeGreaterThan(0);
     expect(duringOutage.filter((result) => !servedOrRefused(result))).toEqual([]);
-    const whileAway = duringOutage.filter((result) => result.startedAt >= downAt && result.startedAt < upAt);
-    expect(whileAway.filter((result) => result.status === 200).length).toBeLessThanOrEqual(2 * LEASE_REQUESTS);
+    // How many 200s the held leases may give while Redis is away is counted where the outage has a
+    // measured length (faults-redis-restart and faults-redis-hang): here Redis comes back (empty)
+    // before `restart()` returns, so requests started before `upAt` may be admitted by the new one.
     const firstBack = duringOutage.find((result) => result.startedAt >= upAt && result.status === 200);
     expect(firstBack).toBeDefined();
     // The first 200 on the new Redis may come from a lease held through the restart; past the grace
