@@ -14,6 +14,13 @@ export function heartbeatMs(checkpointMs: number): number {
   return Math.min(30_000, Math.max(5_000, checkpointMs * 10));
 }
 
+/**
+ * How soon after its admission a request is first journaled (with the others admitted meanwhile,
+ * in one call): a kill within this window loses the request's row. Requests shorter than it never
+ * cost a journal write.
+ */
+export const NEW_ENTRY_DELAY_MS = 100;
+
 export interface InFlightJournalOptions {
   redis: RedisClient;
   prefix: string;
@@ -28,20 +35,21 @@ export interface InFlightJournalOptions {
 
 /**
  * This process's part of the journal of requests in flight (packages/redis-store's
- * in-flight-journal.ts). Nothing a request waits for is written: every JOURNAL_CHECKPOINT_MS one
+ * in-flight-journal.ts). Nothing is written on a request's path: every JOURNAL_CHECKPOINT_MS one
  * script call writes the heartbeat, the requests admitted since the last checkpoint and the usage
  * of those whose progress changed, and removes those that ended without a billing event. An entry
  * goes as soon as the queue has acknowledged its request's event (`queued`, from the producer).
  *
- * A new request is written at the end of the event-loop turn that admitted it (one call for all
- * the turn's), the turn in which its upstream call goes out.
+ * New requests are written NEW_ENTRY_DELAY_MS after their admission (one call for all admitted
+ * meanwhile, entries only), not at the next checkpoint.
  *
  * Loss bounds on SIGKILL/OOM: a journaled request is billed for its usage at the last checkpoint,
- * so at most JOURNAL_CHECKPOINT_MS of its output goes unbilled (with the estimate's error). A kill
- * between a request's upstream call and its entry's write, both sent in the same turn, loses its
- * row (microseconds of exposure; what it reserved then stays held until Redis drops a lease's slice
- * or the key's counters are rebuilt). A request whose event was recorded but not yet queued keeps
- * its entry, so the sweeper bills it from its last checkpoint.
+ * so at most JOURNAL_CHECKPOINT_MS of its output goes unbilled (with the estimate's error). A
+ * request admitted less than NEW_ENTRY_DELAY_MS (plus a Redis round trip) before the kill is not
+ * journaled yet: it gets no row, and what it reserved stays held (a lease's slice until Redis drops
+ * it, LEASE_HOLD_MS; its own reservation until the key's counters are rebuilt from the ledger). A
+ * request whose event was recorded but not yet queued keeps its entry, so the sweeper bills it
+ * from its last checkpoint.
  */
 export class InFlightJournal {
   readonly processId = `${hostname()}-${process.pid}-${randomBytes(4).toString("hex")}`;
@@ -54,9 +62,8 @@ export class InFlightJournal {
   /** Written entries to delete at the next checkpoint. */
   private deletes: string[] = [];
   private timer: NodeJS.Timeout | null = null;
-  /** Requests admitted in this event-loop turn, written at its end (`writeFresh`). */
-  private fresh: InFlightRequest[] = [];
-  private freshDue = false;
+  /** The write of newly admitted requests, when one is due. */
+  private soon: NodeJS.Timeout | null = null;
   private writing: Promise<void> | null = null;
   private registered = false;
 
@@ -69,45 +76,19 @@ export class InFlightJournal {
     if (this.timer !== null) return;
     this.timer = setInterval(() => void this.checkpoint(), this.options.checkpointMs);
     this.timer.unref();
-    this.options.inFlight.onAdd = (request) => this.admitted(request);
+    this.options.inFlight.onAdd = () => this.admitted();
     void this.checkpoint();
   }
 
-  /**
-   * A request was admitted: it is written in the same event-loop turn as its upstream call is sent
-   * (one script call for every request admitted in the turn, after the turn's I/O), so a kill
-   * between the two is a matter of microseconds, not of a timer.
-   */
-  private admitted(request: InFlightRequest): void {
-    if (this.timer === null) return;
-    this.fresh.push(request);
-    if (this.freshDue) return;
-    this.freshDue = true;
-    setImmediate(() => this.writeFresh());
-  }
-
-  /** The turn's admitted requests still open and never written: one checkpoint call of their entries. */
-  private writeFresh(): void {
-    this.freshDue = false;
-    const fresh = this.fresh;
-    this.fresh = [];
-    const { inFlight, redis, prefix } = this.options;
-    const now = Date.now();
-    const upserts: JournalEntry[] = [];
-    for (const request of fresh) {
-      const { requestId } = request;
-      if (this.finishing.has(requestId) || this.written.has(requestId) || inFlight.get(requestId) !== request) continue;
-      const usage = request.progress();
-      upserts.push(this.entry(request, usage, now));
-      // Marked written now: an event queued before the reply deletes the entry after it (one connection, in order).
-      this.written.set(requestId, JSON.stringify(usage));
-    }
-    if (upserts.length === 0) return;
-    writeJournalCheckpoint(redis, prefix, { processId: this.processId, heartbeatMs: heartbeatMs(this.options.checkpointMs), meta: this.meta, upserts, deletes: [] }).catch((error: unknown) => {
-      // Not in Redis: the next checkpoint writes every open request that is not.
-      for (const entry of upserts) this.written.delete(entry.requestId);
-      this.options.logger.warn({ err: (error as Error).message }, "in-flight journal entries not written");
-    });
+  /** A request was admitted: it is written with the others of the next NEW_ENTRY_DELAY_MS. */
+  private admitted(): void {
+    if (this.soon !== null || this.timer === null) return;
+    this.soon = setTimeout(() => {
+      this.soon = null;
+      // A write under way started before these requests: theirs follows it.
+      void (this.writing ?? Promise.resolve()).then(() => this.checkpoint(true));
+    }, Math.min(NEW_ENTRY_DELAY_MS, this.options.checkpointMs));
+    this.soon.unref();
   }
 
   /** The request's billing event exists (the producer recorded it): its entry stays as it is until queued. */
@@ -137,19 +118,20 @@ export class InFlightJournal {
 
   /**
    * Writes one checkpoint now (one at a time: a slow write makes the next tick skip, not pile up);
+   * `newOnly`: only the requests never written yet (their first write soon after admission).
    */
-  checkpoint(): Promise<void> {
-    this.writing ??= this.write().finally(() => (this.writing = null));
+  checkpoint(newOnly = false): Promise<void> {
+    this.writing ??= this.write(newOnly).finally(() => (this.writing = null));
     return this.writing;
   }
 
-  private async write(): Promise<void> {
+  private async write(newOnly: boolean): Promise<void> {
     const { inFlight, redis, prefix } = this.options;
     const now = Date.now();
     const upserts: JournalEntry[] = [];
     const usages: [string, string][] = [];
     for (const request of inFlight.entries()) {
-      if (this.finishing.has(request.requestId)) continue;
+      if (this.finishing.has(request.requestId) || (newOnly && this.written.has(request.requestId))) continue;
       const usage = request.progress();
       const usageJson = JSON.stringify(usage);
       if (this.written.get(request.requestId) === usageJson) continue;
@@ -216,8 +198,9 @@ export class InFlightJournal {
    */
   async stop(): Promise<void> {
     if (this.timer !== null) clearInterval(this.timer);
+    if (this.soon !== null) clearTimeout(this.soon);
     this.timer = null;
-    this.fresh = [];
+    this.soon = null;
     await this.writing;
     const { redis, prefix, inFlight, logger } = this.options;
     try {
