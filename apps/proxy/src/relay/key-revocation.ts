@@ -4,11 +4,15 @@ import type { KeyRecord, RecordStore } from "@gateway/redis-store";
 import type { InFlightRegistry } from "./in-flight.ts";
 
 /**
- * Why a key's secret, changed while requests of it were open, no longer holds them: revoked (or
- * deleted), disabled, or a secret rotated away without grace; null while it is still good.
+ * Why a key's secret, changed while requests of it were open, no longer holds them: revoked,
+ * disabled, or a secret rotated away without grace; null while it is still good.
  */
 export function refusalOf(record: KeyRecord | null, now: number): GatewayError | null {
-  if (record === null || record.status === "revoked") return new GatewayError("key_revoked", "This API key has been revoked.");
+  // No record is not a refusal: the control plane writes a revoked key's record (it never deletes
+  // one to refuse it), so a missing one means Redis lost its data (restarted empty, flushed) and
+  // has not been rebuilt yet; a valid key's stream must ride that out (contract section 13).
+  if (record === null) return null;
+  if (record.status === "revoked") return new GatewayError("key_revoked", "This API key has been revoked.");
   if (record.status === "disabled") return new GatewayError("key_disabled", "This API key is disabled by its owner.");
   if (record.secretExpiresAt !== null && record.secretExpiresAt <= now) return new GatewayError("key_revoked", "This API key was rotated; use the new key.");
   return null;
