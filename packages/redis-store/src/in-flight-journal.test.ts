@@ -5,7 +5,7 @@ import { randomUUID } from "node:crypto";
 import fc from "fast-check";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { resolveTestServices } from "@gateway/testing";
+import { TestRedis } from "@gateway/testing";
 import {
   claimDeadJournals,
   finishClaim,
@@ -17,22 +17,15 @@ import {
   type JournalEntry,
 } from "./in-flight-journal.ts";
 
-let redisUrl: string;
+const testRedis = new TestRedis();
+const { prefix } = testRedis;
 let redis: Redis;
-const clients: Redis[] = [];
-const prefix = `test-${randomUUID().slice(0, 8)}`;
 const meta = { processTag: "tag-1", pid: 1, host: "test" };
 
 beforeAll(async () => {
-  redisUrl = (await resolveTestServices()).redisUrl;
-  redis = new Redis(redisUrl);
+  redis = await testRedis.start();
 });
-afterAll(async () => {
-  const keys = await redis.keys(`${prefix}:*`);
-  if (keys.length) await redis.del(...keys);
-  for (const client of clients) client.disconnect();
-  redis.disconnect();
-});
+afterAll(() => testRedis.stop());
 
 function entry(requestId: string, outputTokens = 0): JournalEntry {
   return {
@@ -121,8 +114,7 @@ describe("in-flight journal in Redis", () => {
   it("any number of concurrent sweepers claim each dead journal exactly once (property)", async () => {
     const sweepers = await Promise.all(
       Array.from({ length: 4 }, async () => {
-        const client = new Redis(redisUrl);
-        clients.push(client);
+        const client = testRedis.connect();
         await client.ping();
         return client;
       }),

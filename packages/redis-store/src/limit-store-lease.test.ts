@@ -4,32 +4,24 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { Redis } from "ioredis";
-import { resolveTestServices } from "@gateway/testing";
+import { TestRedis } from "@gateway/testing";
 import { LEASE_HOLD_MS, LimitStore, RATE_WINDOW_MS, type AdmitInput, type LimitStoreOptions } from "./limit-store.ts";
 import { ADMIT_SCRIPT } from "./limit-scripts.ts";
 import { countScriptCalls } from "./script-calls.ts";
 import { rateWindowRoom } from "./rate-window-room.ts";
 
-let redisUrl: string;
+const testRedis = new TestRedis();
+const { prefix } = testRedis;
 let redis: Redis;
-const prefix = `test-${randomUUID().slice(0, 8)}`;
-const clients: Redis[] = [];
 
 beforeAll(async () => {
-  redisUrl = (await resolveTestServices()).redisUrl;
-  redis = new Redis(redisUrl);
+  redis = await testRedis.start();
 });
-afterAll(async () => {
-  const keys = await redis.keys(`${prefix}:*`);
-  if (keys.length) await redis.del(...keys);
-  for (const client of clients) client.disconnect();
-  redis.disconnect();
-});
+afterAll(() => testRedis.stop());
 
 /** A LimitStore on a connection of its own (a proxy process), and a count of its admission calls. */
 async function processStore(options: LimitStoreOptions): Promise<{ limits: LimitStore; calls: () => number; client: Redis }> {
-  const client = new Redis(redisUrl);
-  clients.push(client);
+  const client = testRedis.connect();
   await client.ping();
   return { limits: new LimitStore(client, prefix, { settleBatchMs: 1, ...options }), calls: countScriptCalls(client, ADMIT_SCRIPT), client };
 }

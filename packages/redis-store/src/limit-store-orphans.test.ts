@@ -5,31 +5,23 @@
 import { randomUUID } from "node:crypto";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { resolveTestServices } from "@gateway/testing";
+import { TestRedis } from "@gateway/testing";
 import { budgetCounter, LEASE_HOLD_MS, LimitStore, RATE_WINDOW_MS, type AdmitInput, type AdmitResult } from "./limit-store.ts";
 import { dropProcessLeases, releaseOrphanReservation, type HeldReservation } from "./orphan-release.ts";
 import { rateWindowRoom } from "./rate-window-room.ts";
 
-let redisUrl: string;
+const testRedis = new TestRedis();
+const { prefix } = testRedis;
 let redis: Redis;
-const prefix = `test-${randomUUID().slice(0, 8)}`;
-const clients: Redis[] = [];
 
 beforeAll(async () => {
-  redisUrl = (await resolveTestServices()).redisUrl;
-  redis = new Redis(redisUrl);
+  redis = await testRedis.start();
 });
-afterAll(async () => {
-  const keys = await redis.keys(`${prefix}:*`);
-  if (keys.length) await redis.del(...keys);
-  for (const client of clients) client.disconnect();
-  redis.disconnect();
-});
+afterAll(() => testRedis.stop());
 
 /** A proxy process: its own connection (fails fast once closed, as the proxy's does) and LimitStore. */
 async function processStore(leaseRequests: number): Promise<{ limits: LimitStore; client: Redis }> {
-  const client = new Redis(redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1, lazyConnect: true });
-  clients.push(client);
+  const client = testRedis.connect({ enableOfflineQueue: false, maxRetriesPerRequest: 1, lazyConnect: true });
   await client.connect();
   return { limits: new LimitStore(client, prefix, { settleBatchMs: 1, leaseRequests, leaseMs: 60_000 }), client };
 }

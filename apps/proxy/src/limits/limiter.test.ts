@@ -8,32 +8,24 @@ import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createLogger } from "@gateway/logger";
 import { budgetCounter, LimitStore, releaseOrphanReservation, type KeyRecord, type ServerOptionRecord } from "@gateway/redis-store";
-import { resolveTestServices } from "@gateway/testing";
+import { TestRedis } from "@gateway/testing";
 import type { ParsedRequest } from "../upstreams/index.ts";
 import { Limiter, type Admission } from "./limiter.ts";
 import { requestBoundNano, unitPrices } from "./request-bound.ts";
 
 const silent = createLogger({ name: "test", level: "silent" });
-const prefix = `test-${randomUUID().slice(0, 8)}`;
-let redisUrl: string;
+const testRedis = new TestRedis();
+const { prefix } = testRedis;
 let redis: Redis;
-const clients: Redis[] = [];
 
 beforeAll(async () => {
-  redisUrl = (await resolveTestServices()).redisUrl;
-  redis = new Redis(redisUrl);
+  redis = await testRedis.start();
 });
-afterAll(async () => {
-  const keys = await redis.keys(`${prefix}:*`);
-  if (keys.length) await redis.del(...keys);
-  for (const client of clients) client.disconnect();
-  redis.disconnect();
-});
+afterAll(() => testRedis.stop());
 
 /** A proxy process's limiter: its own connection, failing fast once closed (as the proxy's does). */
 async function processLimiter(leaseRequests = 0) {
-  const client = new Redis(redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1, lazyConnect: true });
-  clients.push(client);
+  const client = testRedis.connect({ enableOfflineQueue: false, maxRetriesPerRequest: 1, lazyConnect: true });
   await client.connect();
   const store = new LimitStore(client, prefix, { settleBatchMs: 1, leaseRequests, leaseMs: 60_000 });
   return { limiter: new Limiter(store, silent), store, client, calls: countScripts(client) };
