@@ -10,7 +10,7 @@ import { discoveryRoute } from "./routes/v1.ts";
 import { getModelRoute, listModelsRoute } from "./routes/v1-models.ts";
 import { chatCompletionsRoute } from "./routes/v1-chat-completions.ts";
 import { messagesRoute } from "./routes/v1-messages.ts";
-import { responsesRoute } from "./routes/v1-responses.ts";
+import { responsesRoute, responsesWebSocketRoute } from "./routes/v1-responses.ts";
 import { imagesGenerationsRoute } from "./routes/v1-images-generations.ts";
 import { countTokensRoute } from "./routes/v1-count-tokens.ts";
 import { embeddingsRoute } from "./routes/v1-embeddings.ts";
@@ -81,6 +81,7 @@ export function createProxyHandler(services: ProxyServices): RequestListener {
   get("/v1", discoveryRoute(services));
   get("/v1/models", listModelsRoute(services));
   get("/v1/usage", usageRoute(services));
+  get("/v1/responses", responsesWebSocketRoute);
   post("/v1/chat/completions", chatCompletionsRoute(services));
   post("/v1/messages", messagesRoute(services));
   post("/v1/responses", responsesRoute(services));

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { request as httpRequest } from "node:http";
 import OpenAI from "openai";
 import { mintKey } from "@gateway/control-plane";
 import { LimitStore } from "@gateway/redis-store";
@@ -200,13 +201,43 @@ describe("discovery and health", () => {
         responses: "POST /v1/responses",
         messages: "POST /v1/messages",
         images_generations: "POST /v1/images/generations",
-        messages_count_tokens: "POST /v1/messages/count_tokens",
-        embeddings: "POST /v1/embeddings",
         models: "GET /v1/models",
         usage: "GET /v1/usage",
       },
+      extensions: {
+        messages_count_tokens: "POST /v1/messages/count_tokens",
+        embeddings: "POST /v1/embeddings",
+      },
       compatible_with: ["openai", "anthropic"],
     });
+  });
+
+  it("GET /v1/responses asking for a WebSocket (Codex's first try, as captured from Codex 0.171) is 426 with the envelope; without the upgrade it is an unknown route", async () => {
+    const upgrade = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const request = httpRequest(`${stack.proxy.url}/v1/responses`, {
+        headers: {
+          connection: "Upgrade",
+          upgrade: "websocket",
+          "sec-websocket-version": "13",
+          "sec-websocket-key": "8J3ahDG/ct/2fq4dzsG+/Q==",
+          "openai-beta": "responses_websockets=2026-02-06",
+          authorization: `Bearer ${key}`,
+        },
+      });
+      request.on("response", (response) => {
+        let body = "";
+        response.setEncoding("utf8").on("data", (chunk: string) => (body += chunk)).on("end", () => resolve({ status: response.statusCode ?? 0, body }));
+      });
+      request.on("upgrade", () => reject(new Error("the proxy switched protocols")));
+      request.on("error", reject);
+      request.end();
+    });
+    expect(upgrade.status).toBe(426);
+    expect(JSON.parse(upgrade.body).error).toMatchObject({ type: "invalid_request_error", code: "websocket_not_supported", param: null });
+    const plain = await call("/v1/responses", { method: "GET" });
+    expect([plain.status, plain.body.error.code]).toEqual([404, "route_not_found"]);
+    // The proxy keeps serving on the same address.
+    expect((await call("/v1/models", { method: "GET" })).status).toBe(200);
   });
 
   it("routes: unknown paths and methods get the 404 envelope; case, trailing slash, query and HEAD are matched", async () => {

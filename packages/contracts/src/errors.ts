@@ -29,6 +29,7 @@ export type ErrorCode =
   | "control_plane_unavailable"
   | "upstream_timeout"
   | "unsupported_feature"
+  | "websocket_not_supported"
   | "upstream_rejected";
 
 type ErrorType =
@@ -50,6 +51,8 @@ const CATALOG: Record<ErrorCode, { status: number; type: ErrorType }> = {
   /** The upstream refused the request as invalid (its own 400/422); never retried elsewhere. */
   upstream_rejected: { status: 400, type: "invalid_request_error" },
   unsupported_media_type: { status: 415, type: "invalid_request_error" },
+  /** `GET /v1/responses` with `Upgrade: websocket` (Codex's first try): 426 makes it fall back to HTTP at once (contract section 15). */
+  websocket_not_supported: { status: 426, type: "invalid_request_error" },
   request_too_large: { status: 413, type: "request_too_large" },
   /** The client paused its request body longer than the gateway waits between two chunks. */
   request_timeout: { status: 408, type: "invalid_request_error" },

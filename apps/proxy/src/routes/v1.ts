@@ -2,7 +2,7 @@ import type { ServerResponse } from "node:http";
 import { sendJson } from "@gateway/http";
 import type { ProxyServices } from "../services.ts";
 
-/** GET /v1: the public discovery object (spec section 2, contract section 5). */
+/** GET /v1: the public discovery object (spec section 2, contract sections 5 and 16). */
 export function discoveryRoute(services: ProxyServices) {
   return (_request: unknown, response: ServerResponse): void => {
     sendJson(response, 200, {
@@ -13,10 +13,13 @@ export function discoveryRoute(services: ProxyServices) {
         responses: "POST /v1/responses",
         messages: "POST /v1/messages",
         images_generations: "POST /v1/images/generations",
-        messages_count_tokens: "POST /v1/messages/count_tokens",
-        embeddings: "POST /v1/embeddings",
         models: "GET /v1/models",
         usage: "GET /v1/usage",
+      },
+      // The spec's six keys exactly above; every other endpoint here (contract section 16).
+      extensions: {
+        messages_count_tokens: "POST /v1/messages/count_tokens",
+        embeddings: "POST /v1/embeddings",
       },
       compatible_with: ["openai", "anthropic"],
     });
