@@ -1,6 +1,7 @@
 /** Anthropic `POST /v1/messages/count_tokens`: `{"input_tokens": N}` for a Messages body without `max_tokens`. */
+import { badRoleIndex, badRoleMessage } from './anthropic-messages.ts';
 import type { ErrorSpec } from './errors.ts';
-import { asObject, lastUserText, textChars } from './text-extract.ts';
+import { lastUserText, textChars } from './text-extract.ts';
 import { countInputTokens } from './text-generator.ts';
 
 export interface CountTokensRequest {
@@ -21,10 +22,8 @@ export function parseCountTokens(body: Record<string, unknown>): CountTokensRequ
   const messages = body['messages'];
   if (!Array.isArray(messages)) return invalid('messages: Field required');
   if (messages.length === 0) return invalid('messages: at least one message is required');
-  for (const [i, m] of messages.entries()) {
-    const role = asObject(m)?.['role'];
-    if (role !== 'user' && role !== 'assistant') return invalid(`messages.${i}.role: Input should be 'user' or 'assistant'`);
-  }
+  const badRole = badRoleIndex(messages, body['model']);
+  if (badRole >= 0) return invalid(badRoleMessage(badRole));
   const tools = body['tools'];
   const toolChars = Array.isArray(tools) && tools.length > 0 ? JSON.stringify(tools).length : 0;
   const inputTokens = countInputTokens(textChars(messages) + textChars(body['system'] ?? '')) + (toolChars > 0 ? countInputTokens(toolChars) : 0);

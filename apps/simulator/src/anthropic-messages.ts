@@ -3,7 +3,9 @@ import type { ErrorSpec } from './errors.ts';
 import { newId } from './ids.ts';
 import type { GenInput, GenerationShape, Plan, ToolChoice, ToolSpec } from './plan.ts';
 import { eventFrame, type Frame } from './sse.ts';
-import { asObject, lastUserText, stopList, textChars } from './text-extract.ts';
+import { capabilitiesFor } from './model-capabilities.ts';
+import { generateWords } from './text-generator.ts';
+import { asObject, countAfter, lastUserMessage, stopList, textChars } from './text-extract.ts';
 
 function parseTools(value: unknown): ToolSpec[] {
   if (!Array.isArray(value)) return [];
@@ -15,6 +17,32 @@ function parseTools(value: unknown): ToolSpec[] {
     tools.push({ name: t['name'], schema: t['input_schema'] });
   }
   return tools;
+}
+
+/** The name of an offered web search server tool (`web_search_20250305`, ...), or null. */
+function webSearchTool(value: unknown): string | null {
+  if (!Array.isArray(value)) return null;
+  for (const tool of value) {
+    const t = asObject(tool);
+    if (typeof t?.['type'] === 'string' && t['type'].startsWith('web_search_') && typeof t['name'] === 'string') return t['name'];
+  }
+  return null;
+}
+
+/**
+ * The roles `messages` may hold: user and assistant, plus system for models that take
+ * mid-conversation system messages (Claude 4.8+ and 5.x). The index of the first other role, or -1.
+ */
+export function badRoleIndex(messages: readonly unknown[], model: string): number {
+  const system = capabilitiesFor(model)?.midConversationSystem === true;
+  return messages.findIndex((m) => {
+    const role = asObject(m)?.['role'];
+    return role !== 'user' && role !== 'assistant' && !(system && role === 'system');
+  });
+}
+
+export function badRoleMessage(index: number): string {
+  return `messages.${index}.role: Input should be 'user' or 'assistant'`;
 }
 
 function parseToolChoice(value: unknown): ToolChoice {
@@ -81,6 +109,35 @@ function message(id: string, model: string, content: object[], plan: Plan, final
   };
 }
 
+interface SearchBlocks {
+  use: { type: 'server_tool_use'; id: string; name: string; input: { query: string }; caller: { type: 'direct' } };
+  result: { type: 'web_search_tool_result'; tool_use_id: string; content: object[]; caller: { type: 'direct' } };
+}
+
+/** One `server_tool_use` + `web_search_tool_result` pair per planned search, as Anthropic sends them. */
+function searchBlocks(plan: Plan, input: GenInput): SearchBlocks[] {
+  const name = input.webSearchTool;
+  if (!name) return [];
+  return plan.webSearches.map((search) => {
+    const id = newId('srvtoolu_');
+    return {
+      use: { type: 'server_tool_use', id, name, input: { query: search.query }, caller: { type: 'direct' } },
+      result: {
+        type: 'web_search_tool_result',
+        tool_use_id: id,
+        content: search.results.map((r) => ({
+          type: 'web_search_result',
+          url: r.url,
+          title: r.title,
+          encrypted_content: Buffer.from(generateWords(r.url, 8).join(' ')).toString('base64'),
+          page_age: r.pageAge,
+        })),
+        caller: { type: 'direct' },
+      },
+    };
+  });
+}
+
 export const anthropicMessages: GenerationShape = {
   parse(body): GenInput | ErrorSpec {
     const invalid = (message: string): ErrorSpec => ({ status: 400, message });
@@ -93,23 +150,22 @@ export const anthropicMessages: GenerationShape = {
     const messages = body['messages'];
     if (!Array.isArray(messages)) return invalid('messages: Field required');
     if (messages.length === 0) return invalid('messages: at least one message is required');
-    for (const [i, m] of messages.entries()) {
-      const role = asObject(m)?.['role'];
-      if (role !== 'user' && role !== 'assistant') {
-        return invalid(`messages.${i}.role: Input should be 'user' or 'assistant'`);
-      }
-    }
+    const badRole = badRoleIndex(messages, body['model']);
+    if (badRole >= 0) return invalid(badRoleMessage(badRole));
     const system = body['system'];
+    const user = lastUserMessage(messages);
     return {
       model: body['model'],
       stream: body['stream'] === true,
-      lastUserText: lastUserText(messages),
+      lastUserText: user.text,
       inputChars: textChars(messages) + textChars(system ?? ''),
       maxTokens,
       stop: stopList(body['stop_sequences']),
       tools: parseTools(body['tools']),
       toolChoice: parseToolChoice(body['tool_choice']),
       lastIsToolResult: isToolResultMessage(messages.at(-1)),
+      toolRounds: countAfter(messages, user.index, (m) => m['role'] === 'assistant' && Array.isArray(m['content']) && m['content'].some((block) => asObject(block)?.['type'] === 'tool_use')),
+      webSearchTool: webSearchTool(body['tools']),
     };
   },
 
@@ -118,7 +174,8 @@ export const anthropicMessages: GenerationShape = {
     const block = toolCall
       ? { type: 'tool_use', id: newId('toolu_'), name: toolCall.name, input: JSON.parse(toolCall.arguments) as unknown, caller: { type: 'direct' } }
       : { type: 'text', text: plan.text };
-    return message(newId('msg_'), input.model, [block], plan, true, plan.outputTokens);
+    const searches = searchBlocks(plan, input);
+    return message(newId('msg_'), input.model, [...searches.flatMap((s) => [s.use, s.result]), block], plan, true, plan.outputTokens);
   },
 
   frames(plan, input) {
@@ -127,17 +184,30 @@ export const anthropicMessages: GenerationShape = {
       frames.push(eventFrame(type, { type, ...fields }, content));
     };
     emit('message_start', { message: message(newId('msg_'), input.model, [], plan, false, 1) });
+    let index = 0;
+    for (const search of searchBlocks(plan, input)) {
+      const { input: query, ...use } = search.use;
+      emit('content_block_start', { index, content_block: { ...use, input: {} } });
+      if (index === 0) emit('ping', {});
+      emit('content_block_delta', { index, delta: { type: 'input_json_delta', partial_json: JSON.stringify(query) } });
+      emit('content_block_stop', { index });
+      index++;
+      emit('content_block_start', { index, content_block: search.result });
+      emit('content_block_stop', { index });
+      index++;
+    }
+    const first = index === 0;
     const toolCall = plan.toolCall;
     if (toolCall) {
-      emit('content_block_start', { index: 0, content_block: { type: 'tool_use', id: newId('toolu_'), name: toolCall.name, input: {}, caller: { type: 'direct' } } });
-      emit('ping', {});
-      for (const piece of toolCall.pieces) emit('content_block_delta', { index: 0, delta: { type: 'input_json_delta', partial_json: piece } }, true);
+      emit('content_block_start', { index, content_block: { type: 'tool_use', id: newId('toolu_'), name: toolCall.name, input: {}, caller: { type: 'direct' } } });
+      if (first) emit('ping', {});
+      for (const piece of toolCall.pieces) emit('content_block_delta', { index, delta: { type: 'input_json_delta', partial_json: piece } }, true);
     } else {
-      emit('content_block_start', { index: 0, content_block: { type: 'text', text: '' } });
-      emit('ping', {});
-      for (const piece of plan.pieces) emit('content_block_delta', { index: 0, delta: { type: 'text_delta', text: piece } }, true);
+      emit('content_block_start', { index, content_block: { type: 'text', text: '' } });
+      if (first) emit('ping', {});
+      for (const piece of plan.pieces) emit('content_block_delta', { index, delta: { type: 'text_delta', text: piece } }, true);
     }
-    emit('content_block_stop', { index: 0 });
+    emit('content_block_stop', { index });
     emit('message_delta', {
       delta: { stop_reason: stopReason(plan), stop_sequence: plan.stopSequence, stop_details: null, container: null },
       usage: { ...cacheFields(plan), output_tokens: plan.outputTokens, server_tool_use: serverToolUse(plan) },

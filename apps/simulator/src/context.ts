@@ -11,6 +11,8 @@ export interface SimContext {
   defaults: Behaviour;
   apiKey: string | null;
   models: readonly string[];
+  /** Strict mode: refuse what the real provider refuses per model (strict.ts); tools only on request. */
+  strict: boolean;
   /** Base URL of the simulator, used when the request has no Host header. */
   baseUrl: () => string;
 }

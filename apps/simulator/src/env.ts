@@ -12,6 +12,8 @@ export const envSchema = z.object({
   SIMULATOR_LATENCY_MS: int(0, 3_600_000, 0),
   SIMULATOR_CHUNK_DELAY_MS: int(0, 3_600_000, 0),
   SIMULATOR_CHUNKS: int(0, 100_000, 12),
+  /** `1`/`true`: strict mode (see strict.ts); `0`/`false`/unset: off. */
+  SIMULATOR_STRICT: z.preprocess(emptyToUndefined, z.enum(['1', '0', 'true', 'false']).default('0').transform((v) => v === '1' || v === 'true')),
 });
 
 export type SimulatorEnv = z.infer<typeof envSchema>;

@@ -24,6 +24,13 @@ export interface SimulatorOptions {
   models?: readonly string[];
   /** Stats records kept (newest last). Default 1000. */
   maxRecords?: number;
+  /**
+   * Strict mode (default false): per model, refuse what the real provider refuses, with its error body
+   * (a field the model does not take, output above its maximum, an unknown role, sampling under
+   * `anthropic-version: 2026-10-21` for models without it; see strict.ts and model-capabilities.ts),
+   * and call a tool only on a `#sim:tool=` directive or a tool_choice that forces one.
+   */
+  strict?: boolean;
 }
 
 export interface Simulator {
@@ -44,6 +51,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     defaults: withDefaults(options.defaults),
     apiKey: options.apiKey ?? null,
     models: options.models ?? DEFAULT_MODELS,
+    strict: options.strict ?? false,
     baseUrl: () => url,
   };
   const server = createSimulatorServer(ctx);
@@ -56,7 +64,9 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
 export { SimulatorStats, type StatsTotals } from './stats.ts';
 export { FaultQueue, type FaultInput, type FaultMatch } from './faults.ts';
 export { redactSecret } from './context.ts';
-export { parseDirectives } from './directives.ts';
+export { decodeToolArgs, encodeToolArgs, parseDirectives, parseToolDirectives, type ToolDirective } from './directives.ts';
+export { capabilitiesFor, NO_SAMPLING_ANTHROPIC_VERSION, type ModelCapabilities } from './model-capabilities.ts';
+export { strictRefusal } from './strict.ts';
 export { generateWords, WORDS } from './text-generator.ts';
 export { TINY_PNG_BASE64 } from './openai-images.ts';
 export { DEFAULT_BEHAVIOUR, type Behaviour, type Outcome, type ReportedUsage, type StatsRecord } from './types.ts';

@@ -20,6 +20,7 @@ try {
     host: env.SIMULATOR_HOST,
     apiKey: env.SIMULATOR_API_KEY ?? null,
     defaults: { latencyMs: env.SIMULATOR_LATENCY_MS, chunkDelayMs: env.SIMULATOR_CHUNK_DELAY_MS, chunks: env.SIMULATOR_CHUNKS },
+    strict: env.SIMULATOR_STRICT,
   });
   log('info', 'simulator listening', {
     url: simulator.url,
@@ -29,6 +30,7 @@ try {
     latency_ms: env.SIMULATOR_LATENCY_MS,
     chunk_delay_ms: env.SIMULATOR_CHUNK_DELAY_MS,
     chunks: env.SIMULATOR_CHUNKS,
+    strict: env.SIMULATOR_STRICT,
   });
   let stopping = false;
   const stop = (signal: string): void => {

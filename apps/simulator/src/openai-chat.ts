@@ -3,7 +3,7 @@ import type { ErrorSpec } from './errors.ts';
 import { newId, nowSeconds } from './ids.ts';
 import type { GenInput, GenerationShape, Plan, ToolChoice, ToolSpec } from './plan.ts';
 import { DONE_FRAME, dataFrame, type Frame } from './sse.ts';
-import { asObject, intOrNull, lastUserText, stopList, textChars } from './text-extract.ts';
+import { asObject, countAfter, intOrNull, lastUserMessage, stopList, textChars } from './text-extract.ts';
 
 function parseTools(value: unknown): ToolSpec[] {
   if (!Array.isArray(value)) return [];
@@ -56,16 +56,18 @@ export const openaiChat: GenerationShape = {
       return { status: 400, message: "Missing required parameter: 'messages'.", param: 'messages', code: 'missing_required_parameter' };
     }
     const last = asObject(messages.at(-1));
+    const user = lastUserMessage(messages);
     return {
       model: body['model'],
       stream: body['stream'] === true,
-      lastUserText: lastUserText(messages),
+      lastUserText: user.text,
       inputChars: textChars(messages),
       maxTokens: intOrNull(body['max_completion_tokens']) ?? intOrNull(body['max_tokens']),
       stop: stopList(body['stop']),
       tools: parseTools(body['tools']),
       toolChoice: parseToolChoice(body['tool_choice']),
       lastIsToolResult: last?.['role'] === 'tool' || last?.['role'] === 'function',
+      toolRounds: countAfter(messages, user.index, (m) => m['role'] === 'assistant' && ((Array.isArray(m['tool_calls']) && m['tool_calls'].length > 0) || asObject(m['function_call']) !== null)),
     };
   },
 

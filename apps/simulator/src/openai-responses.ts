@@ -3,14 +3,25 @@ import type { ErrorSpec } from './errors.ts';
 import { newId, nowSeconds } from './ids.ts';
 import type { GenInput, GenerationShape, Plan, ToolChoice, ToolSpec } from './plan.ts';
 import { eventFrame, type Frame } from './sse.ts';
-import { asObject, contentText, intOrNull, textChars } from './text-extract.ts';
+import { asObject, contentText, countAfter, intOrNull, textChars } from './text-extract.ts';
 
+/** Function and custom (freeform) tools, and the function/custom tools inside `namespace` tools. */
 function parseTools(value: unknown): ToolSpec[] {
   if (!Array.isArray(value)) return [];
   const tools: ToolSpec[] = [];
+  const add = (t: Record<string, unknown> | null, namespace: string | undefined): void => {
+    if (!t || typeof t['name'] !== 'string') return;
+    const ns = namespace === undefined ? {} : { namespace };
+    if (t['type'] === 'function') tools.push({ name: t['name'], schema: t['parameters'], ...ns });
+    else if (t['type'] === 'custom') tools.push({ name: t['name'], schema: undefined, kind: 'custom', ...ns });
+  };
   for (const tool of value) {
     const t = asObject(tool);
-    if (t?.['type'] === 'function' && typeof t['name'] === 'string') tools.push({ name: t['name'], schema: t['parameters'] });
+    if (t?.['type'] === 'namespace' && typeof t['name'] === 'string' && Array.isArray(t['tools'])) {
+      for (const inner of t['tools']) add(asObject(inner), t['name']);
+    } else {
+      add(t, undefined);
+    }
   }
   return tools;
 }
@@ -19,20 +30,20 @@ function parseToolChoice(value: unknown): ToolChoice {
   if (value === 'none') return { mode: 'none' };
   if (value === 'required') return { mode: 'required' };
   const choice = asObject(value);
-  if (choice?.['type'] === 'function' && typeof choice['name'] === 'string') return { mode: 'named', name: choice['name'] };
+  if ((choice?.['type'] === 'function' || choice?.['type'] === 'custom') && typeof choice['name'] === 'string') return { mode: 'named', name: choice['name'] };
   return { mode: 'auto' };
 }
 
-function lastUserInputText(input: unknown): string {
-  if (typeof input === 'string') return input;
-  if (!Array.isArray(input)) return '';
+function lastUserInput(input: unknown): { text: string; index: number } {
+  if (typeof input === 'string') return { text: input, index: -1 };
+  if (!Array.isArray(input)) return { text: '', index: -1 };
   for (let i = input.length - 1; i >= 0; i--) {
     const item = asObject(input[i]);
     if (item?.['role'] !== 'user' || (item['type'] !== undefined && item['type'] !== 'message')) continue;
     const text = contentText(item['content']);
-    if (text.length > 0) return text;
+    if (text.length > 0) return { text, index: i };
   }
-  return '';
+  return { text: '', index: -1 };
 }
 
 function usage(plan: Plan): object {
@@ -90,15 +101,21 @@ interface Items {
 }
 
 function finalItem(plan: Plan, ids: Items): object {
-  if (plan.toolCall) {
-    return { id: ids.itemId, type: 'function_call', status: 'completed', arguments: plan.toolCall.arguments, call_id: ids.callId, name: plan.toolCall.name };
+  const call = plan.toolCall;
+  if (call) {
+    const namespace = call.namespace === null ? {} : { namespace: call.namespace };
+    if (call.kind === 'custom') {
+      return { id: ids.itemId, type: 'custom_tool_call', status: 'completed', call_id: ids.callId, input: call.arguments, name: call.name, ...namespace };
+    }
+    return { id: ids.itemId, type: 'function_call', status: 'completed', arguments: call.arguments, call_id: ids.callId, name: call.name, ...namespace };
   }
   const status = plan.finish === 'length' ? 'incomplete' : 'completed';
   return { id: ids.itemId, type: 'message', status, role: 'assistant', content: [{ type: 'output_text', annotations: [], logprobs: [], text: plan.text }] };
 }
 
 function newItems(plan: Plan): Items {
-  return { itemId: newId(plan.toolCall ? 'fc_' : 'msg_'), callId: newId('call_') };
+  const prefix = plan.toolCall ? (plan.toolCall.kind === 'custom' ? 'ctc_' : 'fc_') : 'msg_';
+  return { itemId: newId(prefix), callId: newId('call_') };
 }
 
 export const openaiResponses: GenerationShape = {
@@ -113,16 +130,18 @@ export const openaiResponses: GenerationShape = {
     const lastItem = Array.isArray(input) ? asObject(input.at(-1)) : null;
     const lastType = lastItem?.['type'];
     const instructions = typeof body['instructions'] === 'string' ? body['instructions'].length : 0;
+    const user = lastUserInput(input);
     return {
       model: body['model'],
       stream: body['stream'] === true,
-      lastUserText: lastUserInputText(input),
+      lastUserText: user.text,
       inputChars: textChars(input) + instructions,
       maxTokens: intOrNull(body['max_output_tokens']),
       stop: [],
       tools: parseTools(body['tools']),
       toolChoice: parseToolChoice(body['tool_choice']),
       lastIsToolResult: lastType === 'function_call_output' || lastType === 'custom_tool_call_output',
+      toolRounds: Array.isArray(input) ? countAfter(input, user.index, (item) => item['type'] === 'function_call' || item['type'] === 'custom_tool_call') : 0,
     };
   },
 
@@ -146,7 +165,11 @@ export const openaiResponses: GenerationShape = {
     const item = finalItem(plan, ids);
     const at = { item_id: ids.itemId, output_index: 0 };
     const toolCall = plan.toolCall;
-    if (toolCall) {
+    if (toolCall?.kind === 'custom') {
+      emit('response.output_item.added', { output_index: 0, item: { ...item, status: 'in_progress', input: '' } });
+      for (const piece of toolCall.pieces) emit('response.custom_tool_call_input.delta', { ...at, delta: piece }, true);
+      emit('response.custom_tool_call_input.done', { ...at, input: toolCall.arguments });
+    } else if (toolCall) {
       emit('response.output_item.added', { output_index: 0, item: { ...item, status: 'in_progress', arguments: '' } });
       for (const piece of toolCall.pieces) emit('response.function_call_arguments.delta', { ...at, delta: piece }, true);
       emit('response.function_call_arguments.done', { ...at, name: toolCall.name, arguments: toolCall.arguments });

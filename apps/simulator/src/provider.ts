@@ -13,6 +13,8 @@ import { parseCountTokens } from './anthropic-count-tokens.ts';
 import { openaiChat } from './openai-chat.ts';
 import { openaiResponses } from './openai-responses.ts';
 import { isErrorSpec, makePlan, type GenerationShape } from './plan.ts';
+import { parseToolDirectives } from './directives.ts';
+import { strictRefusal } from './strict.ts';
 import { playStream } from './sse.ts';
 import type { Behaviour, Provider, ReportedUsage, StatsRecord } from './types.ts';
 
@@ -154,12 +156,16 @@ export async function handleProvider(ctx: SimContext, req: IncomingMessage, res:
 
   const input = shape.parse(object);
   if (isErrorSpec(input)) return ex.fail(input);
+  if (ctx.strict) {
+    const refusal = strictRefusal(path, object, req.headers);
+    if (refusal) return ex.fail(refusal);
+  }
   const resolved = resolveBehaviour(input.lastUserText, { path, model: input.model, stream: input.stream }, ctx.faults, ctx.defaults);
   record.behaviourSource = resolved.source;
   const behaviour = resolved.behaviour;
   if (!(await applyBehaviour(ex, req, behaviour))) return;
 
-  const plan = makePlan(input, behaviour.chunks, behaviour);
+  const plan = makePlan(input, behaviour.chunks, behaviour, { strict: ctx.strict, toolDirectives: parseToolDirectives(input.lastUserText) });
   const usage: ReportedUsage = { input_tokens: plan.inputTokens, output_tokens: plan.outputTokens, cached_tokens: plan.cachedTokens, images: 0 };
   if (!input.stream) {
     const responseBody = shape.body(plan, input, object);

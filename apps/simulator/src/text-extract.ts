@@ -44,13 +44,28 @@ export function textChars(value: unknown, depth = 0): number {
 
 /** Text of the last message with role "user" that has any text (searching from the end). */
 export function lastUserText(messages: readonly unknown[]): string {
+  return lastUserMessage(messages).text;
+}
+
+/** The last message with role "user" that has any text: its text and index (-1 and '' when none). */
+export function lastUserMessage(messages: readonly unknown[]): { text: string; index: number } {
   for (let i = messages.length - 1; i >= 0; i--) {
     const message = messages[i];
     if (!isObject(message) || message['role'] !== 'user') continue;
     const text = contentText(message['content']);
-    if (text.length > 0) return text;
+    if (text.length > 0) return { text, index: i };
   }
-  return '';
+  return { text: '', index: -1 };
+}
+
+/** How many items after `index` satisfy `isCall` (the tool calls made since that message). */
+export function countAfter(items: readonly unknown[], index: number, isCall: (item: Record<string, unknown>) => boolean): number {
+  let count = 0;
+  for (let i = Math.max(0, index + 1); i < items.length; i++) {
+    const item = items[i];
+    if (isObject(item) && isCall(item)) count++;
+  }
+  return count;
 }
 
 export function asObject(value: unknown): Record<string, unknown> | null {

@@ -69,7 +69,7 @@ describe('env', () => {
   it('applies defaults and names bad variables', () => {
     expect(parseEnv({})).toEqual({
       ok: true,
-      env: { SIMULATOR_PORT: 4010, SIMULATOR_HOST: '127.0.0.1', SIMULATOR_LATENCY_MS: 0, SIMULATOR_CHUNK_DELAY_MS: 0, SIMULATOR_CHUNKS: 12 },
+      env: { SIMULATOR_PORT: 4010, SIMULATOR_HOST: '127.0.0.1', SIMULATOR_LATENCY_MS: 0, SIMULATOR_CHUNK_DELAY_MS: 0, SIMULATOR_CHUNKS: 12, SIMULATOR_STRICT: false },
     });
     const bad = parseEnv({ SIMULATOR_PORT: '70000' });
     expect(bad.ok).toBe(false);

@@ -1,0 +1,120 @@
+/**
+ * What each upstream model takes, as the real providers enforce it: the one table strict mode reads
+ * (see strict.ts). Keyed by the ids the gateway files send upstream (`gpt-4o-mini-2024-07-18`,
+ * `claude-sonnet-4-5-20250929`, ...): a family prefix matches its dated and aliased ids. A model
+ * this table does not know gets null, and strict mode accepts whatever it is sent (as before).
+ */
+
+export type ModelFamily = 'openai' | 'anthropic';
+
+export interface ModelCapabilities {
+  family: ModelFamily;
+  /** The most output tokens a request may ask for (`max_tokens`, `max_completion_tokens`, `max_output_tokens`). */
+  maxOutputTokens: number;
+  /** Takes reasoning effort (OpenAI `reasoning_effort` / `reasoning.effort`) or extended thinking (Anthropic `thinking`). */
+  reasoning: boolean;
+  /**
+   * Takes `temperature` / `top_p` / `top_k`. Only Anthropic models without it are refused, and only under
+   * `anthropic-version: 2026-10-21` (the version that stopped ignoring sampling on such models).
+   */
+  sampling: boolean;
+  /** Refuses `temperature` and `top_p` in one request (Claude 4.5 and later 4.x). */
+  samplingExclusive: boolean;
+  /** Takes `role: "system"` inside `messages` (Anthropic: Claude 4.8+ and 5.x). OpenAI chat always does. */
+  midConversationSystem: boolean;
+}
+
+/** The `anthropic-version` under which models without sampling refuse temperature / top_p / top_k. */
+export const NO_SAMPLING_ANTHROPIC_VERSION = '2026-10-21';
+
+interface OpenAIEntry {
+  /** The id itself, or the id followed by `-` (dated snapshots, variants). */
+  prefix: string;
+  maxOutputTokens: number;
+  reasoning: boolean;
+}
+
+/** Longest prefix first (`gpt-4o-mini` before `gpt-4o`). */
+const OPENAI: readonly OpenAIEntry[] = [
+  { prefix: 'gpt-4o-mini', maxOutputTokens: 16_384, reasoning: false },
+  { prefix: 'gpt-4o', maxOutputTokens: 16_384, reasoning: false },
+  { prefix: 'chatgpt-4o-latest', maxOutputTokens: 16_384, reasoning: false },
+  { prefix: 'gpt-4.1-mini', maxOutputTokens: 32_768, reasoning: false },
+  { prefix: 'gpt-4.1-nano', maxOutputTokens: 32_768, reasoning: false },
+  { prefix: 'gpt-4.1', maxOutputTokens: 32_768, reasoning: false },
+  { prefix: 'gpt-4-turbo', maxOutputTokens: 4_096, reasoning: false },
+  { prefix: 'gpt-3.5-turbo', maxOutputTokens: 4_096, reasoning: false },
+  { prefix: 'gpt-5-chat-latest', maxOutputTokens: 16_384, reasoning: false },
+  { prefix: 'gpt-5-mini', maxOutputTokens: 128_000, reasoning: true },
+  { prefix: 'gpt-5-nano', maxOutputTokens: 128_000, reasoning: true },
+  { prefix: 'gpt-5', maxOutputTokens: 128_000, reasoning: true },
+  { prefix: 'o4-mini', maxOutputTokens: 100_000, reasoning: true },
+  { prefix: 'o3-mini', maxOutputTokens: 100_000, reasoning: true },
+  { prefix: 'o3', maxOutputTokens: 100_000, reasoning: true },
+  { prefix: 'o1', maxOutputTokens: 100_000, reasoning: true },
+];
+
+function openaiCapabilities(model: string): ModelCapabilities | null {
+  for (const entry of OPENAI) {
+    if (model === entry.prefix || model.startsWith(`${entry.prefix}-`) || (entry.prefix === 'gpt-5' && /^gpt-5\.\d/.test(model))) {
+      return {
+        family: 'openai',
+        maxOutputTokens: entry.maxOutputTokens,
+        reasoning: entry.reasoning,
+        sampling: true,
+        samplingExclusive: false,
+        midConversationSystem: true,
+      };
+    }
+  }
+  return null;
+}
+
+/** `claude-{tier}-{major}[-{minor}][-date]` (current names) and `claude-{major}-{minor}-{tier}[-date]` (Claude 3.x). */
+const CLAUDE_CURRENT = /^claude-(opus|sonnet|haiku)-(\d{1,2})(?:-(\d{1,2}))?(?:[-@].*)?$/;
+const CLAUDE_3 = /^claude-3-(?:(\d)-)?(opus|sonnet|haiku)(?:[-@].*)?$/;
+
+function claude(maxOutputTokens: number, reasoning: boolean, major: number, minor: number): ModelCapabilities {
+  const v5 = major >= 5;
+  return {
+    family: 'anthropic',
+    maxOutputTokens,
+    reasoning,
+    sampling: !v5,
+    samplingExclusive: major === 4 && minor >= 5,
+    midConversationSystem: v5 || (major === 4 && minor >= 8),
+  };
+}
+
+function claudeMaxOutput(tier: string, major: number, minor: number): number {
+  if (major >= 5) return 128_000;
+  if (tier === 'opus') return minor <= 1 ? 32_000 : minor === 5 ? 64_000 : 128_000;
+  return 64_000;
+}
+
+function anthropicCapabilities(model: string): ModelCapabilities | null {
+  const current = CLAUDE_CURRENT.exec(model);
+  if (current) {
+    const tier = current[1] as string;
+    const major = Number(current[2]);
+    const minor = current[3] === undefined ? 0 : Number(current[3]);
+    if (major < 4) return null;
+    return claude(claudeMaxOutput(tier, major, minor), true, major, minor);
+  }
+  const old = CLAUDE_3.exec(model);
+  if (old) {
+    const minor = old[1] === undefined ? 0 : Number(old[1]);
+    const tier = old[2] as string;
+    if (minor === 7 && tier === 'sonnet') return claude(64_000, true, 3, 7);
+    if (minor === 5) return claude(8_192, false, 3, 5);
+    if (minor === 0) return claude(4_096, false, 3, 0);
+  }
+  return null;
+}
+
+/** The capabilities of `model` (an upstream model id), or null when the table does not know it. */
+export function capabilitiesFor(model: string): ModelCapabilities | null {
+  const id = model.trim().toLowerCase();
+  if (id.startsWith('claude-')) return anthropicCapabilities(id);
+  return openaiCapabilities(id);
+}
