@@ -9,8 +9,8 @@ import { nextTarget, planTargets, type PlannedTarget } from "./attempt-plan.ts";
 import { RunningRequest } from "./running-request.ts";
 import { clientConnection, type AttemptContext, type AttemptOutcome } from "./attempt-context.ts";
 import { jsonAttempt } from "./json-attempt.ts";
-import { clientBetas, withRequestDrops } from "./request-drops.ts";
-import { DROPPED_PARAMS_HEADER, droppedParamsHeaderValue, withoutFields } from "../translation/shared/dropped-params.ts";
+import { clientBetas, clientRequestDrops, withRequestDrops } from "./request-drops.ts";
+import { DROPPED_PARAMS_HEADER, droppedParamsHeaderValue } from "../translation/shared/dropped-params.ts";
 import { streamAttempt } from "./stream-attempt.ts";
 import { loweredOutputField } from "../limits/output-bound.ts";
 
@@ -89,20 +89,23 @@ async function relayAttempts(input: RelayInput, running: RunningRequest, bill: B
   const { services, request, response, wire, parsed, model, traceparent } = input;
   // Per target: relayed as is, or translated to the upstream's shape (a 400 when no target can take it).
   const strictParams = services.routing.serverOption(input.key.serverOption)?.strictParams ?? false;
-  // models[].drop_params: removed before any upstream call, same shape too (then the bytes are re-serialised).
   const dropParams = model.dropParams ?? NO_FIELDS;
-  const modelDrop = dropParams.length > 0 ? withoutFields(parsed.body, dropParams) : null;
-  // The client's output field that the output bound lowered (contract section 14) is listed with them.
-  const lowered = loweredOutputField(parsed.body, wire.endpoint, parsed.outputBound);
-  const modelDropped = lowered === null ? (modelDrop?.removed ?? NO_FIELDS) : [lowered, ...(modelDrop?.removed ?? NO_FIELDS)];
-  const upstreamParsed = modelDrop && modelDrop.removed.length > 0 ? { ...parsed, body: modelDrop.body } : parsed;
+  let upstreamParsed: ParsedRequest;
   let targets: PlannedTarget[];
   try {
+    // models[].drop_params and what the model's capabilities refuse: removed from the client's request
+    // before any translation, same shape too (then the bytes are re-serialised).
+    const client = clientRequestDrops(parsed, wire.endpoint, model, strictParams);
+    upstreamParsed = client.request;
+    // The client's output field that the output bound lowered (contract section 14) is listed with them.
+    const lowered = loweredOutputField(parsed.body, wire.endpoint, parsed.outputBound);
     targets = withRequestDrops(planTargets(services.routing.order(model, services.breaker), wire, upstreamParsed, strictParams), {
-      modelDropped,
+      modelDropped: lowered === null ? client.dropped : [lowered, ...client.dropped],
       dropParams,
       betas: clientBetas(request.headers["anthropic-beta"]).length > 0,
       strict: strictParams,
+      endpoint: wire.endpoint,
+      foldSystem: !model.capabilities.midConversationSystem,
     });
   } catch (error) {
     // Refused before any upstream call (the request's own 400): its one ledger row bills nothing.
@@ -137,7 +140,8 @@ async function relayAttempts(input: RelayInput, running: RunningRequest, bill: B
       upstreamRequest,
       droppedParams,
       requestBytes: request.bodyBytes,
-      rawBody: modelDropped.length > 0 ? null : request.rawBody,
+      // The client's bytes only while this target's body is the client's own (nothing removed or folded).
+      rawBody: upstreamRequest.body === parsed.body ? request.rawBody : null,
       clientHeaders: request.headers,
       traceparent,
       target,

@@ -38,6 +38,56 @@ describe("withRequestDrops", () => {
   });
 });
 
+describe("withRequestDrops: mid-conversation system messages", () => {
+  const withSystem = () => messages({ messages: [{ role: "user", content: "hi" }, { role: "system", content: "Be terse." }] });
+  const folded = [{ role: "user", content: "hi" }, { role: "user", content: [{ type: "text", text: "<system-reminder>\nBe terse.\n</system-reminder>" }] }];
+
+  it("a model that takes them: every target as planned, the same-shape one with the client's own request", () => {
+    const request = withSystem();
+    const plan = planTargets([target("a", "anthropic"), target("o", "openai")], WIRE_FORMATS.messages, request);
+    const kept = withRequestDrops(plan, { ...none, endpoint: "messages", foldSystem: false });
+    expect(kept).toBe(plan);
+    expect(kept[0]!.upstreamRequest).toBe(request);
+  });
+
+  it("a model without them: folded for the Anthropic-shape target, never listed; the OpenAI-shape target keeps a system message in place", () => {
+    const request = withSystem();
+    const plan = planTargets([target("a", "anthropic"), target("b", "anthropic"), target("o", "openai")], WIRE_FORMATS.messages, request);
+    const kept = withRequestDrops(plan, { ...none, endpoint: "messages", foldSystem: true });
+    expect(kept[0]!.upstreamRequest.body.messages).toEqual(folded);
+    // Targets that share a request share the folded one (made once).
+    expect(kept[1]!.upstreamRequest).toBe(kept[0]!.upstreamRequest);
+    expect(kept[0]!.droppedParams).toEqual([]);
+    // The client's request itself is untouched.
+    expect(request.body.messages).toEqual([{ role: "user", content: "hi" }, { role: "system", content: "Be terse." }]);
+    expect(kept[2]).toBe(plan[2]);
+    expect((kept[2]!.upstreamRequest.body.messages as { role: string }[]).map((message) => message.role)).toEqual(["user", "system"]);
+  });
+
+  it("chat -> Anthropic: a later system message is passed in place, or folded for a model without them", () => {
+    const chat = WIRE_FORMATS["chat.completions"].parse({ model: "m", messages: [{ role: "system", content: "First." }, { role: "user", content: "hi" }, { role: "assistant", content: "yo" }, { role: "developer", content: "Now terse." }] });
+    chat.outputBound = 10;
+    const plan = planTargets([target("a", "anthropic")], WIRE_FORMATS["chat.completions"], chat);
+    expect(withRequestDrops(plan, { ...none, endpoint: "chat.completions", foldSystem: false })[0]!.upstreamRequest.body.messages).toEqual([
+      { role: "user", content: [{ type: "text", text: "hi" }] },
+      { role: "assistant", content: [{ type: "text", text: "yo" }] },
+      { role: "system", content: [{ type: "text", text: "Now terse." }] },
+    ]);
+    const [kept] = withRequestDrops(plan, { ...none, endpoint: "chat.completions", foldSystem: true });
+    expect(kept!.upstreamRequest.body.system).toBe("First.");
+    expect(kept!.upstreamRequest.body.messages).toEqual([
+      { role: "user", content: [{ type: "text", text: "hi" }] },
+      { role: "assistant", content: [{ type: "text", text: "yo" }] },
+      { role: "user", content: [{ type: "text", text: "<system-reminder>\nNow terse.\n</system-reminder>" }] },
+    ]);
+  });
+
+  it("nothing to fold (no system message inside messages): the planned targets as they were", () => {
+    const plan = planTargets([target("a", "anthropic")], WIRE_FORMATS.messages, messages({ system: "top-level system is not folded" }));
+    expect(withRequestDrops(plan, { ...none, endpoint: "messages", foldSystem: true })).toBe(plan);
+  });
+});
+
 describe("anthropic-beta", () => {
   it.each<[string | string[] | undefined, readonly string[] | undefined, string | null]>([
     ["a,b", undefined, "a,b"],

@@ -1,30 +1,94 @@
+import type { ModelRecord } from "@gateway/redis-store";
+import type { EndpointName, ParsedRequest } from "../upstreams/index.ts";
 import { unsupported } from "../translation/shared/fields.ts";
-import { withoutFields } from "../translation/shared/dropped-params.ts";
+import { DroppedParams, withoutFields } from "../translation/shared/dropped-params.ts";
+import { foldSystemMessages, hasSystemMessage } from "../translation/shared/system-reminder.ts";
+import { capabilityDrops, withoutCapabilityFields } from "./capability-drops.ts";
 import type { PlannedTarget } from "./attempt-plan.ts";
 
+/** Nothing dropped: one shared empty list. */
+const NO_FIELDS: readonly string[] = Object.freeze([]);
+
+/** The client's request as every target starts from, and the client's paths taken out of it. */
+export interface ClientDrops {
+  /** The client's own request (the same object) when nothing was taken out. */
+  request: ParsedRequest;
+  dropped: readonly string[];
+}
+
+/**
+ * What the model does not take, removed from the CLIENT's request before any translation (so the
+ * paths listed are the client's, whatever shape each target speaks): its `drop_params` (contract
+ * section 11) and the fields its capabilities refuse (section 15: reasoning settings on a model
+ * with `reasoning: false`, sampling on one with `sampling: false`). Under strict_params a capability
+ * drop is the 400 naming the field instead. The common request (nothing of the kind in it) makes no
+ * copy: the same request comes back, so its bytes can still be relayed as they came.
+ */
+export function clientRequestDrops(parsed: ParsedRequest, endpoint: EndpointName, model: Pick<ModelRecord, "dropParams" | "capabilities">, strict: boolean): ClientDrops {
+  const dropParams = model.dropParams ?? NO_FIELDS;
+  const byCapability = capabilityDrops(parsed.body, endpoint, model.capabilities);
+  if (dropParams.length === 0 && byCapability.length === 0) return { request: parsed, dropped: NO_FIELDS };
+  const modelDrop = withoutFields(parsed.body, dropParams);
+  let body = modelDrop.body;
+  // The model's own drop_params are the operator's choice, never the client's 400, strict or not.
+  const listed = new DroppedParams(strict);
+  const remaining = byCapability.filter((drop) => !modelDrop.removed.includes(drop.path));
+  for (const drop of remaining) if (!drop.silent) listed.drop(drop.path, drop.why);
+  if (remaining.length > 0) body = withoutCapabilityFields(body, remaining);
+  const dropped = listed.paths.length === 0 ? modelDrop.removed : [...modelDrop.removed, ...listed.paths];
+  return { request: body === parsed.body ? parsed : { ...parsed, body }, dropped };
+}
+
 export interface RequestDrops {
-  /** Fields `models[].drop_params` removed from the client's request (already gone from it). */
+  /** Fields removed from the client's request before translation (`clientRequestDrops`, the lowered output field). */
   modelDropped: readonly string[];
   /** `models[].drop_params`: also removed from a translated request, whatever the translation wrote. */
   dropParams: readonly string[];
   /** The client sent `anthropic-beta`: it never goes cross-shape, so it is dropped there. */
   betas: boolean;
   strict: boolean;
+  /** The client's endpoint: with the translation, which shape each target's upstream reads. */
+  endpoint?: EndpointName;
+  /**
+   * The model takes no `role: "system"` inside Anthropic `messages` (capabilities
+   * `mid_conversation_system: false`): an Anthropic-shape upstream gets them as `<system-reminder>`
+   * text in the next user turn. Never listed: the model still reads every word.
+   */
+  foldSystem?: boolean;
+}
+
+/** Whether this target's upstream body is Anthropic Messages with a system message inside `messages`. */
+function foldsSystem(planned: PlannedTarget, endpoint: EndpointName | undefined): boolean {
+  const upstreamEndpoint = planned.translation ? planned.translation.upstreamWire.endpoint : endpoint;
+  return upstreamEndpoint === "messages" && hasSystemMessage(planned.upstreamRequest.body.messages);
 }
 
 /**
  * What the gateway removes besides the translation's own drops, per planned target: the model's
- * `drop_params` (same shape too) and, cross-shape, the client's betas. Under strict_params a
- * cross-shape target cannot take the betas; the request goes to the targets that can, or is the
- * 400 naming `anthropic-beta` when none can.
+ * `drop_params` (same shape too), cross-shape the client's betas, and mid-conversation system
+ * messages folded for a model without them. Under strict_params a cross-shape target cannot take
+ * the betas; the request goes to the targets that can, or is the 400 naming `anthropic-beta` when
+ * none can.
  */
 export function withRequestDrops(planned: PlannedTarget[], drops: RequestDrops): PlannedTarget[] {
-  // The common request: no drop_params on the model and no betas, so nothing to add (no copies).
-  if (drops.modelDropped.length === 0 && drops.dropParams.length === 0 && !drops.betas) return planned;
+  let fold = false;
+  if (drops.foldSystem) for (const target of planned) fold ||= foldsSystem(target, drops.endpoint);
+  // The common request: no drop_params on the model, no betas, nothing to fold, so nothing to add (no copies).
+  if (drops.modelDropped.length === 0 && drops.dropParams.length === 0 && !drops.betas && !fold) return planned;
   const kept: PlannedTarget[] = [];
+  // Targets of one translation (or of none) share their request: folded once.
+  const foldedRequests = new Map<ParsedRequest, ParsedRequest>();
   for (const target of planned) {
     const dropped = [...drops.modelDropped];
     let upstreamRequest = target.upstreamRequest;
+    if (fold && foldsSystem(target, drops.endpoint)) {
+      let folded = foldedRequests.get(upstreamRequest);
+      if (!folded) {
+        folded = { ...upstreamRequest, body: { ...upstreamRequest.body, messages: foldSystemMessages(upstreamRequest.body.messages as unknown[]) } };
+        foldedRequests.set(upstreamRequest, folded);
+      }
+      upstreamRequest = folded;
+    }
     if (target.translation) {
       if (drops.betas) {
         if (drops.strict) continue;
@@ -36,7 +100,8 @@ export function withRequestDrops(planned: PlannedTarget[], drops: RequestDrops):
         dropped.push(...stripped.removed);
       }
     }
-    kept.push(dropped.length === 0 ? target : { ...target, upstreamRequest, droppedParams: [...dropped, ...target.droppedParams] });
+    const unchanged = dropped.length === 0 && upstreamRequest === target.upstreamRequest;
+    kept.push(unchanged ? target : { ...target, upstreamRequest, droppedParams: dropped.length === 0 ? target.droppedParams : [...dropped, ...target.droppedParams] });
   }
   if (kept.length === 0) {
     throw unsupported("anthropic-beta", "Anthropic betas cannot be sent to this model's upstream, which is not Anthropic-shape; strict_params is on, so they are refused instead of dropped");

@@ -36,9 +36,11 @@ export function requirePositiveInteger(record: Record<string, unknown>, field: s
 }
 
 /*
- * Checks of what the native APIs themselves refuse (a 400 there too), made before any upstream
- * call or reservation so a malformed request costs nothing. Plain type checks: this is the hot
- * path. An absent or null optional field is "not set", as the SDKs send it; unknown fields pass.
+ * Checks of what the gateway must read (contract section 15: same shape, the provider judges the
+ * rest): the numbers that reach arithmetic on money or are re-serialised (section 14), refused
+ * before any upstream call or reservation as the native APIs refuse them. Plain type checks: this
+ * is the hot path. An absent or null optional field is "not set", as the SDKs send it; unknown
+ * fields, roles and content blocks pass.
  */
 
 export function invalidField(param: string, why: string): GatewayError {
@@ -67,45 +69,6 @@ export function optionalInteger(record: Record<string, unknown> | null, field: s
 export function optionalFiniteNumber(record: Record<string, unknown>, field: string): void {
   const value = record[field];
   if (isSet(value) && (typeof value !== "number" || !Number.isFinite(value))) throw invalidField(field, "expected a finite number");
-}
-
-export function optionalOfType(record: Record<string, unknown>, field: string, type: "number" | "boolean" | "string"): void {
-  const value = record[field];
-  if (isSet(value) && typeof value !== type) throw invalidField(field, `expected a ${type}`);
-}
-
-export function optionalStringOrArray(record: Record<string, unknown>, field: string): void {
-  const value = record[field];
-  if (isSet(value) && typeof value !== "string" && !Array.isArray(value)) throw invalidField(field, "expected a string or an array");
-}
-
-export function optionalArray(record: Record<string, unknown>, field: string): void {
-  if (isSet(record[field]) && !Array.isArray(record[field])) throw invalidField(field, "expected an array");
-}
-
-/** `messages` as both shapes require it: a non-empty array of objects, each with a known string role. */
-export function requireMessages(record: Record<string, unknown>, roles: ReadonlySet<string>): Record<string, unknown>[] {
-  const messages = record.messages;
-  if (!Array.isArray(messages)) throw invalidField("messages", "expected an array");
-  if (messages.length === 0) throw invalidField("messages", "expected at least one message");
-  for (let index = 0; index < messages.length; index += 1) {
-    const message = asRecord(messages[index]);
-    if (!message) throw invalidField(`messages.${index}`, "expected an object");
-    if (typeof message.role !== "string") throw invalidField(`messages.${index}.role`, "required, a string");
-    if (!roles.has(message.role)) throw invalidField(`messages.${index}.role`, `expected one of ${[...roles].join(", ")}`);
-  }
-  return messages as Record<string, unknown>[];
-}
-
-/** A message's `content`: a string or an array of parts/blocks, each an object with a string `type`. */
-export function checkContent(content: unknown, param: string): void {
-  if (typeof content === "string") return;
-  if (!Array.isArray(content)) throw invalidField(param, "expected a string or an array of content parts");
-  for (let index = 0; index < content.length; index += 1) {
-    const part = asRecord(content[index]);
-    if (!part) throw invalidField(`${param}.${index}`, "expected an object");
-    if (typeof part.type !== "string") throw invalidField(`${param}.${index}.type`, "required, a string");
-  }
 }
 
 /** Parses JSON that may be malformed; a bad chunk becomes null, not a throw. */

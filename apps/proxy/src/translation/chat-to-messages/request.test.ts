@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { DroppedParams } from "../shared/dropped-params.ts";
 import { messagesRequestFromChat } from "./request.ts";
 import { outputBound } from "../../limits/output-bound.ts";
+import { foldSystemMessages } from "../shared/system-reminder.ts";
 
 /** The route's output bound for a model whose maximum output is 4096 tokens. */
 const bound = (request: Record<string, unknown>) => outputBound(request, "chat.completions", 4096, "lower");
@@ -236,15 +237,32 @@ describe("chat -> messages request", () => {
     expect(() => translate({ model: "gpt-x", messages: hi, ...extra })).toThrow(expect.objectContaining({ code: "unsupported_feature", param }));
   });
 
-  it("a system or developer message after the conversation started is said by the user (Anthropic takes system only first)", () => {
-    expect(translate({ model: "gpt-x", messages: [{ role: "system", content: "First." }, ...hi, { role: "assistant", content: "Hello" }, { role: "developer", content: "Be terse." }, { role: "user", content: "Again" }] })).toMatchObject({
-      system: "First.",
-      messages: [
-        { role: "user", content: [{ type: "text", text: "Hi" }] },
-        { role: "assistant", content: [{ type: "text", text: "Hello" }] },
-        { role: "user", content: [{ type: "text", text: "Be terse." }, { type: "text", text: "Again" }] },
-      ],
-    });
+  it("a system or developer message after the conversation started stays a system message in its place (folded by the request drops when the model lacks them)", () => {
+    const body = translate({ model: "gpt-x", messages: [{ role: "system", content: "First." }, ...hi, { role: "assistant", content: "Hello" }, { role: "developer", content: "Be terse." }, { role: "user", content: "Again" }, { role: "user", content: "More" }] });
+    expect(body).toMatchObject({ system: "First." });
+    expect(body.messages).toEqual([
+      { role: "user", content: [{ type: "text", text: "Hi" }] },
+      { role: "assistant", content: [{ type: "text", text: "Hello" }] },
+      { role: "system", content: [{ type: "text", text: "Be terse." }] },
+      // Turns after it still combine as before.
+      { role: "user", content: [{ type: "text", text: "Again" }, { type: "text", text: "More" }] },
+    ]);
+    // The same conversation for a model without mid-conversation system messages: one reminder, in the next user turn.
+    expect(foldSystemMessages(body.messages as unknown[])).toEqual([
+      { role: "user", content: [{ type: "text", text: "Hi" }] },
+      { role: "assistant", content: [{ type: "text", text: "Hello" }] },
+      { role: "user", content: [{ type: "text", text: "<system-reminder>\nBe terse.\n</system-reminder>" }, { type: "text", text: "Again" }, { type: "text", text: "More" }] },
+    ]);
+  });
+
+  it("a system message between two user messages splits them; several in a row stay in order", () => {
+    const body = translate({ model: "gpt-x", messages: [...hi, { role: "system", content: "A" }, { role: "developer", content: [{ type: "text", text: "B" }] }, { role: "user", content: "C" }] });
+    expect(body.messages).toEqual([
+      { role: "user", content: [{ type: "text", text: "Hi" }] },
+      { role: "system", content: [{ type: "text", text: "A" }] },
+      { role: "system", content: [{ type: "text", text: "B" }] },
+      { role: "user", content: [{ type: "text", text: "C" }] },
+    ]);
   });
 
   it("tool-call arguments that are not a JSON object are a 400 naming them", () => {

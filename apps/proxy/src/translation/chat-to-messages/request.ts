@@ -8,6 +8,7 @@ import {
   anthropicTools,
   textBlock,
   type AnthropicBlock,
+  type AnthropicMessage,
 } from "../shared/anthropic-request.ts";
 import { ANTHROPIC_MESSAGES, invalid, isSet, list, refuseUnhandledFields, unsupported } from "../shared/fields.ts";
 import { anthropicImageSource } from "../shared/images.ts";
@@ -88,9 +89,14 @@ function jsonSchema(value: unknown): Record<string, unknown> | null {
   }
 }
 
-function convertMessages(messages: unknown[], dropped: DroppedParams): { system: string[]; turns: TurnBuilder } {
+/**
+ * The conversation: leading system/developer messages become `system`; a later one stays a system
+ * message in its place (Anthropic's mid-conversation system message), which the request drops fold
+ * into `<system-reminder>` user text for a model without them (relay/request-drops.ts).
+ */
+function convertMessages(messages: unknown[], dropped: DroppedParams): { system: string[]; turns: Turns } {
   const system: string[] = [];
-  const turns = new TurnBuilder();
+  const turns = new Turns();
   messages.forEach((raw, index) => {
     const path = `messages[${index}]`;
     const message = asRecord(raw);
@@ -98,11 +104,12 @@ function convertMessages(messages: unknown[], dropped: DroppedParams): { system:
     if (isSet(message.name)) dropped.drop(`${path}.name`, "participant names have no Anthropic equivalent");
     switch (message.role) {
       case "system":
-      case "developer":
-        // Anthropic takes system instructions only before the conversation: a later one is said by the user.
-        if (turns.messages.length > 0) turns.add("user", contentTexts(message.content, `${path}.content`).flatMap(textBlock));
-        else system.push(...contentTexts(message.content, `${path}.content`));
+      case "developer": {
+        const texts = contentTexts(message.content, `${path}.content`);
+        if (turns.messages.length > 0) turns.system(texts.flatMap(textBlock));
+        else system.push(...texts);
         return;
+      }
       case "user":
         turns.add("user", userBlocks(message.content, `${path}.content`, dropped));
         return;
@@ -119,6 +126,27 @@ function convertMessages(messages: unknown[], dropped: DroppedParams): { system:
     }
   });
   return { system, turns };
+}
+
+/**
+ * The `messages` list: user and assistant turns combined as `TurnBuilder` combines them, with a
+ * system message in between ending the turn before it (the builder knows only the two roles).
+ */
+class Turns {
+  readonly messages: (AnthropicMessage | { role: "system"; content: AnthropicBlock[] })[] = [];
+  private builder = new TurnBuilder();
+
+  add(role: "user" | "assistant", blocks: AnthropicBlock[]): void {
+    const before = this.builder.messages.length;
+    this.builder.add(role, blocks);
+    if (this.builder.messages.length > before) this.messages.push(this.builder.messages.at(-1)!);
+  }
+
+  system(blocks: AnthropicBlock[]): void {
+    if (blocks.length === 0) return;
+    this.messages.push({ role: "system", content: blocks });
+    this.builder = new TurnBuilder();
+  }
 }
 
 /** Text-only content (system, tool, assistant): a string or text parts. */

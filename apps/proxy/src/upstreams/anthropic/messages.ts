@@ -1,18 +1,7 @@
 import type { EventSourceMessage } from "eventsource-parser";
 import type { Usage } from "@gateway/contracts";
 import type { ParsedRequest, StreamTracker, WireFormat } from "../types.ts";
-import {
-  asRecord,
-  checkContent,
-  optionalFiniteNumber,
-  optionalInteger,
-  optionalPositiveInteger,
-  optionalStringOrArray,
-  parseRequestFields,
-  requireMessages,
-  requirePositiveInteger,
-  tryJson,
-} from "../request-fields.ts";
+import { asRecord, optionalFiniteNumber, optionalInteger, optionalPositiveInteger, parseRequestFields, requirePositiveInteger, tryJson } from "../request-fields.ts";
 import { sseFrame } from "../sse.ts";
 import { boundedUpstreamBody } from "../../limits/output-bound.ts";
 import { messagesUsage } from "./usage.ts";
@@ -63,21 +52,19 @@ class MessagesStreamTracker implements StreamTracker {
   }
 }
 
-const MESSAGE_ROLES: ReadonlySet<string> = new Set(["user", "assistant"]);
-
 /**
- * What Anthropic itself refuses with a 400 (https://docs.anthropic.com/en/api/messages). A token
- * count (`/v1/messages/count_tokens`) is the same body without `max_tokens`, and the same 400s.
+ * What the gateway must read of a Messages body, and no more (contract section 15: same shape, the
+ * provider decides): the model, `messages` as a list, `stream` as a boolean, and every number that
+ * may reach arithmetic (the output bound, the thinking budget) or be re-serialised (section 14).
+ * Roles (a mid-conversation `system`), content blocks and fields it does not know pass untouched:
+ * Anthropic judges them. A token count (`/v1/messages/count_tokens`) is the same body without
+ * `max_tokens`.
  */
 export function parseMessagesBody(body: unknown, requireMaxTokens: boolean): ParsedRequest {
   const request = parseRequestFields(body, requireMaxTokens ? ["model", "max_tokens", "messages"] : ["model", "messages"]);
   if (requireMaxTokens) requirePositiveInteger(request.body, "max_tokens");
-  const messages = requireMessages(request.body, MESSAGE_ROLES);
-  for (let index = 0; index < messages.length; index += 1) checkContent(messages[index]!.content, `messages.${index}.content`);
-  optionalStringOrArray(request.body, "system");
-  // Numbers that may reach arithmetic (the output bound, the thinking budget) or be re-serialised
-  // (contract section 14); a count's max_tokens, if sent, is checked as well.
-  if (!requireMaxTokens) optionalPositiveInteger(request.body, "max_tokens");
+  // A count's max_tokens, if sent, is checked as well.
+  else optionalPositiveInteger(request.body, "max_tokens");
   optionalInteger(asRecord(request.body.thinking), "budget_tokens", 1, Number.MAX_SAFE_INTEGER, "thinking.budget_tokens");
   optionalInteger(request.body, "top_k", 0);
   optionalFiniteNumber(request.body, "temperature");

@@ -1,17 +1,7 @@
 import type { EventSourceMessage } from "eventsource-parser";
 import type { Usage } from "@gateway/contracts";
 import type { ParsedRequest, StreamTracker, WireFormat } from "../types.ts";
-import {
-  asRecord,
-  checkContent,
-  optionalArray,
-  optionalFiniteNumber,
-  optionalInteger,
-  optionalPositiveInteger,
-  parseRequestFields,
-  requireMessages,
-  tryJson,
-} from "../request-fields.ts";
+import { asRecord, optionalFiniteNumber, optionalInteger, optionalPositiveInteger, parseRequestFields, tryJson } from "../request-fields.ts";
 import { dataEndsWith, dataIncludes, dataIs, dataStartsWith, Probe, sseFrame } from "../sse.ts";
 import { chatUsage } from "./usage.ts";
 import { boundedBody } from "../../limits/output-bound.ts";
@@ -95,27 +85,20 @@ class ChatStreamTracker implements StreamTracker {
   }
 }
 
-const CHAT_ROLES: ReadonlySet<string> = new Set(["system", "developer", "user", "assistant", "tool", "function"]);
-/** Roles whose `content` may be null or absent (an assistant turn that only calls tools). */
-const CONTENT_OPTIONAL: ReadonlySet<string> = new Set(["assistant", "function"]);
-
 /** OpenAI's own bounds on `n` and `top_logprobs` (https://platform.openai.com/docs/api-reference/chat/create). */
 const MAX_CHOICES = 128;
 const MAX_TOP_LOGPROBS = 20;
 /** Numbers the gateway never reads but may re-serialise: only finiteness is its business, the values the provider's. */
 const FINITE_NUMBERS = ["temperature", "top_p", "presence_penalty", "frequency_penalty", "seed"] as const;
 
-/** What OpenAI itself refuses with a 400 (https://platform.openai.com/docs/api-reference/chat/create). */
+/**
+ * What the gateway must read of a Chat Completions body, and no more (contract section 15: same
+ * shape, the provider decides): the model, `messages` as a list, `stream` as a boolean, and the
+ * numbers of section 14. Roles, content parts and fields it does not know pass untouched.
+ */
 function parseChatRequest(body: unknown): ParsedRequest {
   const request = parseRequestFields(body, ["model", "messages"]);
   const record = request.body;
-  const messages = requireMessages(record, CHAT_ROLES);
-  for (let index = 0; index < messages.length; index += 1) {
-    const message = messages[index]!;
-    const content = message.content;
-    if ((content === null || content === undefined) && CONTENT_OPTIONAL.has(message.role as string)) continue;
-    checkContent(content, `messages.${index}.content`);
-  }
   // Every number that may reach arithmetic (the output bound, choices) or the upstream re-serialised
   // (where Infinity would silently become null) is range-checked here (contract section 14).
   optionalPositiveInteger(record, "n", MAX_CHOICES);
@@ -123,7 +106,6 @@ function parseChatRequest(body: unknown): ParsedRequest {
   optionalPositiveInteger(record, "max_completion_tokens");
   for (const field of FINITE_NUMBERS) optionalFiniteNumber(record, field);
   optionalInteger(record, "top_logprobs", 0, MAX_TOP_LOGPROBS);
-  optionalArray(record, "tools");
   return request;
 }
 

@@ -1,7 +1,7 @@
 import type { EventSourceMessage } from "eventsource-parser";
 import type { Usage } from "@gateway/contracts";
 import type { StreamTracker, WireFormat } from "../types.ts";
-import { asRecord, optionalFiniteNumber, optionalInteger, optionalPositiveInteger, optionalStringOrArray, parseRequestFields, tryJson } from "../request-fields.ts";
+import { asRecord, optionalFiniteNumber, optionalInteger, optionalPositiveInteger, parseRequestFields, tryJson } from "../request-fields.ts";
 import { sseFrame } from "../sse.ts";
 import { boundedUpstreamBody } from "../../limits/output-bound.ts";
 import { responsesUsage } from "./usage.ts";
@@ -46,9 +46,9 @@ export const responses: WireFormat = {
   shape: "openai",
   upstreamPath: "/responses",
   parse(body) {
+    // Same shape, the provider decides (contract section 15): `input` (optional: a stored prompt or
+    // previous_response_id may stand in for it) and its items pass as they are.
     const request = parseRequestFields(body, ["model"]);
-    // `input` is optional (a stored prompt or previous_response_id may stand in for it).
-    optionalStringOrArray(request.body, "input");
     // Numbers that may reach arithmetic (the output bound) or be re-serialised (contract section 14).
     optionalPositiveInteger(request.body, "max_output_tokens");
     optionalPositiveInteger(request.body, "max_tool_calls");
