@@ -581,7 +581,7 @@ describe.each([
   });
 
   it.each([
-    ["a built-in tool", { tools: [{ type: "web_search" }] }, "tools[0]"],
+    ["a built-in tool it cannot run", { tools: [{ type: "file_search", vector_store_ids: ["vs_1"] }] }, "tools[0]"],
     ["previous_response_id", { previous_response_id: "resp_123" }, "previous_response_id"],
   ])("refuses %s with a 400 naming the field", async (_name, extra, param) => {
     const error = await openai.responses.create({ model, input: "hi", ...extra } as OpenAI.Responses.ResponseCreateParamsNonStreaming).catch((e: unknown) => e);

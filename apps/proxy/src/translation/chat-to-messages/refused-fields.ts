@@ -36,6 +36,10 @@ export function chatOnlyFields(chat: Record<string, unknown>, dropped: DroppedPa
   if (isSet(chat.service_tier) && chat.service_tier !== "auto" && chat.service_tier !== "default") {
     dropped.drop("service_tier", "Anthropic-shape models offer only the auto and default tiers");
   }
+  // Anthropic carries one end-user id (metadata.user_id): user when both are set.
+  if (typeof chat.user === "string" && typeof chat.safety_identifier === "string" && chat.user !== chat.safety_identifier) {
+    dropped.drop("safety_identifier", "Anthropic-shape models carry one end-user id, and user is it");
+  }
   // Prompt-cache routing hints steer OpenAI's automatic cache, never the answer.
   dropped.dropIfSet(chat, "prompt_cache_key", "", "Anthropic-shape models cache prompts by cache_control breakpoints");
   dropped.dropIfSet(chat, "prompt_cache_retention", "", "Anthropic-shape models cache prompts by cache_control breakpoints");

@@ -10,12 +10,15 @@ export type InputPart =
 /** Responses input items, read once into the few kinds both other shapes can carry. */
 export type InputItem =
   | { kind: "message"; role: "user" | "assistant" | "system" | "developer"; content: string | InputPart[]; field: string }
-  | { kind: "function_call"; callId: string; name: string; arguments: string; field: string }
+  /** `namespace`: the call was to a tool of a namespace tool (sent upstream as `{namespace}__{name}`). */
+  | { kind: "function_call"; callId: string; name: string; namespace?: string; arguments: string; field: string }
   | { kind: "function_call_output"; callId: string; output: string | InputPart[]; field: string }
   /** A freeform (custom) tool call: its input is one string (e.g. Codex's apply_patch). */
-  | { kind: "custom_tool_call"; callId: string; name: string; input: string; field: string }
+  | { kind: "custom_tool_call"; callId: string; name: string; namespace?: string; input: string; field: string }
   | { kind: "custom_tool_call_output"; callId: string; output: string | InputPart[]; field: string }
-  | { kind: "reasoning"; summary: string; encrypted: string | null; field: string };
+  | { kind: "reasoning"; summary: string; encrypted: string | null; field: string }
+  /** A web search the Responses API (or this gateway, from Anthropic's server tool) ran earlier: its results are not in the item. */
+  | { kind: "web_search_call"; field: string };
 
 /** `input`: a string (one user message) or a list of items. */
 export function readInput(input: unknown): InputItem[] {
@@ -37,24 +40,30 @@ function readItem(item: Record<string, unknown> | null, field: string): InputIte
     }
     case "function_call":
       if (typeof item.call_id !== "string" || typeof item.name !== "string") throw invalid(field, "expected call_id and name");
-      return { kind: "function_call", callId: item.call_id, name: item.name, arguments: typeof item.arguments === "string" ? item.arguments : "{}", field };
+      return { kind: "function_call", callId: item.call_id, name: item.name, ...namespaceOf(item), arguments: typeof item.arguments === "string" ? item.arguments : "{}", field };
     case "function_call_output":
     case "custom_tool_call_output":
       if (typeof item.call_id !== "string") throw invalid(`${field}.call_id`, "expected a string");
       return { kind: type === "function_call_output" ? "function_call_output" : "custom_tool_call_output", callId: item.call_id, output: typeof item.output === "string" ? item.output : readParts(item.output, `${field}.output`), field };
     case "custom_tool_call":
       if (typeof item.call_id !== "string" || typeof item.name !== "string") throw invalid(field, "expected call_id and name");
-      return { kind: "custom_tool_call", callId: item.call_id, name: item.name, input: typeof item.input === "string" ? item.input : "", field };
+      return { kind: "custom_tool_call", callId: item.call_id, name: item.name, ...namespaceOf(item), input: typeof item.input === "string" ? item.input : "", field };
     case "reasoning": {
       const summary = list(item.summary).map((part) => asRecord(part)?.text).filter((text): text is string => typeof text === "string");
       const content = list(item.content).map((part) => asRecord(part)?.text).filter((text): text is string => typeof text === "string");
       return { kind: "reasoning", summary: (summary.length > 0 ? summary : content).join(""), encrypted: typeof item.encrypted_content === "string" ? item.encrypted_content : null, field };
     }
+    case "web_search_call":
+      return { kind: "web_search_call", field };
     case "item_reference":
       throw unsupported(field, "item references need stored responses, which this model's upstream does not keep");
     default:
       throw unsupported(field, `${String(type)} items are only available on the Responses API itself`);
   }
+}
+
+function namespaceOf(item: Record<string, unknown>): { namespace?: string } {
+  return typeof item.namespace === "string" && item.namespace.length > 0 ? { namespace: item.namespace } : {};
 }
 
 function readParts(value: unknown, field: string): InputPart[] {

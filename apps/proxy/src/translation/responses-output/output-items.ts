@@ -1,10 +1,14 @@
 /**
  * The Responses output items this gateway writes (openai-node `ResponseOutputMessage`,
- * `ResponseFunctionToolCall`, `ResponseReasoningItem`), for whole bodies and streams alike.
+ * `ResponseFunctionToolCall`, `ResponseCustomToolCall`, `ResponseReasoningItem`,
+ * `ResponseFunctionWebSearch`), for whole bodies and streams alike.
  */
 export type ItemStatus = "in_progress" | "completed" | "incomplete";
 
-export type MessagePart = { type: "output_text"; annotations: never[]; logprobs: never[]; text: string } | { type: "refusal"; refusal: string };
+/** A `url_citation` annotation (web search citations); the only kind written here. */
+export type Annotation = Record<string, unknown>;
+
+export type MessagePart = { type: "output_text"; annotations: Annotation[]; logprobs: never[]; text: string } | { type: "refusal"; refusal: string };
 
 export function outputTextPart(text: string): MessagePart {
   return { type: "output_text", annotations: [], logprobs: [], text };
@@ -18,13 +22,33 @@ export function messageItem(id: string, content: MessagePart[], status: ItemStat
   return { id, type: "message", status, role: "assistant", content };
 }
 
-export function functionCallItem(id: string, callId: string, name: string, args: string, status: ItemStatus): Record<string, unknown> {
-  return { id, type: "function_call", status, arguments: args, call_id: callId, name };
+/** `namespace`: the call is to a tool of a namespace tool (absent otherwise, as the API omits it). */
+export function functionCallItem(id: string, callId: string, name: string, args: string, status: ItemStatus, namespace?: string): Record<string, unknown> {
+  return { id, type: "function_call", status, arguments: args, call_id: callId, name, ...(namespace === undefined ? {} : { namespace }) };
 }
 
 /** A freeform (custom) tool call: `input` is the one string the tool takes. */
-export function customToolCallItem(id: string, callId: string, name: string, input: string, status: ItemStatus): Record<string, unknown> {
-  return { id, type: "custom_tool_call", status, call_id: callId, name, input };
+export function customToolCallItem(id: string, callId: string, name: string, input: string, status: ItemStatus, namespace?: string): Record<string, unknown> {
+  return { id, type: "custom_tool_call", status, call_id: callId, name, ...(namespace === undefined ? {} : { namespace }), input };
+}
+
+export type WebSearchStatus = "in_progress" | "searching" | "completed" | "failed" | "incomplete";
+
+/**
+ * A web search the upstream ran (Anthropic's server tool): `action.query` is what it searched
+ * for, `sources` the result URLs, given only when the request's include asked for them.
+ */
+export function webSearchCallItem(id: string, status: WebSearchStatus, query: string | null, sources: { type: "url"; url: string }[] | null): Record<string, unknown> {
+  const action: Record<string, unknown> = { type: "search" };
+  // `queries` is the field today; `query` (deprecated) is still what older readers take.
+  if (query !== null) Object.assign(action, { query, queries: [query] });
+  if (sources !== null) action.sources = sources;
+  return { id, type: "web_search_call", status, action };
+}
+
+/** The Responses item id of an upstream's server tool call (`srvtoolu_...` -> `ws_srvtoolu_...`). */
+export function webSearchItemId(upstreamId: string): string {
+  return `ws_${upstreamId}`;
 }
 
 /**

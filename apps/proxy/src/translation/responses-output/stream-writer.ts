@@ -11,17 +11,23 @@ import {
   outputTextPart,
   reasoningItem,
   refusalPart,
+  webSearchCallItem,
+  webSearchItemId,
+  type Annotation,
   type ItemStatus,
   type MessagePart,
+  type WebSearchStatus,
 } from "./output-items.ts";
 import { responseObject } from "./response-object.ts";
 
 type OpenItem =
   | { kind: "message"; id: string; outputIndex: number; parts: MessagePart[]; partOpen: boolean }
-  | { kind: "function_call"; id: string; outputIndex: number; callId: string; name: string; args: string }
+  | { kind: "function_call"; id: string; outputIndex: number; callId: string; name: string; namespace?: string; args: string }
   /** A custom tool call: the other side's JSON arguments, read as they come into the one input string. */
-  | { kind: "custom_tool_call"; id: string; outputIndex: number; callId: string; name: string; input: CustomInputStream }
-  | { kind: "reasoning"; id: string; outputIndex: number; summary: string | null; encrypted: string | null };
+  | { kind: "custom_tool_call"; id: string; outputIndex: number; callId: string; name: string; namespace?: string; input: CustomInputStream }
+  | { kind: "reasoning"; id: string; outputIndex: number; summary: string | null; encrypted: string | null }
+  /** A web search the upstream runs itself: the query once known, the sources when asked for. */
+  | { kind: "web_search"; id: string; outputIndex: number; query: string | null; sources: { type: "url"; url: string }[] | null; failed: boolean };
 
 /**
  * Writes a Responses event stream from neutral calls (text, refusal, reasoning, function calls),
@@ -95,11 +101,12 @@ export class ResponsesStreamWriter {
     return out + this.closeItem("completed");
   }
 
-  functionCall(callId: string, name: string): string {
+  /** A function call; `namespace` when the tool is one of a namespace tool's (`name` is then its own name). */
+  functionCall(callId: string, name: string, namespace?: string): string {
     const out = this.closeItem("completed");
-    const item: OpenItem = { kind: "function_call", id: `fc_${callId}`, outputIndex: this.output.length, callId, name, args: "" };
+    const item: OpenItem = { kind: "function_call", id: `fc_${callId}`, outputIndex: this.output.length, callId, name, namespace, args: "" };
     this.current = item;
-    return out + this.emit("response.output_item.added", { output_index: item.outputIndex, item: functionCallItem(item.id, callId, name, "", "in_progress") });
+    return out + this.emit("response.output_item.added", { output_index: item.outputIndex, item: functionCallItem(item.id, callId, name, "", "in_progress", namespace) });
   }
 
   functionArguments(delta: string): string {
@@ -119,11 +126,66 @@ export class ResponsesStreamWriter {
    * A call to one of the request's custom (freeform) tools, which the other side called as a JSON
    * tool with one string argument; its argument pieces go to `functionArguments` too.
    */
-  customToolCall(callId: string, name: string): string {
+  customToolCall(callId: string, name: string, namespace?: string): string {
     const out = this.closeItem("completed");
-    const item: OpenItem = { kind: "custom_tool_call", id: `ctc_${callId}`, outputIndex: this.output.length, callId, name, input: new CustomInputStream() };
+    const item: OpenItem = { kind: "custom_tool_call", id: `ctc_${callId}`, outputIndex: this.output.length, callId, name, namespace, input: new CustomInputStream() };
     this.current = item;
-    return out + this.emit("response.output_item.added", { output_index: item.outputIndex, item: customToolCallItem(item.id, callId, name, "", "in_progress") });
+    return out + this.emit("response.output_item.added", { output_index: item.outputIndex, item: customToolCallItem(item.id, callId, name, "", "in_progress", namespace) });
+  }
+
+  /** A web search the upstream started (Anthropic's server_tool_use): the item is in progress. */
+  webSearchCall(upstreamId: string): string {
+    const out = this.closeItem("completed");
+    const item: OpenItem = { kind: "web_search", id: webSearchItemId(upstreamId), outputIndex: this.output.length, query: null, sources: null, failed: false };
+    this.current = item;
+    return (
+      out +
+      this.emit("response.output_item.added", { output_index: item.outputIndex, item: webSearchCallItem(item.id, "in_progress", null, null) }) +
+      this.emit("response.web_search_call.in_progress", this.at(item))
+    );
+  }
+
+  /** The search's query is known (its input streamed whole): it is searching. */
+  webSearchSearching(query: string): string {
+    const item = this.current;
+    if (item?.kind !== "web_search") return "";
+    item.query = query;
+    return this.emit("response.web_search_call.searching", this.at(item));
+  }
+
+  /**
+   * The search's results came (Anthropic's web_search_tool_result): completed, or failed when the
+   * upstream answered an error; `sources` (null unless the request asked for them) go into the action.
+   */
+  webSearchResult(sources: { type: "url"; url: string }[] | null, failed: boolean): string {
+    const item = this.current;
+    if (item?.kind !== "web_search") return "";
+    item.sources = sources;
+    item.failed = failed;
+    const out = failed ? "" : this.emit("response.web_search_call.completed", this.at(item));
+    return out + this.closeItem("completed");
+  }
+
+  /** Where the next text would start in the open output_text part (0 when a new part will open). */
+  textOffset(): number {
+    const item = this.current;
+    if (item?.kind !== "message" || !item.partOpen) return 0;
+    const part = item.parts.at(-1);
+    return part?.type === "output_text" ? part.text.length : 0;
+  }
+
+  /** An annotation (a url_citation) on the open output_text part; nothing when no text part is open. */
+  annotation(annotation: Annotation): string {
+    const item = this.current;
+    const part = item?.kind === "message" && item.partOpen ? item.parts.at(-1) : undefined;
+    if (item?.kind !== "message" || part?.type !== "output_text") return "";
+    part.annotations.push(annotation);
+    return this.emit("response.output_text.annotation.added", {
+      ...this.at(item),
+      content_index: item.parts.length - 1,
+      annotation_index: part.annotations.length - 1,
+      annotation,
+    });
   }
 
   /** The terminal event: the last item closed with the outcome, then completed or incomplete. */
@@ -188,13 +250,13 @@ export class ResponsesStreamWriter {
         break;
       case "function_call":
         out += this.emit("response.function_call_arguments.done", { ...this.at(item), name: item.name, arguments: item.args });
-        final = functionCallItem(item.id, item.callId, item.name, item.args, status);
+        final = functionCallItem(item.id, item.callId, item.name, item.args, status, item.namespace);
         break;
       case "custom_tool_call": {
         const { rest, input } = item.input.finish();
         if (rest.length > 0) out += this.emit("response.custom_tool_call_input.delta", { ...this.at(item), delta: rest });
         out += this.emit("response.custom_tool_call_input.done", { ...this.at(item), input });
-        final = customToolCallItem(item.id, item.callId, item.name, input, status);
+        final = customToolCallItem(item.id, item.callId, item.name, input, status, item.namespace);
         break;
       }
       case "reasoning":
@@ -204,6 +266,11 @@ export class ResponsesStreamWriter {
         }
         final = reasoningItem(item.id, item.summary, item.encrypted);
         break;
+      case "web_search": {
+        const searchStatus: WebSearchStatus = item.failed ? "failed" : status;
+        final = webSearchCallItem(item.id, searchStatus, item.query ?? "", item.sources);
+        break;
+      }
       default: {
         const never: never = item;
         return never;

@@ -147,6 +147,10 @@ describe("responses -> chat request", () => {
     ["reasoning summaries", { reasoning: { effort: "low", summary: "auto" } }, ["reasoning.summary"]],
     ["a reasoning item", { input: [{ type: "reasoning", id: "rs_1", summary: [], encrypted_content: "x" }, { role: "user", content: "Hi" }] }, ["input[0]"]],
     ["encrypted reasoning, which Chat Completions never returns", { include: ["reasoning.encrypted_content"] }, ["include[0]"]],
+    ["a web search tool, which Chat Completions cannot run", { tools: [{ type: "web_search", external_web_access: false }] }, ["tools[0]"]],
+    ["an earlier web search", { input: [{ role: "user", content: "Hi" }, { type: "web_search_call", id: "ws_1", status: "completed", action: { type: "search", query: "q" } }] }, ["input[1]"]],
+    ["Codex's client_metadata", { client_metadata: { thread_id: "t", "x-codex-window-id": "w" } }, ["client_metadata"]],
+    ["cache options and image compression", { prompt_cache_options: { ttl: "12h" }, image: { context_compression: "enabled" } }, ["prompt_cache_options", "image.context_compression"]],
   ])("drops %s, listing it", (_name, extra, paths) => {
     const dropped = new DroppedParams(false);
     translateWith({ model: "gpt-x", input: "Hi", ...extra }, dropped, bound({ model: "gpt-x", input: "Hi", ...extra }));
@@ -155,7 +159,7 @@ describe("responses -> chat request", () => {
   });
 
   it.each<[string, Record<string, unknown>, string]>([
-    ["a built-in tool", { tools: [{ type: "web_search" }] }, "tools[0]"],
+    ["a built-in tool", { tools: [{ type: "file_search", vector_store_ids: ["vs_1"] }] }, "tools[0]"],
     ["a hosted tool choice", { tool_choice: { type: "file_search" } }, "tool_choice"],
     ["previous_response_id", { previous_response_id: "resp_1" }, "previous_response_id"],
     ["conversation", { conversation: "conv_1" }, "conversation"],
@@ -165,6 +169,8 @@ describe("responses -> chat request", () => {
     ["an input_file part", { input: [{ role: "user", content: [{ type: "input_file", file_id: "file_1" }] }] }, "input[0].content[0]"],
     ["an image by file_id", { input: [{ role: "user", content: [{ type: "input_image", file_id: "file_1", detail: "auto" }] }] }, "input[0].content[0]"],
     ["an unknown field", { prompt_template_vars: {} }, "prompt_template_vars"],
+    ["moderation", { moderation: { model: "omni-moderation-latest" } }, "moderation"],
+    ["a cache prewarm (it answers nothing)", { prompt_cache_options: { prewarm: true } }, "prompt_cache_options.prewarm"],
   ])("refuses %s with a 400 naming the field", (_name, extra, param) => {
     expect(() => chatRequestFromResponses({ model: "gpt-x", input: "Hi", ...extra })).toThrow(expect.objectContaining({ code: "unsupported_feature", param }));
   });

@@ -1,8 +1,11 @@
 import { asRecord } from "../../upstreams/request-fields.ts";
 import { readInput, type InputItem, type InputPart } from "../responses-input/read-input.ts";
-import { statefulFields } from "../responses-input/refused-fields.ts";
+import { STATEFUL_FIELDS, statefulFields } from "../responses-input/refused-fields.ts";
+import { screenUnhandledFields } from "../shared/bookkeeping-fields.ts";
 import { CUSTOM_TOOL_SCHEMA, customToolArguments, customToolDefinition } from "../shared/custom-tools.ts";
-import { OPENAI_CHAT, invalid, isSet, list, refuseUnhandledFields, unsupported } from "../shared/fields.ts";
+import { OPENAI_CHAT, invalid, isSet, list, unsupported } from "../shared/fields.ts";
+import { flattenNamespaces, namespacedName } from "../shared/namespace-tools.ts";
+import { isWebSearchTool } from "../shared/web-search.ts";
 import { chatToolChoice, toolChoiceFromResponses } from "../shared/tool-choice.ts";
 import type { DroppedParams } from "../shared/dropped-params.ts";
 
@@ -16,7 +19,7 @@ const HANDLED = new Set([
   // Stream options only tune obfuscation padding, which is not sent.
   "stream_options",
   // Checked by statefulFields.
-  "previous_response_id", "conversation", "prompt", "context_management", "max_tool_calls", "store", "background", "truncation", "top_logprobs", "include",
+  ...STATEFUL_FIELDS,
 ]);
 
 /** Fields with the same name and meaning in both OpenAI APIs. */
@@ -27,9 +30,10 @@ const SAME_NAME = ["temperature", "top_p", "user", "safety_identifier", "prompt_
  * `outputBound` is the request's one output bound (limits/output-bound.ts), always sent.
  */
 export function chatRequestFromResponses(request: Record<string, unknown>, dropped: DroppedParams, outputBound: number | undefined): Record<string, unknown> {
-  refuseUnhandledFields(request, HANDLED, OPENAI_CHAT);
-  // Chat Completions returns no reasoning at all: encrypted reasoning cannot be included.
-  statefulFields(request, dropped, false);
+  screenUnhandledFields(request, HANDLED, OPENAI_CHAT, dropped);
+  // Chat Completions returns no reasoning at all: encrypted reasoning cannot be included; and it
+  // runs no web search (a web search tool is dropped below).
+  statefulFields(request, dropped, { encryptedReasoning: false, webSearch: false });
   const messages: ChatMessage[] = [];
   if (isSet(request.instructions)) {
     if (typeof request.instructions !== "string") throw invalid("instructions", "expected a string");
@@ -41,7 +45,7 @@ export function chatRequestFromResponses(request: Record<string, unknown>, dropp
   // Exactly what was reserved: max_output_tokens capped, or the model's maximum when it is not set.
   if (outputBound !== undefined) body.max_completion_tokens = outputBound;
   for (const field of SAME_NAME) if (isSet(request[field])) body[field] = request[field];
-  const tools = list(request.tools).map((tool, index) => chatTool(asRecord(tool), `tools[${index}]`, dropped));
+  const tools = flattenNamespaces(request.tools).flatMap(({ tool, field }) => chatTool(tool, field, dropped));
   const choice = isSet(request.tool_choice) ? toolChoiceFromResponses(request.tool_choice) : null;
   if (tools.length > 0) {
     body.tools = tools;
@@ -69,7 +73,7 @@ function addItem(messages: ChatMessage[], item: InputItem, dropped: DroppedParam
     case "function_call":
     case "custom_tool_call": {
       const args = item.kind === "function_call" ? item.arguments : JSON.stringify(customToolArguments(item.input));
-      const call = { id: item.callId, type: "function", function: { name: item.name, arguments: args } };
+      const call = { id: item.callId, type: "function", function: { name: namespacedName(item.namespace, item.name), arguments: args } };
       const last = messages.at(-1);
       // Calls after an assistant message (or after each other) belong to that one assistant turn.
       if (last?.role === "assistant") last.tool_calls = [...list(last.tool_calls), call];
@@ -83,6 +87,9 @@ function addItem(messages: ChatMessage[], item: InputItem, dropped: DroppedParam
     case "reasoning":
       // Earlier reasoning only informs the model; Chat Completions has no way to send it back.
       dropped.drop(item.field, "reasoning items cannot be sent through Chat Completions");
+      return;
+    case "web_search_call":
+      dropped.drop(item.field, "an earlier web search cannot be sent through Chat Completions; the answer that used it stays");
       return;
     default: {
       const never: never = item;
@@ -135,17 +142,25 @@ function textParts(parts: InputPart[], field: string): { type: "text"; text: str
   });
 }
 
-/** A function tool as is; a custom (freeform) tool as a function with one string argument; built-in tools refused. */
-function chatTool(tool: Record<string, unknown> | null, field: string, dropped: DroppedParams): Record<string, unknown> {
-  if (tool?.type === "custom") {
-    return { type: "function", function: { ...customToolDefinition(tool, field, dropped), parameters: CUSTOM_TOOL_SCHEMA } };
+/**
+ * A function tool as is; a custom (freeform) tool as a function with one string argument
+ * (namespaces already flattened into both); web search, which Chat Completions cannot run, dropped
+ * (the model answers without it); other built-in tools refused.
+ */
+function chatTool(tool: Record<string, unknown>, field: string, dropped: DroppedParams): Record<string, unknown>[] {
+  if (isWebSearchTool(tool)) {
+    dropped.drop(field, "this model's upstream (Chat Completions) has no web search tool");
+    return [];
   }
-  if (tool?.type !== "function") throw unsupported(field, `${String(tool?.type)} is a built-in Responses tool with no Chat Completions equivalent`);
+  if (tool.type === "custom") {
+    return [{ type: "function", function: { ...customToolDefinition(tool, field, dropped), parameters: CUSTOM_TOOL_SCHEMA } }];
+  }
+  if (tool.type !== "function") throw unsupported(field, `${String(tool.type)} is a built-in Responses tool with no Chat Completions equivalent`);
   if (typeof tool.name !== "string") throw invalid(`${field}.name`, "expected a tool name");
   const fn: Record<string, unknown> = { name: tool.name, parameters: tool.parameters ?? { type: "object", properties: {} } };
   if (typeof tool.description === "string") fn.description = tool.description;
   if (typeof tool.strict === "boolean") fn.strict = tool.strict;
-  return { type: "function", function: fn };
+  return [{ type: "function", function: fn }];
 }
 
 /** `text.format` -> response_format; `text.verbosity` -> verbosity (both exist in Chat Completions). */

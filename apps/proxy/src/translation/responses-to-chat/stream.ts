@@ -3,8 +3,8 @@ import type { Usage } from "@gateway/contracts";
 import { chatUsage } from "../../upstreams/openai/usage.ts";
 import { asRecord, tryJson } from "../../upstreams/request-fields.ts";
 import { ResponsesStreamWriter } from "../responses-output/stream-writer.ts";
-import { customToolNames } from "../shared/custom-tools.ts";
 import { list } from "../shared/fields.ts";
+import { CalledTools } from "../shared/namespace-tools.ts";
 import { itemId } from "../shared/ids.ts";
 import { asChatFinishReason, type ChatFinishReason } from "../shared/stop-reasons.ts";
 import type { StreamTranslator } from "../types.ts";
@@ -13,18 +13,18 @@ import { responsesOutcomeFromChat } from "./outcome.ts";
 /**
  * `chat.completion.chunk`s -> Responses events: the first chunk opens the response, content and
  * refusal deltas fill a message item, each tool call (by its chat `index`) is a function_call item
- * with argument deltas; `[DONE]`, after the usage chunk, completes the response.
+ * with argument deltas (a namespace tool's call with its namespace); `[DONE]`, after the usage chunk, completes the response.
  */
 export class ResponsesStreamFromChat implements StreamTranslator {
   private readonly writer: ResponsesStreamWriter;
-  private readonly customTools: ReadonlySet<string>;
+  private readonly tools: CalledTools;
   private readonly calls = new Set<number>();
   private finishReason: ChatFinishReason | null = null;
   private usage: Usage | null = null;
 
   constructor(request: Record<string, unknown>) {
     this.writer = new ResponsesStreamWriter(request);
-    this.customTools = customToolNames(request);
+    this.tools = new CalledTools(request);
   }
 
   get emitted(): number {
@@ -48,8 +48,8 @@ export class ResponsesStreamFromChat implements StreamTranslator {
       if (!this.calls.has(index)) {
         this.calls.add(index);
         const callId = typeof call.id === "string" ? call.id : itemId("call_");
-        const name = typeof fn.name === "string" ? fn.name : "";
-        out += this.customTools.has(name) ? this.writer.customToolCall(callId, name) : this.writer.functionCall(callId, name);
+        const called = this.tools.resolve(typeof fn.name === "string" ? fn.name : "");
+        out += called.custom ? this.writer.customToolCall(callId, called.name, called.namespace) : this.writer.functionCall(callId, called.name, called.namespace);
       }
       if (typeof fn.arguments === "string") out += this.writer.functionArguments(fn.arguments);
     }

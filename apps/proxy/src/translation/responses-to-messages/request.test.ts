@@ -184,6 +184,10 @@ describe("responses -> messages request", () => {
     ["include values for tools it does not run", { include: ["reasoning.encrypted_content", "web_search_call.action.sources"] }, ["include[1]"]],
     ["an image detail", { input: [{ role: "user", content: [{ type: "input_image", image_url: "https://example.com/a.png", detail: "high" }] }] }, ["input[0].content[0].detail"]],
     ["parallel calls without tools", { parallel_tool_calls: true }, ["parallel_tool_calls"]],
+    ["Codex's client_metadata", { client_metadata: { thread_id: "t", "x-codex-window-id": "w" } }, ["client_metadata"]],
+    ["a safety_identifier other than user (Anthropic carries one user id)", { user: "u-1", safety_identifier: "s-1" }, ["safety_identifier"]],
+    ["cache options, image compression and OpenAI's access programs", { prompt_cache_options: { ttl: "12h" }, image: { context_compression: "enabled" }, access_programs: { cyber: "standard" } }, ["prompt_cache_options", "image.context_compression", "access_programs"]],
+    ["an earlier web search", { input: [{ role: "user", content: "Hi" }, { type: "web_search_call", id: "ws_1", status: "completed", action: { type: "search", query: "q" } }] }, ["input[1]"]],
   ])("drops %s, listing it", (_name, extra, paths) => {
     const dropped = new DroppedParams(false);
     translateWith({ model: "gpt-x", input: "Hi", ...extra }, dropped, bound({ model: "gpt-x", input: "Hi", ...extra }));
@@ -198,6 +202,9 @@ describe("responses -> messages request", () => {
     ["logprobs by include", { include: ["message.output_text.logprobs"] }, "include[0]"],
     ["top_logprobs", { top_logprobs: 3 }, "top_logprobs"],
     ["background", { background: true }, "background"],
+    ["moderation", { moderation: { model: "omni-moderation-latest" } }, "moderation"],
+    ["a cache prewarm (it answers nothing)", { prompt_cache_options: { prewarm: true } }, "prompt_cache_options.prewarm"],
+    ["an unknown field that is not bookkeeping", { prompt_template_vars: {} }, "prompt_template_vars"],
   ])("refuses %s with a 400 naming the field", (_name, extra, param) => {
     expect(() => messagesRequestFromResponses({ model: "gpt-x", input: "Hi", ...extra })).toThrow(expect.objectContaining({ code: "unsupported_feature", param }));
   });

@@ -1,8 +1,11 @@
 import { asRecord, tryJson } from "../../upstreams/request-fields.ts";
 import { REDACTED_THINKING_PREFIX } from "../responses-output/output-items.ts";
 import { readInput, type InputItem, type InputPart } from "../responses-input/read-input.ts";
-import { statefulFields } from "../responses-input/refused-fields.ts";
+import { STATEFUL_FIELDS, oneUserId, statefulFields } from "../responses-input/refused-fields.ts";
+import { screenUnhandledFields } from "../shared/bookkeeping-fields.ts";
 import { CUSTOM_TOOL_SCHEMA, customToolArguments, customToolDefinition } from "../shared/custom-tools.ts";
+import { flattenNamespaces, namespacedName } from "../shared/namespace-tools.ts";
+import { anthropicWebSearchTool, hasWebSearchTool, isWebSearchTool } from "../shared/web-search.ts";
 import {
   TurnBuilder,
   anthropicOutputConfig,
@@ -13,7 +16,7 @@ import {
   textBlock,
   type AnthropicBlock,
 } from "../shared/anthropic-request.ts";
-import { ANTHROPIC_MESSAGES, invalid, isSet, list, refuseUnhandledFields, unsupported } from "../shared/fields.ts";
+import { ANTHROPIC_MESSAGES, invalid, isSet, unsupported } from "../shared/fields.ts";
 import { anthropicImageSource } from "../shared/images.ts";
 import { toolChoiceFromResponses } from "../shared/tool-choice.ts";
 import type { DroppedParams } from "../shared/dropped-params.ts";
@@ -26,7 +29,7 @@ const HANDLED = new Set([
   // Obfuscation padding and prompt-cache routing hints: none changes the answer.
   "stream_options", "prompt_cache_key", "prompt_cache_retention",
   // Checked by statefulFields.
-  "previous_response_id", "conversation", "prompt", "context_management", "max_tool_calls", "store", "background", "truncation", "top_logprobs", "include",
+  ...STATEFUL_FIELDS,
 ]);
 
 /**
@@ -34,9 +37,11 @@ const HANDLED = new Set([
  * `outputBound` is the request's one output bound (limits/output-bound.ts), sent as `max_tokens`.
  */
 export function messagesRequestFromResponses(request: Record<string, unknown>, dropped: DroppedParams, outputBound: number | undefined): Record<string, unknown> {
-  refuseUnhandledFields(request, HANDLED, ANTHROPIC_MESSAGES);
-  // Anthropic's thinking comes back signed, as encrypted_content: that include is honoured.
-  statefulFields(request, dropped, true);
+  screenUnhandledFields(request, HANDLED, ANTHROPIC_MESSAGES, dropped);
+  // Anthropic's thinking comes back signed, as encrypted_content: that include is honoured; so is
+  // a web search tool, which Anthropic runs itself.
+  const webSearch = hasWebSearchTool(request);
+  statefulFields(request, dropped, { encryptedReasoning: true, webSearch });
   const system: string[] = [];
   if (isSet(request.instructions)) {
     if (typeof request.instructions !== "string") throw invalid("instructions", "expected a string");
@@ -51,14 +56,14 @@ export function messagesRequestFromResponses(request: Record<string, unknown>, d
   const temperature = anthropicTemperature(request.temperature, dropped);
   if (temperature !== undefined) body.temperature = temperature;
   if (isSet(request.top_p)) body.top_p = request.top_p;
-  const userId = request.user ?? request.safety_identifier;
-  if (typeof userId === "string") body.metadata = { user_id: userId };
+  const userId = oneUserId(request, dropped);
+  if (userId !== undefined) body.metadata = { user_id: userId };
   if (request.service_tier === "auto" || request.service_tier === "default") body.service_tier = request.service_tier === "auto" ? "auto" : "standard_only";
   else dropped.dropIfSet(request, "service_tier", "", "Anthropic-shape models offer only the auto and default tiers");
   // Prompt-cache routing hints steer OpenAI's automatic cache, never the answer.
   dropped.dropIfSet(request, "prompt_cache_key", "", "Anthropic-shape models cache prompts by cache_control breakpoints");
   dropped.dropIfSet(request, "prompt_cache_retention", "", "Anthropic-shape models cache prompts by cache_control breakpoints");
-  const tools = list(request.tools).map((raw, index) => anthropicToolFromResponses(asRecord(raw), `tools[${index}]`, dropped));
+  const tools = flattenNamespaces(request.tools).map(({ tool, field }) => anthropicToolFromResponses(tool, field, request.max_tool_calls, dropped));
   anthropicTools(body, tools, isSet(request.tool_choice) ? toolChoiceFromResponses(request.tool_choice) : null, request.parallel_tool_calls, dropped);
   const text = asRecord(request.text);
   dropped.dropIfSet(text, "verbosity", "text.", "Anthropic-shape models have no verbosity setting");
@@ -84,9 +89,13 @@ function jsonSchema(format: Record<string, unknown> | null): Record<string, unkn
   }
 }
 
-/** A function tool as is; a custom (freeform) tool as a tool with one string input; built-in tools refused. */
-function anthropicToolFromResponses(tool: Record<string, unknown> | null, field: string, dropped: DroppedParams): Record<string, unknown> {
-  switch (tool?.type) {
+/**
+ * A function tool as is; a custom (freeform) tool as a tool with one string input (namespaces
+ * already flattened into both); web search as Anthropic's own; other built-in tools refused.
+ */
+function anthropicToolFromResponses(tool: Record<string, unknown>, field: string, maxToolCalls: unknown, dropped: DroppedParams): Record<string, unknown> {
+  if (isWebSearchTool(tool)) return anthropicWebSearchTool(tool, field, maxToolCalls, dropped);
+  switch (tool.type) {
     case "function":
       dropped.dropIfSet(tool, "defer_loading", `${field}.`, "Anthropic-shape models load every tool up front here");
       return anthropicTool(tool, field);
@@ -94,7 +103,7 @@ function anthropicToolFromResponses(tool: Record<string, unknown> | null, field:
       dropped.dropIfSet(tool, "defer_loading", `${field}.`, "Anthropic-shape models load every tool up front here");
       return { ...customToolDefinition(tool, field, dropped), input_schema: CUSTOM_TOOL_SCHEMA };
     default:
-      throw unsupported(field, `${String(tool?.type)} is a built-in Responses tool with no Anthropic equivalent`);
+      throw unsupported(field, `${String(tool.type)} is a built-in Responses tool with no Anthropic equivalent`);
   }
 }
 
@@ -115,11 +124,11 @@ function addItem(system: string[], turns: TurnBuilder, item: InputItem, dropped:
     case "function_call": {
       const input = asRecord(tryJson(item.arguments));
       if (!input) throw invalid(`${item.field}.arguments`, "expected a JSON object");
-      turns.add("assistant", [{ type: "tool_use", id: item.callId, name: item.name, input }]);
+      turns.add("assistant", [{ type: "tool_use", id: item.callId, name: namespacedName(item.namespace, item.name), input }]);
       return;
     }
     case "custom_tool_call":
-      turns.add("assistant", [{ type: "tool_use", id: item.callId, name: item.name, input: customToolArguments(item.input) }]);
+      turns.add("assistant", [{ type: "tool_use", id: item.callId, name: namespacedName(item.namespace, item.name), input: customToolArguments(item.input) }]);
       return;
     case "function_call_output":
     case "custom_tool_call_output": {
@@ -129,6 +138,11 @@ function addItem(system: string[], turns: TurnBuilder, item: InputItem, dropped:
     }
     case "reasoning":
       turns.add("assistant", thinkingBlock(item, dropped));
+      return;
+    case "web_search_call":
+      // The item holds the query, never the results (Anthropic would want them back whole, with
+      // their encrypted content): the answer that used them follows as assistant text.
+      dropped.drop(item.field, "an earlier web search's results cannot be sent back to an Anthropic-shape model; the answer that used them stays");
       return;
     default: {
       const never: never = item;

@@ -1,6 +1,6 @@
 import { asRecord, tryJson } from "../../upstreams/request-fields.ts";
 import type { DroppedParams } from "./dropped-params.ts";
-import { invalid, list } from "./fields.ts";
+import { invalid } from "./fields.ts";
 
 /**
  * Responses `custom` tools (freeform input: one string, e.g. Codex's `apply_patch`) on an upstream
@@ -29,16 +29,6 @@ export function customToolDefinition(tool: Record<string, unknown>, field: strin
     description = description ? `${description}\n\n${grammar}` : grammar;
   }
   return description === undefined ? { name: tool.name } : { name: tool.name, description };
-}
-
-/** The names of the request's custom tools: their calls are answered as `custom_tool_call` items. */
-export function customToolNames(request: Record<string, unknown>): ReadonlySet<string> {
-  const names = new Set<string>();
-  for (const raw of list(request.tools)) {
-    const tool = asRecord(raw);
-    if (tool?.type === "custom" && typeof tool.name === "string") names.add(tool.name);
-  }
-  return names;
 }
 
 /** The JSON arguments the other side's model wrote (a string or an object) -> the custom tool's input. */

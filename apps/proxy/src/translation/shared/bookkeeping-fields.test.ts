@@ -1,0 +1,81 @@
+import { describe, expect, it } from "vitest";
+import fc from "fast-check";
+import { chatToMessages } from "../chat-to-messages/index.ts";
+import { messagesToChat } from "../messages-to-chat/index.ts";
+import { responsesToChat } from "../responses-to-chat/index.ts";
+import { responsesToMessages } from "../responses-to-messages/index.ts";
+import type { Translation } from "../types.ts";
+import { isBookkeepingField } from "./bookkeeping-fields.ts";
+import { DroppedParams } from "./dropped-params.ts";
+
+/**
+ * Contract section 15: across shapes, metadata is never a reason to fail. Every direction drops
+ * the client's bookkeeping fields and lists them; strict_params refuses them instead; a field the
+ * gateway cannot place is still refused.
+ */
+const DIRECTIONS: { translation: Translation; base: Record<string, unknown> }[] = [
+  { translation: chatToMessages, base: { model: "m", messages: [{ role: "user", content: "Hi" }] } },
+  { translation: messagesToChat, base: { model: "m", max_tokens: 10, messages: [{ role: "user", content: "Hi" }] } },
+  { translation: responsesToMessages, base: { model: "m", input: "Hi" } },
+  { translation: responsesToChat, base: { model: "m", input: "Hi" } },
+];
+
+const translate = (translation: Translation, body: Record<string, unknown>, dropped: DroppedParams) =>
+  translation.request({ body, model: "m", stream: false, outputBound: 100 }, dropped).body;
+
+/** Codex 0.171's client_metadata, as captured. */
+const CODEX_CLIENT_METADATA = {
+  thread_id: "01a21c31-b447-7370-a630-af36c8fa2391",
+  "x-codex-window-id": "01a21c31-b447-7370-a630-af36c8fa2391:0",
+  turn_id: "01a21c31-b478-7190-9636-37ac5bff0ed1",
+  "x-codex-installation-id": "a63f6ca5-974f-418a-9568-5d9b2df19cfa",
+  session_id: "01a21c31-b447-7370-a630-af36c8fa2391",
+};
+
+const bookkeepingName = fc.oneof(
+  fc.constantFrom("client_metadata", "request_metadata", "session_id", "thread_id", "trace_id", "request_id", "tags"),
+  fc.stringMatching(/^x-[a-z][a-z0-9-]{0,15}$/),
+  fc.stringMatching(/^x_[a-z][a-z0-9_]{0,15}$/),
+  fc.stringMatching(/^[a-z]{1,10}_metadata$/),
+);
+const setValue = fc.jsonValue().filter((value) => value !== null);
+
+describe.each(DIRECTIONS)("bookkeeping fields, $translation.name", ({ translation, base }) => {
+  it("Codex's client_metadata: dropped and listed, never sent; refused under strict_params", () => {
+    const dropped = new DroppedParams(false);
+    const sent = translate(translation, { ...base, client_metadata: CODEX_CLIENT_METADATA }, dropped);
+    expect(sent).not.toHaveProperty("client_metadata");
+    expect(JSON.stringify(sent)).not.toContain("01a21c31");
+    expect(dropped.paths).toEqual(["client_metadata"]);
+    expect(() => translate(translation, { ...base, client_metadata: CODEX_CLIENT_METADATA }, new DroppedParams(true))).toThrow(
+      expect.objectContaining({ code: "unsupported_feature", param: "client_metadata" }),
+    );
+  });
+
+  it("property: any bookkeeping fields with any values are dropped, each listed once, and reach no upstream", () => {
+    fc.assert(
+      fc.property(fc.dictionary(bookkeepingName, setValue, { minKeys: 1, maxKeys: 4 }), (fields) => {
+        const dropped = new DroppedParams(false);
+        const sent = translate(translation, { ...base, ...fields }, dropped);
+        for (const field of Object.keys(fields)) expect(sent).not.toHaveProperty([field]);
+        expect([...dropped.paths].sort()).toEqual(Object.keys(fields).sort());
+      }),
+    );
+  });
+
+  it("a field it cannot place that is not bookkeeping is still refused, naming it", () => {
+    expect(() => translate(translation, { ...base, prompt_template_vars: { a: 1 } }, new DroppedParams(false))).toThrow(
+      expect.objectContaining({ code: "unsupported_feature", param: "prompt_template_vars" }),
+    );
+  });
+});
+
+describe("isBookkeepingField", () => {
+  it.each(["client_metadata", "x-codex-turn-metadata", "x_trace", "trace_id", "session_id", "request_metadata"])("%s is bookkeeping", (field) => {
+    expect(isBookkeepingField(field)).toBe(true);
+  });
+
+  it.each(["metadata", "user", "previous_response_id", "conversation", "prompt", "max_tokens", "tools", "extra_body", "xml_mode"])("%s is not", (field) => {
+    expect(isBookkeepingField(field)).toBe(false);
+  });
+});

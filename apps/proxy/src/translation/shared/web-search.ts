@@ -1,0 +1,80 @@
+import { asRecord } from "../../upstreams/request-fields.ts";
+import type { DroppedParams } from "./dropped-params.ts";
+import { isSet, list } from "./fields.ts";
+
+/**
+ * Responses web search tools (openai-node `WebSearchTool` and `WebSearchPreviewTool`). Codex sends
+ * `{type: "web_search", external_web_access: false}`. On an Anthropic-shape target they become
+ * Anthropic's own server tool, which the upstream runs and bills per search
+ * (`usage.server_tool_use.web_search_requests`, read by upstreams/anthropic/usage.ts); a target
+ * without a web search tool (Chat Completions) drops them, listed.
+ * https://platform.claude.com/docs/en/agents-and-tools/tool-use/web-search-tool
+ */
+export const WEB_SEARCH_TOOL_TYPES: ReadonlySet<string> = new Set(["web_search", "web_search_2025_08_26", "web_search_preview", "web_search_preview_2025_03_11"]);
+
+/** The name Anthropic's web search server tool is called by, in the request and in its server_tool_use blocks. */
+export const ANTHROPIC_WEB_SEARCH_NAME = "web_search";
+
+export function isWebSearchTool(tool: Record<string, unknown> | null): boolean {
+  return typeof tool?.type === "string" && WEB_SEARCH_TOOL_TYPES.has(tool.type);
+}
+
+/** True when the request has a web search tool (the answer may then hold web_search_call items). */
+export function hasWebSearchTool(request: Record<string, unknown>): boolean {
+  return list(request.tools).some((tool) => isWebSearchTool(asRecord(tool)));
+}
+
+/**
+ * A Responses web search tool -> Anthropic's `web_search_20250305`. Allowed domains and the user's
+ * location map one to one; `max_tool_calls` (the request's limit on built-in tool calls, of which
+ * this is the only one) becomes `max_uses`. OpenAI's search context size and its cached-index
+ * mode (`external_web_access: false`) have no equivalent: they only tune the search, and are dropped.
+ */
+export function anthropicWebSearchTool(tool: Record<string, unknown>, field: string, maxToolCalls: unknown, dropped: DroppedParams): Record<string, unknown> {
+  const server: Record<string, unknown> = { type: "web_search_20250305", name: ANTHROPIC_WEB_SEARCH_NAME };
+  if (typeof maxToolCalls === "number" && Number.isInteger(maxToolCalls) && maxToolCalls > 0) server.max_uses = maxToolCalls;
+  else if (isSet(maxToolCalls)) dropped.drop("max_tool_calls", "Anthropic's web search takes a positive max_uses");
+  const domains = list(asRecord(tool.filters)?.allowed_domains).filter((domain): domain is string => typeof domain === "string");
+  if (domains.length > 0) server.allowed_domains = domains;
+  const location = asRecord(tool.user_location);
+  if (location) {
+    const approximate: Record<string, unknown> = { type: "approximate" };
+    for (const key of ["city", "region", "country", "timezone"] as const) if (typeof location[key] === "string") approximate[key] = location[key];
+    if (Object.keys(approximate).length > 1) server.user_location = approximate;
+  }
+  dropped.dropIfSet(tool, "search_context_size", `${field}.`, "Anthropic's web search has no context size setting");
+  if (tool.external_web_access === false) dropped.drop(`${field}.external_web_access`, "Anthropic's web search has no cached-only mode");
+  return server;
+}
+
+/** `include: ["web_search_call.action.sources"]`: the result URLs go into each web_search_call item. */
+export function wantsWebSearchSources(request: Record<string, unknown>): boolean {
+  return list(request.include).includes("web_search_call.action.sources");
+}
+
+/** A web search result Anthropic returned, as a Responses `action.sources` entry. */
+export function webSearchSources(content: unknown): { type: "url"; url: string }[] | null {
+  if (!Array.isArray(content)) return null;
+  return content.flatMap((raw) => {
+    const result = asRecord(raw);
+    return result?.type === "web_search_result" && typeof result.url === "string" ? [{ type: "url" as const, url: result.url }] : [];
+  });
+}
+
+/** The search's query from a server_tool_use block's input (an object, or its streamed JSON). */
+export function webSearchQuery(input: unknown): string {
+  const query = asRecord(input)?.query;
+  return typeof query === "string" ? query : "";
+}
+
+/**
+ * Anthropic web search citations on one text block -> Responses `url_citation` annotations
+ * spanning that block's text (`start`..`end` in the output_text part the block joined).
+ */
+export function urlCitations(citations: unknown, start: number, end: number): Record<string, unknown>[] {
+  return list(citations).flatMap((raw) => {
+    const citation = asRecord(raw);
+    if (citation?.type !== "web_search_result_location" || typeof citation.url !== "string") return [];
+    return [{ type: "url_citation", start_index: start, end_index: end, url: citation.url, title: typeof citation.title === "string" ? citation.title : "" }];
+  });
+}
