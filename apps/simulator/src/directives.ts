@@ -111,7 +111,7 @@ export function parseToolDirectives(text: string): ToolDirective[] {
       pendingArgs = null;
       continue;
     }
-    const args = decodeToolArgs(value);
+    const args = decodeToolArgs(value.replace(/\.+$/, ''));
     if (args === null) continue;
     const last = tools.at(-1);
     if (last) last.args = args;

@@ -70,8 +70,8 @@ function openaiCapabilities(model: string): ModelCapabilities | null {
   return null;
 }
 
-/** `claude-{tier}-{major}[-{minor}][-date]` (current names) and `claude-{major}-{minor}-{tier}[-date]` (Claude 3.x). */
-const CLAUDE_CURRENT = /^claude-(opus|sonnet|haiku)-(\d{1,2})(?:-(\d{1,2}))?(?:[-@].*)?$/;
+/** `claude-{tier}-{major}[-{minor}][-date]` (current names: opus, sonnet, haiku, and newer tiers) and `claude-{major}-{minor}-{tier}[-date]` (Claude 3.x). */
+const CLAUDE_CURRENT = /^claude-([a-z]+)-(\d{1,2})(?:-(\d{1,2}))?(?:[-@].*)?$/;
 const CLAUDE_3 = /^claude-3-(?:(\d)-)?(opus|sonnet|haiku)(?:[-@].*)?$/;
 
 function claude(maxOutputTokens: number, reasoning: boolean, major: number, minor: number): ModelCapabilities {
