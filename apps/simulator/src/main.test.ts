@@ -38,4 +38,17 @@ describe('main', () => {
     const [code] = await once(child, 'exit');
     expect(code).toBe(0);
   }, PROCESS_TEST_TIMEOUT_MS);
+
+  it('SIMULATOR_STRICT=1 starts strict mode', async () => {
+    const child = run({ SIMULATOR_PORT: '0', SIMULATOR_STRICT: '1' });
+    const [line] = (await once(child.stdout, 'data')) as [Buffer];
+    const started = JSON.parse(line.toString().split('\n')[0]!) as { url: string; strict: boolean };
+    expect(started.strict).toBe(true);
+    const body = JSON.stringify({ model: 'gpt-4o-mini-2024-07-18', messages: [{ role: 'user', content: 'x' }], reasoning_effort: 'high' });
+    const refused = await fetch(`${started.url}/v1/chat/completions`, { method: 'POST', body });
+    expect(refused.status).toBe(400);
+    expect(((await refused.json()) as { error: { param: string } }).error.param).toBe('reasoning_effort');
+    child.kill('SIGTERM');
+    await once(child, 'exit');
+  }, PROCESS_TEST_TIMEOUT_MS);
 });

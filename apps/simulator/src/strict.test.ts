@@ -42,6 +42,8 @@ describe('strict refusals', () => {
       status: 400, param: 'reasoning_effort', code: 'unsupported_parameter',
     });
     expect(strictRefusal('/v1/chat/completions', { model: 'gpt-5', messages: [user], reasoning_effort: 'high' })).toBeNull();
+    expect(strictRefusal('/v1/chat/completions', { model: 'o3-2025-04-16', messages: [user], max_tokens: 100 })).toMatchObject({ param: 'max_tokens', code: 'unsupported_parameter' });
+    expect(strictRefusal('/v1/chat/completions', { model: 'o3-2025-04-16', messages: [user], max_completion_tokens: 100 })).toBeNull();
     expect(strictRefusal('/v1/chat/completions', { model: 'gpt-4o-mini', messages: [user], max_completion_tokens: 32_000 })).toMatchObject({
       status: 400, param: 'max_completion_tokens', message: expect.stringContaining('at most 16384'),
     });

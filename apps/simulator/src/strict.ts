@@ -5,7 +5,8 @@
  * it does not know is only held to its provider's rules that do not depend on the model (roles).
  *
  * - OpenAI chat: a role other than system/developer/user/assistant/tool/function; `reasoning_effort`
- *   to a model without reasoning; `max_completion_tokens` / `max_tokens` above the model's maximum.
+ *   to a model without reasoning; `max_tokens` to a reasoning model (it takes `max_completion_tokens`);
+ *   `max_completion_tokens` / `max_tokens` above the model's maximum.
  * - OpenAI Responses: a message role other than user/assistant/system/developer; `reasoning.effort`
  *   to a model without reasoning; `max_output_tokens` above the maximum.
  * - Anthropic Messages (roles are checked in every mode, see anthropic-messages.ts): `max_tokens`
@@ -45,6 +46,9 @@ function chatRefusal(body: Record<string, unknown>, model: string): ErrorSpec | 
   const caps = capabilitiesFor(model);
   if (!caps) return null;
   if (!caps.reasoning && present(body['reasoning_effort'])) return unsupported('reasoning_effort');
+  if (caps.reasoning && present(body['max_tokens'])) {
+    return { ...unsupported('max_tokens'), message: "Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead." };
+  }
   for (const field of ['max_completion_tokens', 'max_tokens']) {
     const n = body[field];
     if (typeof n === 'number' && n > caps.maxOutputTokens) {

@@ -71,6 +71,10 @@ describe('env', () => {
       ok: true,
       env: { SIMULATOR_PORT: 4010, SIMULATOR_HOST: '127.0.0.1', SIMULATOR_LATENCY_MS: 0, SIMULATOR_CHUNK_DELAY_MS: 0, SIMULATOR_CHUNKS: 12, SIMULATOR_STRICT: false },
     });
+    for (const [value, strict] of [['1', true], ['true', true], ['0', false], ['false', false], ['', false]] as const) {
+      expect(parseEnv({ SIMULATOR_STRICT: value })).toMatchObject({ ok: true, env: { SIMULATOR_STRICT: strict } });
+    }
+    expect(parseEnv({ SIMULATOR_STRICT: 'yes please' }).ok).toBe(false);
     const bad = parseEnv({ SIMULATOR_PORT: '70000' });
     expect(bad.ok).toBe(false);
     expect(!bad.ok && bad.message).toContain('SIMULATOR_PORT');
