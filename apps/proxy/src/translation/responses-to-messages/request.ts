@@ -63,7 +63,10 @@ export function messagesRequestFromResponses(request: Record<string, unknown>, d
   // Prompt-cache routing hints steer OpenAI's automatic cache, never the answer.
   dropped.dropIfSet(request, "prompt_cache_key", "", "Anthropic-shape models cache prompts by cache_control breakpoints");
   dropped.dropIfSet(request, "prompt_cache_retention", "", "Anthropic-shape models cache prompts by cache_control breakpoints");
-  const tools = flattenNamespaces(request.tools).map(({ tool, field }) => anthropicToolFromResponses(tool, field, request.max_tool_calls, dropped));
+  // max_tool_calls: 0 allows no built-in tool call: web search is then not offered at all.
+  const tools = flattenNamespaces(request.tools)
+    .filter(({ tool }) => !(isWebSearchTool(tool) && request.max_tool_calls === 0))
+    .map(({ tool, field }) => anthropicToolFromResponses(tool, field, request.max_tool_calls, dropped));
   anthropicTools(body, tools, isSet(request.tool_choice) ? toolChoiceFromResponses(request.tool_choice) : null, request.parallel_tool_calls, dropped);
   const text = asRecord(request.text);
   dropped.dropIfSet(text, "verbosity", "text.", "Anthropic-shape models have no verbosity setting");

@@ -54,6 +54,12 @@ describe("web search tools -> Anthropic's server tool", () => {
     expect(dropped.paths).toEqual(["tools[0].search_context_size"]);
   });
 
+  it("max_tool_calls: 0 allows no search: the tool is not offered, nothing listed", () => {
+    const dropped = new DroppedParams(false);
+    expect(translate({ model: "m", input: "Hi", max_tool_calls: 0, tools: [{ type: "web_search" }] }, dropped)).not.toHaveProperty("tools");
+    expect(dropped.paths).toEqual([]);
+  });
+
   it("an earlier web_search_call input item is dropped, listed; the answer after it stays", () => {
     const dropped = new DroppedParams(false);
     const body = translate(

@@ -33,7 +33,7 @@ export function hasWebSearchTool(request: Record<string, unknown>): boolean {
 export function anthropicWebSearchTool(tool: Record<string, unknown>, field: string, maxToolCalls: unknown, dropped: DroppedParams): Record<string, unknown> {
   const server: Record<string, unknown> = { type: "web_search_20250305", name: ANTHROPIC_WEB_SEARCH_NAME };
   if (typeof maxToolCalls === "number" && Number.isInteger(maxToolCalls) && maxToolCalls > 0) server.max_uses = maxToolCalls;
-  else if (isSet(maxToolCalls)) dropped.drop("max_tool_calls", "Anthropic's web search takes a positive max_uses");
+  else if (isSet(maxToolCalls) && maxToolCalls !== 0) dropped.drop("max_tool_calls", "Anthropic's web search takes a positive whole max_uses");
   const domains = list(asRecord(tool.filters)?.allowed_domains).filter((domain): domain is string => typeof domain === "string");
   if (domains.length > 0) server.allowed_domains = domains;
   const location = asRecord(tool.user_location);
