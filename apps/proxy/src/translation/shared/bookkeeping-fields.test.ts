@@ -70,6 +70,21 @@ describe.each(DIRECTIONS)("bookkeeping fields, $translation.name", ({ translatio
   });
 });
 
+describe("one end-user id on Anthropic", () => {
+  it.each([
+    { translation: chatToMessages, base: DIRECTIONS[0]!.base },
+    { translation: responsesToMessages, base: DIRECTIONS[2]!.base },
+  ])("$translation.name: user becomes metadata.user_id; a different safety_identifier is dropped, listed; an equal one changes nothing", ({ translation, base }) => {
+    const dropped = new DroppedParams(false);
+    expect(translate(translation, { ...base, user: "u-1", safety_identifier: "s-1" }, dropped)).toMatchObject({ metadata: { user_id: "u-1" } });
+    expect(dropped.paths).toEqual(["safety_identifier"]);
+    const same = new DroppedParams(false);
+    expect(translate(translation, { ...base, safety_identifier: "s-1" }, same)).toMatchObject({ metadata: { user_id: "s-1" } });
+    translate(translation, { ...base, user: "u-1", safety_identifier: "u-1" }, same);
+    expect(same.paths).toEqual([]);
+  });
+});
+
 describe("isBookkeepingField", () => {
   it.each(["client_metadata", "x-codex-turn-metadata", "x_trace", "trace_id", "session_id", "request_metadata"])("%s is bookkeeping", (field) => {
     expect(isBookkeepingField(field)).toBe(true);
