@@ -309,14 +309,10 @@ describe("POST /v1/messages/count_tokens", () => {
   it("a body /v1/messages refuses (bar max_tokens) is the same 400 here, before any upstream call", async () => {
     const { key } = await newKey({ serverOption: "cross-shape" });
     const standard = await newKey();
+    // What the gateway must read (contract section 15); the rest is the provider's (the next test).
     const bodies: [string, Record<string, unknown>][] = [
       ["no messages", { model: "claude-test" }],
       ["messages not an array", { model: "claude-test", messages: "hi" }],
-      ["empty messages", { model: "claude-test", messages: [] }],
-      ["a system role in messages", { model: "claude-test", messages: [{ role: "system", content: "x" }] }],
-      ["content a number", { model: "claude-test", messages: [{ role: "user", content: 3 }] }],
-      ["a block without type", { model: "claude-test", messages: [{ role: "user", content: [{ text: "x" }] }] }],
-      ["system a number", { model: "claude-test", system: 5, messages: [{ role: "user", content: "x" }] }],
       ["no model", { messages: [{ role: "user", content: "x" }] }],
       ["an unknown model", { model: "no-such-model", messages: [{ role: "user", content: "x" }] }],
       ["a model the key may not call", { model: "hidden-test", messages: [{ role: "user", content: "x" }] }],
@@ -332,9 +328,38 @@ describe("POST /v1/messages/count_tokens", () => {
     expect(badVersion.body.error).toMatchObject({ code: "invalid_header", param: "anthropic-version" });
     expect((await post("/v1/messages/count_tokens", null, { model: "claude-test", messages: [] })).status).toBe(401);
     // The same checks whichever way the model is served.
-    const crossShape = await post("/v1/messages/count_tokens", key, { model: "claude-on-openai", messages: [] });
+    const crossShape = await post("/v1/messages/count_tokens", key, { model: "claude-on-openai", messages: "hi" });
     expect(crossShape.body.error).toMatchObject({ code: "invalid_body", param: "messages" });
     expect(simulator.stats.requests).toEqual([]);
+  });
+
+  it("what the gateway need not read is the provider's to judge, here as on /v1/messages (contract section 15)", async () => {
+    const standard = await newKey();
+    const bodies: [string, Record<string, unknown>][] = [
+      ["empty messages", { model: "claude-test", messages: [] }],
+      // claude-test takes no mid-conversation system message: folded into a user turn on both endpoints.
+      ["a system role in messages", { model: "claude-test", messages: [{ role: "user", content: "hi" }, { role: "system", content: "x" }] }],
+      ["content a number", { model: "claude-test", messages: [{ role: "user", content: 3 }] }],
+      ["a block without type", { model: "claude-test", messages: [{ role: "user", content: [{ text: "x" }] }] }],
+      ["system a number", { model: "claude-test", system: 5, messages: [{ role: "user", content: "x" }] }],
+    ];
+    for (const [name, body] of bodies) {
+      simulator.stats.clear();
+      const counted = await post("/v1/messages/count_tokens", standard.key, body);
+      const messaged = await post("/v1/messages", standard.key, { max_tokens: 16, ...body });
+      const [count, message] = simulator.stats.requests;
+      expect([count?.path, message?.path], name).toEqual(["/v1/messages/count_tokens", "/v1/messages"]);
+      expect((count!.body as { messages: unknown }).messages, name).toEqual((message!.body as { messages: unknown }).messages);
+      expect([counted.status, messaged.status], name).toEqual([count!.status, message!.status]);
+    }
+    // The folded system message is one the upstream takes.
+    simulator.stats.clear();
+    const folded = await post("/v1/messages/count_tokens", standard.key, { model: "claude-test", messages: [{ role: "user", content: "hi" }, { role: "system", content: "x" }] });
+    expect(folded.status).toBe(200);
+    expect((simulator.stats.requests[0]!.body as { messages: unknown }).messages).toEqual([
+      { role: "user", content: "hi" },
+      { role: "user", content: [{ type: "text", text: "<system-reminder>\nx\n</system-reminder>" }] },
+    ]);
   });
 });
 

@@ -132,6 +132,8 @@ function claudeCodeRequest(model: string, stream: boolean): Record<string, unkno
 }
 
 const CLAUDE_CODE_DROPPED = [
+  // claude-on-openai runs under the OpenAI family's capabilities (reasoning: false): dropped before translation.
+  "thinking",
   "anthropic-beta",
   "top_k",
   "context_management",
@@ -201,10 +203,10 @@ describe("x-gateway-dropped-params: fields that only tune the answer are dropped
 });
 
 describe("strict_params: the first would-be-dropped field is a 400", () => {
-  it("Claude Code's request on a strict server option: refused naming top_k, nothing sent upstream", async () => {
+  it("Claude Code's request on a strict server option: refused naming thinking (the model takes no reasoning), nothing sent upstream", async () => {
     const response = await post("/v1/messages", claudeCodeRequest("claude-on-openai", false), {}, strictKey);
     expect(response.status).toBe(400);
-    expect(response.json()).toMatchObject({ type: "error", error: { type: "invalid_request_error", param: "top_k" } });
+    expect(response.json()).toMatchObject({ type: "error", error: { type: "invalid_request_error", param: "thinking" } });
     expect(response.json().error).toMatchObject({ message: expect.stringContaining("strict_params") });
     expect(stack.simulator.stats.requests).toHaveLength(0);
   });
@@ -340,8 +342,10 @@ describe("Codex (Responses) on an Anthropic-shape model", () => {
   it("on an OpenAI-shape model without the Responses API: the same mapping through chat completions", async () => {
     const response = await post("/v1/responses", { ...codex({ tool_choice: { type: "custom", name: "apply_patch" } }), model: "gpt-chat-only" });
     expect(response.status, response.text).toBe(200);
-    expect(dropped(response.headers)).toEqual(["include[0]", "input[2]", "tools[1].format", "reasoning.summary"]);
+    // gpt-chat-only takes no reasoning (the OpenAI family's default): Codex's reasoning goes before translation.
+    expect(dropped(response.headers)).toEqual(["reasoning.effort", "reasoning.summary", "include[0]", "input[2]", "tools[1].format"]);
     expect(upstream().path).toBe("/v1/chat/completions");
+    expect(upstreamBody()).not.toHaveProperty("reasoning_effort");
     expect(upstreamBody()).toMatchObject({ tools: [{ function: { name: "shell" } }, { function: { name: "apply_patch", parameters: { properties: { input: { type: "string" } } } } }] });
     const events = sseEvents(response.text).map((event) => JSON.parse(event.data) as Record<string, unknown>);
     expect(events.find((event) => event.type === "response.custom_tool_call_input.done")).toMatchObject({ input: "test" });

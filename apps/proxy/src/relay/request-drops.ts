@@ -1,10 +1,13 @@
-import type { ModelRecord } from "@gateway/redis-store";
+import type { ModelCapabilities, ModelRecord } from "@gateway/redis-store";
 import type { EndpointName, ParsedRequest } from "../upstreams/index.ts";
 import { unsupported } from "../translation/shared/fields.ts";
 import { DroppedParams, withoutFields } from "../translation/shared/dropped-params.ts";
 import { foldSystemMessages, hasSystemMessage } from "../translation/shared/system-reminder.ts";
 import { capabilityDrops, withoutCapabilityFields } from "./capability-drops.ts";
 import type { PlannedTarget } from "./attempt-plan.ts";
+
+/** A model without mid-conversation system messages, as `withSystemFolded` reads it. */
+const FOLDED = Object.freeze({ midConversationSystem: false });
 
 /** Nothing dropped: one shared empty list. */
 const NO_FIELDS: readonly string[] = Object.freeze([]);
@@ -57,6 +60,16 @@ export interface RequestDrops {
   foldSystem?: boolean;
 }
 
+/**
+ * A Messages request as an Anthropic-shape upstream whose model takes no mid-conversation system
+ * messages must get it: those folded into `<system-reminder>` user text. The same request when the
+ * model takes them or there is none (no copy). Also used by the token count (routes/v1-count-tokens.ts).
+ */
+export function withSystemFolded(request: ParsedRequest, capabilities: Pick<ModelCapabilities, "midConversationSystem">): ParsedRequest {
+  if (capabilities.midConversationSystem || !hasSystemMessage(request.body.messages)) return request;
+  return { ...request, body: { ...request.body, messages: foldSystemMessages(request.body.messages as unknown[]) } };
+}
+
 /** Whether this target's upstream body is Anthropic Messages with a system message inside `messages`. */
 function foldsSystem(planned: PlannedTarget, endpoint: EndpointName | undefined): boolean {
   const upstreamEndpoint = planned.translation ? planned.translation.upstreamWire.endpoint : endpoint;
@@ -84,7 +97,7 @@ export function withRequestDrops(planned: PlannedTarget[], drops: RequestDrops):
     if (fold && foldsSystem(target, drops.endpoint)) {
       let folded = foldedRequests.get(upstreamRequest);
       if (!folded) {
-        folded = { ...upstreamRequest, body: { ...upstreamRequest.body, messages: foldSystemMessages(upstreamRequest.body.messages as unknown[]) } };
+        folded = withSystemFolded(upstreamRequest, FOLDED);
         foldedRequests.set(upstreamRequest, folded);
       }
       upstreamRequest = folded;

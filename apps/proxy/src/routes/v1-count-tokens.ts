@@ -10,7 +10,7 @@ import { jsonAttempt } from "../relay/json-attempt.ts";
 import { nextTarget } from "../relay/attempt-plan.ts";
 import { DROPPED_PARAMS_HEADER, DroppedParams, translationFor } from "../translation/index.ts";
 import { droppedParamsHeaderValue, withoutFields } from "../translation/shared/dropped-params.ts";
-import { clientBetas } from "../relay/request-drops.ts";
+import { clientBetas, withSystemFolded } from "../relay/request-drops.ts";
 import { encodingForModel } from "../tokens/count-tokens.ts";
 import { allowedModel } from "./relay-route.ts";
 import { checkVersionHeader } from "./v1-messages.ts";
@@ -48,8 +48,10 @@ export function countTokensRoute(services: ProxyServices): KeyedRouteHandler {
       const traceparent = services.tracing.start(request.requestId, wire.endpoint, model.name, request.headers);
       let failure: unknown = null;
       try {
-        const rawBody = modelDrop.removed.length > 0 ? null : request.rawBody;
-        if (await forward(services, request, response, upstreamParsed, rawBody, model.name, anthropic, traceparent, openai !== undefined)) return;
+        // Mid-conversation system messages as /v1/messages sends them (contract section 15).
+        const forwarded = withSystemFolded(upstreamParsed, model.capabilities);
+        const rawBody = forwarded.body === parsed.body ? request.rawBody : null;
+        if (await forward(services, request, response, forwarded, rawBody, model.name, anthropic, traceparent, openai !== undefined)) return;
       } catch (error) {
         failure = error;
         throw error;

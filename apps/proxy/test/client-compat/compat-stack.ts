@@ -46,6 +46,8 @@ export function compatGatewayYaml(simulatorUrl: string): string {
     const aliases = CLAUDE_ALIASES.map((alias) => JSON.stringify(alias)).join(", ");
     yaml = replaceOnce(yaml, "  - name: claude-test\n", `  - name: claude-test\n    aliases: [${aliases}]\n`);
   }
+  // Codex's default models reason (gpt-5.x): gpt-test takes its reasoning here (contract section 15 capabilities).
+  yaml = replaceOnce(yaml, "    capabilities: { max_output_tokens: 16384 }\n    targets: [ { upstream: sim-openai-a, model: gpt-upstream-a }", "    capabilities: { max_output_tokens: 16384, reasoning: true }\n    targets: [ { upstream: sim-openai-a, model: gpt-upstream-a }");
   yaml = replaceOnce(yaml, "server_options:\n", "server_options:\n  - { name: compat-strict, models: [gpt-test, claude-test], strict_params: true }\n");
   return replaceOnce(yaml, "server_options: [standard, premium]", "server_options: [standard, premium, compat-strict]");
 }
