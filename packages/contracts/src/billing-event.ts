@@ -83,6 +83,27 @@ export const EMPTY_USAGE: Usage = Object.freeze({
   webSearchRequests: 0,
 });
 
+/**
+ * Why an upstream attempt ended (contract section 20): `ok`, or the failure's cause. Bounded, so it
+ * can label metrics; the console shows it per attempt.
+ */
+export const ATTEMPT_CAUSES = ["ok", "connect_error", "timeout", "http_429", "http_5xx", "http_4xx", "stream_error", "client_aborted", "circuit_open"] as const;
+export type AttemptCause = (typeof ATTEMPT_CAUSES)[number];
+
+/** One upstream attempt of a request, in order (failover makes several). */
+export const attemptSchema = z.object({
+  upstream: z.string(),
+  upstreamModel: z.string().nullable(),
+  cause: z.enum(ATTEMPT_CAUSES),
+  /** The upstream's HTTP status, null when none came (connect error, timeout before headers). */
+  status: z.number().int().nullable(),
+  /** From the attempt's start to its end (its last byte, or its failure). */
+  durationMs: z.number().int().nonnegative(),
+  /** Time to the first byte of the answer (streams: the first event), null when none came. */
+  ttfbMs: z.number().int().nonnegative().nullable(),
+});
+export type Attempt = z.infer<typeof attemptSchema>;
+
 export const billingEventSchema = z.object({
   requestId: z.string().startsWith("req_"),
   apiKeyId: z.string(),
@@ -106,6 +127,8 @@ export const billingEventSchema = z.object({
   startedAt: z.number().int(),
   finishedAt: z.number().int(),
   ttfbMs: z.number().int().nullable(),
+  /** The upstream attempts, in order (at most MAX_ATTEMPTS). Events of proxies that predate the field read as none. */
+  attempts: z.array(attemptSchema).max(16).default([]),
 });
 /** An event as a proxy builds it (`stream` may be left out) and as the worker receives it. */
 export type BillingEvent = z.input<typeof billingEventSchema>;
