@@ -107,13 +107,33 @@ function reasoningDrops(body: Record<string, unknown>, endpoint: EndpointName, d
  * sampling); empty for the common request. Reads a few top-level fields: no copy, no JSON work.
  */
 export function capabilityDrops(body: Record<string, unknown>, endpoint: EndpointName, capabilities: ModelCapabilities): readonly CapabilityDrop[] {
-  if (capabilities.reasoning && capabilities.sampling) return NONE;
+  if (!mayHold(body, endpoint, capabilities)) return NONE;
   const drops: CapabilityDrop[] = [];
   if (!capabilities.reasoning) reasoningDrops(body, endpoint, drops);
   if (!capabilities.sampling && endpoint !== "images.generations" && endpoint !== "embeddings") {
     for (const field of SAMPLING_FIELDS) topLevel(body, field, NO_SAMPLING, drops);
   }
   return drops;
+}
+
+/**
+ * Whether the body may hold a field the model does not take: a few property reads, so the common
+ * request (OpenAI-family models take no reasoning, and most requests ask for none) allocates nothing.
+ */
+function mayHold(body: Record<string, unknown>, endpoint: EndpointName, capabilities: ModelCapabilities): boolean {
+  if (!capabilities.sampling && (isSet(body.temperature) || isSet(body.top_p) || isSet(body.top_k))) return true;
+  if (capabilities.reasoning) return false;
+  switch (endpoint) {
+    case "chat.completions":
+      return isSet(body.reasoning_effort);
+    case "responses":
+      return isSet(body.reasoning) || Array.isArray(body.include);
+    case "messages":
+    case "messages.count_tokens":
+      return isSet(body.thinking) || isSet(body.output_config);
+    default:
+      return false;
+  }
 }
 
 /** The body without `drops` (a shallow copy; nested objects that change are copied, never edited). */
