@@ -1,5 +1,5 @@
-// Contract section 14, "A process that dies": a proxy process with 50 slow streams open is killed
-// with SIGKILL. Within 60 s every request it admitted has exactly one ledger row (interrupted,
+// Contract section 14, "A process that dies": a proxy process with 50 slow streams open, and 20 more
+// admitted a few milliseconds earlier, is killed with SIGKILL. Within 60 s every request it admitted has exactly one ledger row (interrupted,
 // estimated, billed at least what its journal had checkpointed), and what the requests held of the
 // key's limits is back: nothing reserved, the spend equal to the ledger's.
 import { randomUUID } from "node:crypto";
@@ -15,6 +15,8 @@ import { SIMULATOR_SECRET, testGatewayYaml } from "./stack.ts";
 import { spawnProxy, type ProxyProcess } from "./replicas.ts";
 
 const STREAMS = 50;
+/** Requests admitted a few milliseconds before the kill. */
+const BURST = 20;
 const silent = createLogger({ name: "test", level: "silent" });
 let database: TestDatabase;
 let simulator: Simulator;
@@ -47,11 +49,11 @@ afterAll(async () => {
 });
 
 /** Opens a slow stream (about 30 s of chunks) and reads it until the connection dies; resolves to its request id. */
-async function openStream(key: string, index: number, received: number[]): Promise<string> {
+async function openStream(key: string, index: number, received: number[], label = "stream"): Promise<string> {
   const response = await fetch(`${proxy.url}/v1/chat/completions`, {
     method: "POST",
     headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
-    body: JSON.stringify({ model: "gpt-test", stream: true, max_tokens: 1000, messages: [{ role: "user", content: `stream ${index} #sim:chunks=300 #sim:chunk_delay_ms=100` }] }),
+    body: JSON.stringify({ model: "gpt-test", stream: true, max_tokens: 1000, messages: [{ role: "user", content: `${label} ${index} #sim:chunks=300 #sim:chunk_delay_ms=100` }] }),
   });
   expect(response.status).toBe(200);
   const requestId = response.headers.get("x-request-id")!;
@@ -108,22 +110,34 @@ describe("a proxy process that ends: killed with 50 streams open, or stopped", (
     // The option's TPM: each stream holds its input estimate and output bound in flight.
     expect(await limits.readTokensHeld(keyId)).toBeGreaterThanOrEqual(STREAMS * 1000);
 
+    // A burst of requests admitted just before the kill: it comes as soon as the upstream has seen
+    // them all (a few milliseconds), long before any checkpoint. Each was written ahead in the turn
+    // its upstream call went out, so each gets its row too.
+    const burstReceived: number[] = [];
+    for (let index = 0; index < BURST; index += 1) void openStream(minted.plaintext, index, burstReceived, "burst stream").catch(() => undefined);
+    const burstSeen = () => simulator.stats.requests.filter((record) => JSON.stringify(record.body).includes("burst stream"));
+    const deadline = Date.now() + 10_000;
+    while (burstSeen().length < BURST && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 1));
+    await new Promise((resolve) => setTimeout(resolve, 5));
     const exited = new Promise((resolve) => proxy.child.once("exit", resolve));
     proxy.child.kill("SIGKILL");
     await exited;
     const killedAt = Date.now();
+    const burstIds = burstSeen().map((record) => record.headers["x-request-id"]!);
+    expect(burstIds).toHaveLength(BURST);
+    const admitted = [...requestIds, ...burstIds];
 
     // Polled up to the contract's bound: one row per admitted request.
     const rows = await waitFor("a ledger row for every stream", 60_000, async () => {
       const found = await prisma.usageRecord.findMany({ where: { apiKeyId: keyId } });
-      return found.length >= STREAMS ? found : undefined;
+      return found.length >= admitted.length ? found : undefined;
     });
     expect(Date.now() - killedAt).toBeLessThan(60_000);
-    expect(rows.map((row) => row.requestId).sort()).toEqual([...requestIds].sort());
+    expect(rows.map((row) => row.requestId).sort()).toEqual([...admitted].sort());
     for (const row of rows) {
       expect(row).toMatchObject({ status: "interrupted", estimated: true, stream: true, model: "gpt-test" });
       // Billed at least what was checkpointed (a later checkpoint can only have more).
-      expect(row.outputTokens).toBeGreaterThanOrEqual(BigInt(checkpointed.get(row.requestId)!));
+      expect(row.outputTokens).toBeGreaterThanOrEqual(BigInt(checkpointed.get(row.requestId) ?? 0));
       expect(row.inputTokens).toBeGreaterThan(0n);
       expect(row.costNano).toBeGreaterThan(0n);
     }

@@ -61,7 +61,7 @@ describe("in-flight journal (proxy)", () => {
     const { inFlight, journal, stored } = setup();
     const first = request("req_first");
     inFlight.add(first);
-    // Nothing until a checkpoint: admission adds no Redis call.
+    // Not started: no write ahead, nothing until a checkpoint.
     expect(await stored()).toEqual(new Map());
     await journal.checkpoint();
     expect((await stored()).get("req_first")).toMatchObject({ apiKeyId: "key_1", stream: true, upstream: "sim-a", usage: { inputTokens: 50, outputTokens: 0 }, reservation: { reservationNano: "1234", processTag: "tag" } });
@@ -75,23 +75,34 @@ describe("in-flight journal (proxy)", () => {
     await journal.stop();
   });
 
-  it("journals a new request soon after its admission, not at the next checkpoint", async () => {
+  it("writes a new request ahead at the end of the turn that admitted it, not at the next checkpoint; one ended in its turn is never written", async () => {
     const { inFlight } = setup();
     const journal = new InFlightJournal({ redis, prefix, inFlight, reservation: () => null, processTag: "tag", checkpointMs: 600_000, logger });
     journal.start();
     await expect.poll(async () => redis.zscore(journalKeys(prefix).live, journal.processId), { timeout: 5_000, interval: 20 }).not.toBeNull();
+    const hash = journalKeys(prefix).process(journal.processId);
     const open = request("req_new");
     open.output = 7;
     inFlight.add(open);
-    // Polled (NEW_ENTRY_DELAY_MS is 100 ms); the next checkpoint would be 10 minutes away.
-    await expect.poll(async () => (await redis.hget(journalKeys(prefix).process(journal.processId), "req_new")) !== null, { timeout: 5_000, interval: 20 }).toBe(true);
-    // The soon-write is of new entries only: a running request's progress waits for the checkpoint.
+    inFlight.add(request("req_same_turn"));
+    inFlight.add(request("req_gone"));
+    inFlight.remove("req_gone");
+    // The turn ends; the write went out on this same connection, so a read after it sees it (the
+    // next checkpoint is 10 minutes away).
+    await new Promise((resolve) => setImmediate(resolve));
+    const [first, second, gone] = await redis.hmget(hash, "req_new", "req_same_turn", "req_gone");
+    expect(JSON.parse(first!)).toMatchObject({ requestId: "req_new", apiKeyId: "key_1", usage: { outputTokens: 7 } });
+    expect(JSON.parse(second!).requestId).toBe("req_same_turn");
+    expect(gone).toBeNull();
+    // The progress of a written request waits for the checkpoint, which writes it.
     open.output = 99;
     inFlight.add(request("req_newer"));
-    await expect.poll(async () => (await redis.hget(journalKeys(prefix).process(journal.processId), "req_newer")) !== null, { timeout: 5_000, interval: 20 }).toBe(true);
-    expect(JSON.parse((await redis.hget(journalKeys(prefix).process(journal.processId), "req_new"))!).usage.outputTokens).toBe(7);
-    inFlight.remove("req_new");
-    inFlight.remove("req_newer");
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(await redis.hget(hash, "req_newer")).not.toBeNull();
+    expect(JSON.parse((await redis.hget(hash, "req_new"))!).usage.outputTokens).toBe(7);
+    await journal.checkpoint();
+    expect(JSON.parse((await redis.hget(hash, "req_new"))!).usage.outputTokens).toBe(99);
+    for (const id of ["req_new", "req_same_turn", "req_newer"]) inFlight.remove(id);
     await journal.stop();
   });
 

@@ -14,13 +14,6 @@ export function heartbeatMs(checkpointMs: number): number {
   return Math.min(30_000, Math.max(5_000, checkpointMs * 10));
 }
 
-/**
- * How soon after its admission a request is first journaled (with the others admitted meanwhile,
- * in one call): a kill within this window loses the request's row. Requests shorter than it never
- * cost a journal write.
- */
-export const NEW_ENTRY_DELAY_MS = 100;
-
 export interface InFlightJournalOptions {
   redis: RedisClient;
   prefix: string;
@@ -35,21 +28,22 @@ export interface InFlightJournalOptions {
 
 /**
  * This process's part of the journal of requests in flight (packages/redis-store's
- * in-flight-journal.ts). Nothing is written on a request's path: every JOURNAL_CHECKPOINT_MS one
- * script call writes the heartbeat, the requests admitted since the last checkpoint and the usage
- * of those whose progress changed, and removes those that ended without a billing event. An entry
- * goes as soon as the queue has acknowledged its request's event (`queued`, from the producer).
+ * in-flight-journal.ts). Every JOURNAL_CHECKPOINT_MS one script call writes the heartbeat, the
+ * usage of the requests whose progress changed, and removes those that ended without a billing
+ * event. An entry goes as soon as the queue has acknowledged its request's event (`queued`, from
+ * the producer).
  *
- * New requests are written NEW_ENTRY_DELAY_MS after their admission (one call for all admitted
- * meanwhile, entries only), not at the next checkpoint.
+ * A new request is written ahead (`writeAhead`): at the end of the event-loop turn that admitted
+ * it, the turn in which its upstream call goes out, or, while the previous such write is out, as
+ * soon as Redis answers it; one plain HSET for all of them (no script, no heartbeat: the
+ * checkpoints keep those). A request that ends before then is never written.
  *
  * Loss bounds on SIGKILL/OOM: a journaled request is billed for its usage at the last checkpoint,
- * so at most JOURNAL_CHECKPOINT_MS of its output goes unbilled (with the estimate's error). A
- * request admitted less than NEW_ENTRY_DELAY_MS (plus a Redis round trip) before the kill is not
- * journaled yet: it gets no row, and what it reserved stays held (a lease's slice until Redis drops
- * it, LEASE_HOLD_MS; its own reservation until the key's counters are rebuilt from the ledger). A
- * request whose event was recorded but not yet queued keeps its entry, so the sweeper bills it
- * from its last checkpoint.
+ * so at most JOURNAL_CHECKPOINT_MS of its output goes unbilled (with the estimate's error). A kill
+ * between a request's upstream call and its entry's write loses its row: at most one Redis round
+ * trip of exposure (sub-millisecond on a LAN), before the upstream has answered a byte. A request
+ * whose event was recorded but not yet queued keeps its entry, so the sweeper bills it from its
+ * last checkpoint.
  */
 export class InFlightJournal {
   readonly processId = `${hostname()}-${process.pid}-${randomBytes(4).toString("hex")}`;
@@ -62,8 +56,15 @@ export class InFlightJournal {
   /** Written entries to delete at the next checkpoint. */
   private deletes: string[] = [];
   private timer: NodeJS.Timeout | null = null;
-  /** The write of newly admitted requests, when one is due. */
-  private soon: NodeJS.Timeout | null = null;
+  /** Requests admitted and not yet written ahead. */
+  private fresh: InFlightRequest[] = [];
+  /** A write ahead is out: the requests admitted meanwhile go in one write when it is answered. */
+  private aheadOut = false;
+  private readonly writeAheadNow = () => this.writeAhead();
+  private readonly aheadAnswered = () => {
+    this.aheadOut = false;
+    if (this.fresh.length > 0) this.writeAhead();
+  };
   private writing: Promise<void> | null = null;
   private registered = false;
 
@@ -76,19 +77,45 @@ export class InFlightJournal {
     if (this.timer !== null) return;
     this.timer = setInterval(() => void this.checkpoint(), this.options.checkpointMs);
     this.timer.unref();
-    this.options.inFlight.onAdd = () => this.admitted();
+    this.options.inFlight.onAdd = (request) => this.admitted(request);
     void this.checkpoint();
   }
 
-  /** A request was admitted: it is written with the others of the next NEW_ENTRY_DELAY_MS. */
-  private admitted(): void {
-    if (this.soon !== null || this.timer === null) return;
-    this.soon = setTimeout(() => {
-      this.soon = null;
-      // A write under way started before these requests: theirs follows it.
-      void (this.writing ?? Promise.resolve()).then(() => this.checkpoint(true));
-    }, Math.min(NEW_ENTRY_DELAY_MS, this.options.checkpointMs));
-    this.soon.unref();
+  /** A request was admitted: written ahead at the end of this turn, with the turn's others. */
+  private admitted(request: InFlightRequest): void {
+    if (this.timer === null) return;
+    if (this.fresh.push(request) === 1 && !this.aheadOut) setImmediate(this.writeAheadNow);
+  }
+
+  /**
+   * The admitted requests still open: one HSET of their entries (the cheapest write Redis has; no
+   * script, no heartbeat). One write is out at a time: under load the requests admitted while it
+   * is answered go together in the next (a write per Redis round trip, not per turn: each costs
+   * the proxy more than a request's own JSON does). Sent on the checkpoints' connection, so an
+   * entry never arrives after its own deletion.
+   */
+  private writeAhead(): void {
+    const fresh = this.fresh;
+    this.fresh = [];
+    if (this.timer === null) return;
+    const { inFlight, redis, prefix } = this.options;
+    const now = Date.now();
+    const args: string[] = [];
+    for (const request of fresh) {
+      const { requestId } = request;
+      if (this.finishing.has(requestId) || this.written.has(requestId) || inFlight.get(requestId) !== request) continue;
+      args.push(requestId, JSON.stringify(this.entry(request, request.progress(), now)));
+      // Written, with no usage known: the next checkpoint writes its progress if it is still open.
+      this.written.set(requestId, "");
+    }
+    if (args.length === 0) return;
+    this.aheadOut = true;
+    redis.hset(journalKeys(prefix).process(this.processId), ...args).then(this.aheadAnswered, (error: unknown) => {
+      // Not in Redis: the next checkpoint writes every open request that is not.
+      for (let index = 0; index < args.length; index += 2) this.written.delete(args[index]!);
+      this.options.logger.warn({ err: (error as Error).message }, "in-flight journal entries not written ahead");
+      this.aheadAnswered();
+    });
   }
 
   /** The request's billing event exists (the producer recorded it): its entry stays as it is until queued. */
@@ -116,22 +143,19 @@ export class InFlightJournal {
     redis.hdel(journalKeys(prefix).process(this.processId), ...requestIds).catch(() => this.deletes.push(...requestIds));
   }
 
-  /**
-   * Writes one checkpoint now (one at a time: a slow write makes the next tick skip, not pile up);
-   * `newOnly`: only the requests never written yet (their first write soon after admission).
-   */
-  checkpoint(newOnly = false): Promise<void> {
-    this.writing ??= this.write(newOnly).finally(() => (this.writing = null));
+  /** Writes one checkpoint now (one at a time: a slow write makes the next tick skip, not pile up). */
+  checkpoint(): Promise<void> {
+    this.writing ??= this.write().finally(() => (this.writing = null));
     return this.writing;
   }
 
-  private async write(newOnly: boolean): Promise<void> {
+  private async write(): Promise<void> {
     const { inFlight, redis, prefix } = this.options;
     const now = Date.now();
     const upserts: JournalEntry[] = [];
     const usages: [string, string][] = [];
     for (const request of inFlight.entries()) {
-      if (this.finishing.has(request.requestId) || (newOnly && this.written.has(request.requestId))) continue;
+      if (this.finishing.has(request.requestId)) continue;
       const usage = request.progress();
       const usageJson = JSON.stringify(usage);
       if (this.written.get(request.requestId) === usageJson) continue;
@@ -198,9 +222,7 @@ export class InFlightJournal {
    */
   async stop(): Promise<void> {
     if (this.timer !== null) clearInterval(this.timer);
-    if (this.soon !== null) clearTimeout(this.soon);
     this.timer = null;
-    this.soon = null;
     await this.writing;
     const { redis, prefix, inFlight, logger } = this.options;
     try {
