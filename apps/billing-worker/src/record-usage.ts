@@ -87,18 +87,18 @@ const RECORD_BATCH = `
       request_id text, api_key_id text, vendor_id text, model text, upstream text, upstream_model text, endpoint text,
       status text, stream boolean, estimated boolean, input_tokens bigint, output_tokens bigint, cached_input_tokens bigint,
       cache_write_tokens bigint, reasoning_tokens bigint, images int, cache_write_1h_tokens bigint, web_search_requests bigint,
-      cost_nano bigint, started_at timestamptz, finished_at timestamptz, ttfb_ms int
+      cost_nano bigint, started_at timestamptz, finished_at timestamptz, ttfb_ms int, attempts jsonb
     )
   ),
   inserted AS (
     INSERT INTO usage_records (
       request_id, api_key_id, vendor_id, model, upstream, upstream_model, endpoint, status, stream, estimated,
       input_tokens, output_tokens, cached_input_tokens, cache_write_tokens, reasoning_tokens, images,
-      cache_write_1h_tokens, web_search_requests, cost_nano, started_at, finished_at, ttfb_ms
+      cache_write_1h_tokens, web_search_requests, cost_nano, started_at, finished_at, ttfb_ms, attempts
     )
     SELECT request_id, api_key_id, vendor_id, model, upstream, upstream_model, endpoint, status, stream, estimated,
       input_tokens, output_tokens, cached_input_tokens, cache_write_tokens, reasoning_tokens, images,
-      cache_write_1h_tokens, web_search_requests, cost_nano, started_at, finished_at, ttfb_ms
+      cache_write_1h_tokens, web_search_requests, cost_nano, started_at, finished_at, ttfb_ms, attempts
     FROM batch ORDER BY request_id
     ON CONFLICT (request_id) DO NOTHING
     RETURNING request_id, api_key_id, vendor_id, model, (finished_at AT TIME ZONE 'UTC')::date AS day,
@@ -158,6 +158,9 @@ function ledgerRow({ event, costNano }: LedgerEntry) {
     started_at: new Date(event.startedAt).toISOString(),
     finished_at: new Date(event.finishedAt).toISOString(),
     ttfb_ms: event.ttfbMs,
+    // Nested in the batch's one JSON parameter (no statement or parameter more per row); an event
+    // without attempts (a proxy that predates them, the orphan sweeper's) leaves the column NULL.
+    attempts: event.attempts?.length ? event.attempts : null,
   };
 }
 

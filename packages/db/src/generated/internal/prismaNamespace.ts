@@ -1770,6 +1770,7 @@ export const UsageRecordScalarFieldEnum = {
   startedAt: 'startedAt',
   finishedAt: 'finishedAt',
   ttfbMs: 'ttfbMs',
+  attempts: 'attempts',
   createdAt: 'createdAt'
 } as const
 

@@ -274,6 +274,7 @@ export const UsageRecordScalarFieldEnum = {
   startedAt: 'startedAt',
   finishedAt: 'finishedAt',
   ttfbMs: 'ttfbMs',
+  attempts: 'attempts',
   createdAt: 'createdAt'
 } as const
 

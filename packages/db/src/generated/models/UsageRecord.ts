@@ -127,6 +127,7 @@ export type UsageRecordCountAggregateOutputType = {
   startedAt: number
   finishedAt: number
   ttfbMs: number
+  attempts: number
   createdAt: number
   _all: number
 }
@@ -233,6 +234,7 @@ export type UsageRecordCountAggregateInputType = {
   startedAt?: true
   finishedAt?: true
   ttfbMs?: true
+  attempts?: true
   createdAt?: true
   _all?: true
 }
@@ -346,6 +348,7 @@ export type UsageRecordGroupByOutputType = {
   startedAt: Date
   finishedAt: Date
   ttfbMs: number | null
+  attempts: runtime.JsonValue | null
   createdAt: Date
   _count: UsageRecordCountAggregateOutputType | null
   _avg: UsageRecordAvgAggregateOutputType | null
@@ -395,6 +398,7 @@ export type UsageRecordWhereInput = {
   startedAt?: Prisma.DateTimeFilter<"UsageRecord"> | Date | string
   finishedAt?: Prisma.DateTimeFilter<"UsageRecord"> | Date | string
   ttfbMs?: Prisma.IntNullableFilter<"UsageRecord"> | number | null
+  attempts?: Prisma.JsonNullableFilter<"UsageRecord">
   createdAt?: Prisma.DateTimeFilter<"UsageRecord"> | Date | string
   apiKey?: Prisma.XOR<Prisma.ApiKeyScalarRelationFilter, Prisma.ApiKeyWhereInput>
 }
@@ -422,6 +426,7 @@ export type UsageRecordOrderByWithRelationInput = {
   startedAt?: Prisma.SortOrder
   finishedAt?: Prisma.SortOrder
   ttfbMs?: Prisma.SortOrderInput | Prisma.SortOrder
+  attempts?: Prisma.SortOrderInput | Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   apiKey?: Prisma.ApiKeyOrderByWithRelationInput
 }
@@ -452,6 +457,7 @@ export type UsageRecordWhereUniqueInput = Prisma.AtLeast<{
   startedAt?: Prisma.DateTimeFilter<"UsageRecord"> | Date | string
   finishedAt?: Prisma.DateTimeFilter<"UsageRecord"> | Date | string
   ttfbMs?: Prisma.IntNullableFilter<"UsageRecord"> | number | null
+  attempts?: Prisma.JsonNullableFilter<"UsageRecord">
   createdAt?: Prisma.DateTimeFilter<"UsageRecord"> | Date | string
   apiKey?: Prisma.XOR<Prisma.ApiKeyScalarRelationFilter, Prisma.ApiKeyWhereInput>
 }, "requestId">
@@ -479,6 +485,7 @@ export type UsageRecordOrderByWithAggregationInput = {
   startedAt?: Prisma.SortOrder
   finishedAt?: Prisma.SortOrder
   ttfbMs?: Prisma.SortOrderInput | Prisma.SortOrder
+  attempts?: Prisma.SortOrderInput | Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   _count?: Prisma.UsageRecordCountOrderByAggregateInput
   _avg?: Prisma.UsageRecordAvgOrderByAggregateInput
@@ -513,6 +520,7 @@ export type UsageRecordScalarWhereWithAggregatesInput = {
   startedAt?: Prisma.DateTimeWithAggregatesFilter<"UsageRecord"> | Date | string
   finishedAt?: Prisma.DateTimeWithAggregatesFilter<"UsageRecord"> | Date | string
   ttfbMs?: Prisma.IntNullableWithAggregatesFilter<"UsageRecord"> | number | null
+  attempts?: Prisma.JsonNullableWithAggregatesFilter<"UsageRecord">
   createdAt?: Prisma.DateTimeWithAggregatesFilter<"UsageRecord"> | Date | string
 }
 
@@ -538,6 +546,7 @@ export type UsageRecordCreateInput = {
   startedAt: Date | string
   finishedAt: Date | string
   ttfbMs?: number | null
+  attempts?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Date | string
   apiKey: Prisma.ApiKeyCreateNestedOneWithoutUsageRecordsInput
 }
@@ -565,6 +574,7 @@ export type UsageRecordUncheckedCreateInput = {
   startedAt: Date | string
   finishedAt: Date | string
   ttfbMs?: number | null
+  attempts?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Date | string
 }
 
@@ -590,6 +600,7 @@ export type UsageRecordUpdateInput = {
   startedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   finishedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   ttfbMs?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
+  attempts?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   apiKey?: Prisma.ApiKeyUpdateOneRequiredWithoutUsageRecordsNestedInput
 }
@@ -617,6 +628,7 @@ export type UsageRecordUncheckedUpdateInput = {
   startedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   finishedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   ttfbMs?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
+  attempts?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
 
@@ -643,6 +655,7 @@ export type UsageRecordCreateManyInput = {
   startedAt: Date | string
   finishedAt: Date | string
   ttfbMs?: number | null
+  attempts?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Date | string
 }
 
@@ -668,6 +681,7 @@ export type UsageRecordUpdateManyMutationInput = {
   startedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   finishedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   ttfbMs?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
+  attempts?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
 
@@ -694,6 +708,7 @@ export type UsageRecordUncheckedUpdateManyInput = {
   startedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   finishedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   ttfbMs?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
+  attempts?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
 
@@ -730,6 +745,7 @@ export type UsageRecordCountOrderByAggregateInput = {
   startedAt?: Prisma.SortOrder
   finishedAt?: Prisma.SortOrder
   ttfbMs?: Prisma.SortOrder
+  attempts?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
 }
 
@@ -875,6 +891,7 @@ export type UsageRecordCreateWithoutApiKeyInput = {
   startedAt: Date | string
   finishedAt: Date | string
   ttfbMs?: number | null
+  attempts?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Date | string
 }
 
@@ -900,6 +917,7 @@ export type UsageRecordUncheckedCreateWithoutApiKeyInput = {
   startedAt: Date | string
   finishedAt: Date | string
   ttfbMs?: number | null
+  attempts?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Date | string
 }
 
@@ -955,6 +973,7 @@ export type UsageRecordScalarWhereInput = {
   startedAt?: Prisma.DateTimeFilter<"UsageRecord"> | Date | string
   finishedAt?: Prisma.DateTimeFilter<"UsageRecord"> | Date | string
   ttfbMs?: Prisma.IntNullableFilter<"UsageRecord"> | number | null
+  attempts?: Prisma.JsonNullableFilter<"UsageRecord">
   createdAt?: Prisma.DateTimeFilter<"UsageRecord"> | Date | string
 }
 
@@ -980,6 +999,7 @@ export type UsageRecordCreateManyApiKeyInput = {
   startedAt: Date | string
   finishedAt: Date | string
   ttfbMs?: number | null
+  attempts?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Date | string
 }
 
@@ -1005,6 +1025,7 @@ export type UsageRecordUpdateWithoutApiKeyInput = {
   startedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   finishedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   ttfbMs?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
+  attempts?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
 
@@ -1030,6 +1051,7 @@ export type UsageRecordUncheckedUpdateWithoutApiKeyInput = {
   startedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   finishedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   ttfbMs?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
+  attempts?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
 
@@ -1055,6 +1077,7 @@ export type UsageRecordUncheckedUpdateManyWithoutApiKeyInput = {
   startedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   finishedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   ttfbMs?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
+  attempts?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
 
@@ -1083,6 +1106,7 @@ export type UsageRecordSelect<ExtArgs extends runtime.Types.Extensions.InternalA
   startedAt?: boolean
   finishedAt?: boolean
   ttfbMs?: boolean
+  attempts?: boolean
   createdAt?: boolean
   apiKey?: boolean | Prisma.ApiKeyDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["usageRecord"]>
@@ -1110,6 +1134,7 @@ export type UsageRecordSelectCreateManyAndReturn<ExtArgs extends runtime.Types.E
   startedAt?: boolean
   finishedAt?: boolean
   ttfbMs?: boolean
+  attempts?: boolean
   createdAt?: boolean
   apiKey?: boolean | Prisma.ApiKeyDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["usageRecord"]>
@@ -1137,6 +1162,7 @@ export type UsageRecordSelectUpdateManyAndReturn<ExtArgs extends runtime.Types.E
   startedAt?: boolean
   finishedAt?: boolean
   ttfbMs?: boolean
+  attempts?: boolean
   createdAt?: boolean
   apiKey?: boolean | Prisma.ApiKeyDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["usageRecord"]>
@@ -1164,10 +1190,11 @@ export type UsageRecordSelectScalar = {
   startedAt?: boolean
   finishedAt?: boolean
   ttfbMs?: boolean
+  attempts?: boolean
   createdAt?: boolean
 }
 
-export type UsageRecordOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"requestId" | "apiKeyId" | "vendorId" | "model" | "upstream" | "upstreamModel" | "endpoint" | "status" | "stream" | "estimated" | "inputTokens" | "outputTokens" | "cachedInputTokens" | "cacheWriteTokens" | "cacheWrite1hTokens" | "reasoningTokens" | "images" | "webSearchRequests" | "costNano" | "startedAt" | "finishedAt" | "ttfbMs" | "createdAt", ExtArgs["result"]["usageRecord"]>
+export type UsageRecordOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"requestId" | "apiKeyId" | "vendorId" | "model" | "upstream" | "upstreamModel" | "endpoint" | "status" | "stream" | "estimated" | "inputTokens" | "outputTokens" | "cachedInputTokens" | "cacheWriteTokens" | "cacheWrite1hTokens" | "reasoningTokens" | "images" | "webSearchRequests" | "costNano" | "startedAt" | "finishedAt" | "ttfbMs" | "attempts" | "createdAt", ExtArgs["result"]["usageRecord"]>
 export type UsageRecordInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   apiKey?: boolean | Prisma.ApiKeyDefaultArgs<ExtArgs>
 }
@@ -1233,6 +1260,11 @@ export type $UsageRecordPayload<ExtArgs extends runtime.Types.Extensions.Interna
     startedAt: Date
     finishedAt: Date
     ttfbMs: number | null
+    /**
+     * the upstream attempts in order (contract section 20; the billing event's `attempts`:
+     * [{upstream, upstreamModel, cause, status, durationMs, ttfbMs}]); null for rows of events without any
+     */
+    attempts: runtime.JsonValue | null
     createdAt: Date
   }, ExtArgs["result"]["usageRecord"]>
   composites: {}
@@ -1680,6 +1712,7 @@ export interface UsageRecordFieldRefs {
   readonly startedAt: Prisma.FieldRef<"UsageRecord", 'DateTime'>
   readonly finishedAt: Prisma.FieldRef<"UsageRecord", 'DateTime'>
   readonly ttfbMs: Prisma.FieldRef<"UsageRecord", 'Int'>
+  readonly attempts: Prisma.FieldRef<"UsageRecord", 'Json'>
   readonly createdAt: Prisma.FieldRef<"UsageRecord", 'DateTime'>
 }
     
