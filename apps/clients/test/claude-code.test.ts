@@ -83,6 +83,17 @@ describe.concurrent(`Claude Code ${VERSIONS.claudeCode}`, () => {
     expect(rows.map((row) => row.model)).toContain(model);
   });
 
+  it("--model with a dated Claude 5.5 name (claude-haiku-5-5-20261015): the demo's alias answers, billed under the canonical name", async () => {
+    const outcome = await claude("dated", { model: "claude-haiku-5-5-20261015" });
+    expect(modelsSent(outcome.sent)).toContain("claude-haiku-5-5-20261015");
+    expectNoRefusal(outcome.sent);
+    const turn = await lastTurn(outcome.mark);
+    expect(turn.model).toBe("claude-haiku-5-5");
+    expect(outcome.text).toBe(generatedText(turn));
+    const rows = await expectBilled(outcome.keyId, outcome.mark);
+    expect(rows.map((row) => row.model)).toContain("claude-haiku-5-5");
+  });
+
   it("--model gpt-4o-mini (an OpenAI-shape model): Messages translated to Chat Completions, what gpt-4o-mini refuses left out, streamed, billed", async () => {
     const outcome = await claude("gpt-4o-mini", { model: "gpt-4o-mini" });
     expect(modelsSent(outcome.sent)).toEqual(["gpt-4o-mini"]);
