@@ -6,6 +6,8 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib/bootstrap.sh"
 source "$ROOT/scripts/lib/services.sh"
 # The vendor console's end-to-end tests drive Debian's Chromium (installed with apt when missing).
 source "$ROOT/scripts/lib/chromium.sh"
+# The alert rules' tests run promtool (Debian's prometheus package, installed with apt when missing).
+source "$ROOT/scripts/lib/prometheus.sh"
 cd "$ROOT"
 export TURBO_TELEMETRY_DISABLED=1 TURBO_NO_UPDATE_NOTIFIER=1
 pnpm exec turbo run typecheck --output-logs=errors-only
