@@ -67,6 +67,7 @@ describe("GET /api/openapi.json", () => {
         "GET /api/audit-log",
         "GET /api/server-options",
         "GET /api/token",
+        "GET /api/upstreams",
         "GET /api/openapi.json",
       ].sort(),
     );

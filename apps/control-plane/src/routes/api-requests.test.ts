@@ -107,11 +107,30 @@ describe("GET /api/requests", () => {
         duration_ms: request.event.finishedAt - request.event.startedAt,
         created_at: new Date(request.event.startedAt).toISOString(),
         finished_at: new Date(request.event.finishedAt).toISOString(),
+        attempts: request.event.attempts.map((attempt) => ({
+          upstream: attempt.upstream,
+          upstream_model: attempt.upstreamModel,
+          cause: attempt.cause,
+          status: attempt.status,
+          duration_ms: attempt.durationMs,
+          ttfb_ms: attempt.ttfbMs,
+        })),
       },
     ]);
     expect(response.body.has_more).toBe(false);
     const unstreamed = ledger.find((candidate) => !candidate.event.stream && candidate.event.vendorId === standardKey.vendorId)!;
     expect((await fixture.call("GET", `/api/requests?id=${unstreamed.event.requestId}`)).body.data[0].stream).toBe(false);
+  });
+
+  it("shows each request's upstream attempts in order: a failover's two, none for a request recorded without them", async () => {
+    const ours = (request: LedgerRequest) => request.event.vendorId === standardKey.vendorId;
+    const failover = ledger.find((request) => ours(request) && request.event.attempts.length === 2)!;
+    const [failed] = (await fixture.call("GET", `/api/requests?id=${failover.event.requestId}`)).body.data[0].attempts;
+    expect(failed).toEqual({ upstream: "simulator-backup", upstream_model: "sim-small-b", cause: "http_5xx", status: 503, duration_ms: 12, ttfb_ms: null });
+    const page = requestListSchema.parse((await fixture.call("GET", `/api/requests?id=${failover.event.requestId}`)).body);
+    expect(page.data[0]!.attempts.map((attempt) => attempt.cause)).toEqual(["http_5xx", "ok"]);
+    const older = ledger.find((request) => ours(request) && request.event.attempts.length === 0)!;
+    expect((await fixture.call("GET", `/api/requests?id=${older.event.requestId}`)).body.data[0].attempts).toEqual([]);
   });
 
   it("filters by key, model, status and window, alone and together", async () => {

@@ -76,6 +76,7 @@ export async function recordRequests(prisma: PrismaClient, specs: RequestSpec[])
       startedAt: spec.finishedAt.getTime() - (spec.durationMs ?? 250 + ((index * 97) % 5000)),
       finishedAt: spec.finishedAt.getTime(),
       ttfbMs: index % 5 === 0 ? null : 40 + (index % 200),
+      attempts: attemptsOf(index),
     };
     const event = billingEventSchema.parse(input);
     const costNano = spec.costNano ?? BigInt(1_000 + ((index * 7_919_457) % 9_999_991));
@@ -83,4 +84,12 @@ export async function recordRequests(prisma: PrismaClient, specs: RequestSpec[])
     recorded.push({ event, key: spec.key, costNano });
   }
   return recorded;
+}
+
+/** A failover (a 503, then the answer) every fourth request, none every ninth (an older proxy's), else one attempt. */
+function attemptsOf(index: number): BillingEvent["attempts"] {
+  if (index % 9 === 0) return undefined;
+  const answer = { upstream: "simulator", upstreamModel: "sim-small", cause: "ok" as const, status: 200, durationMs: 200 + index, ttfbMs: 40 + index };
+  if (index % 4 !== 0) return [answer];
+  return [{ upstream: "simulator-backup", upstreamModel: "sim-small-b", cause: "http_5xx", status: 503, durationMs: 12, ttfbMs: null }, answer];
 }

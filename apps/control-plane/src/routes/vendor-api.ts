@@ -13,6 +13,7 @@ import { usageReportRoute } from "./api-usage.ts";
 import { requestLogRoute } from "./api-requests.ts";
 import { auditLogRoute } from "./api-audit-log.ts";
 import { tokenRoute } from "./api-token.ts";
+import { upstreamHealthRoute } from "./api-upstreams.ts";
 
 /**
  * The vendor (reseller) API under /api (contract section 6). Order per route: the token, then the
@@ -41,5 +42,6 @@ export function mountVendorApi(app: Express, services: ControlPlaneServices): vo
   router.get("/usage", authenticated, requireScope("usage:read"), usageReportRoute(services));
   router.get("/requests", authenticated, requireScope("usage:read"), requestLogRoute(services));
   router.get("/audit-log", authenticated, auditLogRoute(services));
+  router.get("/upstreams", authenticated, requireScope("upstreams:read"), upstreamHealthRoute(services));
   app.use("/api", router);
 }

@@ -1,8 +1,8 @@
-import { formatUsd } from "@gateway/contracts";
+import { attemptSchema, formatUsd } from "@gateway/contracts";
 import { Prisma, type PrismaClient, type UsageStatus } from "@gateway/db";
 import { z } from "zod";
 import { toList, type List } from "../vendors/pagination.ts";
-import { positionId, positionInstant, type RequestObject } from "../vendors/report-schemas.ts";
+import { positionId, positionInstant, type RequestAttemptObject, type RequestObject } from "../vendors/report-schemas.ts";
 
 /** Where a page of the request log starts: after this request, in (finished_at, id) descending order. */
 export const requestPositionSchema = z.object({ finishedAt: positionInstant, id: positionId });
@@ -41,6 +41,8 @@ interface LedgerRow {
   ttfb_ms: number | null;
   started_at: Date;
   finished_at: Date;
+  /** JSONB as the billing worker wrote the event's attempts; null for rows without any. */
+  attempts: unknown;
 }
 
 /**
@@ -71,7 +73,7 @@ export function requestLogQuery(filter: RequestLogFilter, limit: number, after: 
     SELECT r.request_id, r.api_key_id, r.model, r.endpoint, r.stream, r.status, r.input_tokens, r.output_tokens,
       r.cached_input_tokens, r.cache_write_tokens, r.cache_write_1h_tokens, r.reasoning_tokens, r.images, r.web_search_requests,
       r.cost_nano, r.estimated, r.ttfb_ms,
-      r.started_at, r.finished_at
+      r.started_at, r.finished_at, r.attempts
     FROM (
       SELECT request_id FROM usage_records
       WHERE ${Prisma.join(conditions, " AND ")}
@@ -106,5 +108,22 @@ function toRequestObject(row: LedgerRow): RequestObject {
     duration_ms: row.finished_at.getTime() - row.started_at.getTime(),
     created_at: row.started_at.toISOString(),
     finished_at: row.finished_at.toISOString(),
+    attempts: toAttempts(row.attempts),
   };
+}
+
+/** The stored attempts in the API's snake_case; anything the contract's schema does not take shows as none. */
+const storedAttemptsSchema = attemptSchema.array();
+
+function toAttempts(stored: unknown): RequestAttemptObject[] {
+  const parsed = storedAttemptsSchema.safeParse(stored ?? []);
+  if (!parsed.success) return [];
+  return parsed.data.map((attempt) => ({
+    upstream: attempt.upstream,
+    upstream_model: attempt.upstreamModel,
+    cause: attempt.cause,
+    status: attempt.status,
+    duration_ms: attempt.durationMs,
+    ttfb_ms: attempt.ttfbMs,
+  }));
 }

@@ -1,3 +1,4 @@
+import { ATTEMPT_CAUSES } from "@gateway/contracts";
 import { USAGE_STATUSES } from "@gateway/db";
 import { z } from "zod";
 import { listOf, pageQuerySchema } from "./api-schemas.ts";
@@ -103,6 +104,16 @@ export const usageReportSchema = z.object({
 });
 export type UsageReport = z.output<typeof usageReportSchema>;
 
+export const requestAttemptSchema = z.object({
+  upstream: z.string().describe("The upstream's name in the gateway file."),
+  upstream_model: z.string().nullable().describe("The model name the upstream was asked for."),
+  cause: z.enum(ATTEMPT_CAUSES).describe("`ok`, or why the attempt failed (and the gateway tried the next target)."),
+  status: z.number().int().nullable().describe("The upstream's HTTP status; null when none came (connect error, timeout before headers)."),
+  duration_ms: z.number().int().nonnegative().describe("From the attempt's start to its last byte or its failure."),
+  ttfb_ms: z.number().int().nonnegative().nullable().describe("Time to the answer's first byte (streams: the first event); null when none came."),
+});
+export type RequestAttemptObject = z.output<typeof requestAttemptSchema>;
+
 export const requestSchema = z.object({
   id: z.string().describe("req_..., the x-request-id the client saw."),
   object: z.literal("request"),
@@ -126,6 +137,7 @@ export const requestSchema = z.object({
   duration_ms: z.number().int(),
   created_at: isoDateTime.describe("When the request arrived."),
   finished_at: isoDateTime.describe("When it ended; `from`/`to` and the order use this instant."),
+  attempts: z.array(requestAttemptSchema).describe("The upstream attempts in order (failover makes several); empty for requests recorded before the gateway kept them."),
 });
 export type RequestObject = z.output<typeof requestSchema>;
 

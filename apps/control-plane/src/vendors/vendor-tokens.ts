@@ -1,7 +1,8 @@
 import { displayPrefix, GatewayError, hashSecret, newId, newVendorToken } from "@gateway/contracts";
 import type { PrismaClient } from "@gateway/db";
 
-export const VENDOR_SCOPES = ["keys:create", "keys:read", "keys:update", "keys:revoke", "usage:read"] as const;
+/** `upstreams:read`: the health of the upstreams serving the vendor's models (GET /api/upstreams). */
+export const VENDOR_SCOPES = ["keys:create", "keys:read", "keys:update", "keys:revoke", "usage:read", "upstreams:read"] as const;
 export type VendorScope = (typeof VENDOR_SCOPES)[number];
 
 /** Creates a vendor token; the plaintext is returned once and only its hash is stored. */

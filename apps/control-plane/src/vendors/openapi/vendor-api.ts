@@ -25,6 +25,7 @@ import {
   usageReportSchema,
   vendorTokenSchema,
 } from "../report-schemas.ts";
+import { upstreamHealthReportSchema, upstreamHealthSchema } from "../upstream-schemas.ts";
 import { VENDOR_SCOPES, type VendorScope } from "../vendor-tokens.ts";
 import { requestIdHeader } from "./responses.ts";
 import { errorResponses, jsonRequestBody, jsonResponse, parameterOf, queryParameters, type JsonObject, type NamedSchemas } from "./json-schema.ts";
@@ -51,6 +52,8 @@ export const vendorApiSchemas: { input: NamedSchemas; output: NamedSchemas } = {
     [auditEntrySchema, "AuditEntry"],
     [auditEntryListSchema, "AuditEntryList"],
     [vendorTokenSchema, "VendorToken"],
+    [upstreamHealthSchema, "UpstreamHealth"],
+    [upstreamHealthReportSchema, "UpstreamHealthReport"],
     [errorEnvelopeSchema, "Error"],
   ],
 };
@@ -140,6 +143,13 @@ export function vendorApiPaths(): Record<string, JsonObject> {
       get: operation("listAuditLog", "Changes made to your keys, newest first", null, {
         parameters: queryParameters(auditLogQuerySchema),
         responses: { "200": ok("AuditEntryList", "A page of audit entries."), ...errorResponses("400", "401", "500") },
+      }),
+    },
+    "/api/upstreams": {
+      get: operation("getUpstreamHealth", "Health of the upstreams serving your models", "upstreams:read", {
+        description:
+          "Each upstream's circuit state, attempts and failures by cause, and latency over the last minute, summed over the proxy processes that reported within 30 s. Names only: never a base URL or a credential.",
+        responses: { "200": ok("UpstreamHealthReport", "The upstreams serving your models, by name."), ...errorResponses(...AUTH) },
       }),
     },
     "/api/token": {
