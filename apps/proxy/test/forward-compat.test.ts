@@ -252,6 +252,44 @@ describe("chat -> Anthropic: a later system or developer message", () => {
   });
 });
 
+describe("Responses -> Anthropic: a later developer message (Codex sends them mid-session)", () => {
+  const input = [
+    { role: "developer", content: "You are terse." },
+    { role: "user", content: "List files" },
+    { type: "function_call", call_id: "call_1", name: "shell", arguments: '{"cmd":"ls"}' },
+    { role: "developer", content: "The sandbox is now read-only." },
+    { type: "function_call_output", call_id: "call_1", output: "a.txt" },
+    { role: "user", content: "and now?" },
+  ];
+  const tools = [{ type: "function", name: "shell", parameters: { type: "object", properties: { cmd: { type: "string" } } } }];
+
+  it("to a model that takes it: a system message in its place, after the tool result it came before", async () => {
+    const answer = await post("/v1/responses", { model: "claude-opus-5-5", input, tools, max_output_tokens: 50 });
+    expect(answer.status, answer.text).toBe(200);
+    expect(answer.headers.get(DROPPED)).toBeNull();
+    const sent = upstreamRequest().body;
+    expect(sent.system).toBe("You are terse.");
+    const messages = sent.messages as Message[];
+    expect(messages.map((message) => message.role)).toEqual(["user", "assistant", "user", "system", "user"]);
+    expect(messages[3]!.content).toEqual([{ type: "text", text: "The sandbox is now read-only." }]);
+  });
+
+  it("to a model that does not: a <system-reminder> after the tool result, not listed", async () => {
+    const answer = await post("/v1/responses", { model: "claude-sonnet-4-5", input, tools, max_output_tokens: 50 });
+    expect(answer.status, answer.text).toBe(200);
+    expect(answer.headers.get(DROPPED)).toBeNull();
+    const messages = upstreamRequest().body.messages as Message[];
+    expect(messages.map((message) => message.role)).toEqual(["user", "assistant", "user", "user"]);
+    expect(messages[2]!.content).toEqual([
+      { type: "tool_result", tool_use_id: "call_1", content: "a.txt" },
+    ]);
+    expect(messages[3]!.content).toEqual([
+      { type: "text", text: "<system-reminder>\nThe sandbox is now read-only.\n</system-reminder>" },
+      { type: "text", text: "and now?" },
+    ]);
+  });
+});
+
 describe("same shape, the provider decides", () => {
   it.each<[string, string, Record<string, unknown>]>([
     ["a role the gateway does not know", "/v1/messages", { model: "claude-opus-5-5", max_tokens: 20, messages: [{ role: "user", content: "hi" }, { role: "critic", content: "hmm" }] }],

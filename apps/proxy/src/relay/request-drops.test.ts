@@ -82,6 +82,20 @@ describe("withRequestDrops: mid-conversation system messages", () => {
     ]);
   });
 
+  it("Responses -> Anthropic: a later developer message is passed in place, or folded for a model without them", () => {
+    const responses = WIRE_FORMATS.responses.parse({ model: "m", input: [{ role: "developer", content: "First." }, { role: "user", content: "hi" }, { role: "developer", content: "Now terse." }, { role: "user", content: "again" }] });
+    responses.outputBound = 10;
+    const plan = planTargets([target("a", "anthropic")], WIRE_FORMATS.responses, responses);
+    expect((withRequestDrops(plan, { ...none, endpoint: "responses", foldSystem: false })[0]!.upstreamRequest.body.messages as { role: string }[]).map((message) => message.role)).toEqual(["user", "system", "user"]);
+    const [kept] = withRequestDrops(plan, { ...none, endpoint: "responses", foldSystem: true });
+    expect(kept!.upstreamRequest.body.system).toBe("First.");
+    expect(kept!.upstreamRequest.body.messages).toEqual([
+      { role: "user", content: [{ type: "text", text: "hi" }] },
+      { role: "user", content: [{ type: "text", text: "<system-reminder>\nNow terse.\n</system-reminder>" }, { type: "text", text: "again" }] },
+    ]);
+    expect(kept!.droppedParams).toEqual([]);
+  });
+
   it("nothing to fold (no system message inside messages): the planned targets as they were", () => {
     const plan = planTargets([target("a", "anthropic")], WIRE_FORMATS.messages, messages({ system: "top-level system is not folded" }));
     expect(withRequestDrops(plan, { ...none, endpoint: "messages", foldSystem: true })).toBe(plan);

@@ -1,6 +1,6 @@
 import { asRecord, tryJson } from "../../upstreams/request-fields.ts";
 import {
-  TurnBuilder,
+  AnthropicTurns,
   anthropicOutputConfig,
   anthropicSystem,
   anthropicTemperature,
@@ -8,7 +8,6 @@ import {
   anthropicTools,
   textBlock,
   type AnthropicBlock,
-  type AnthropicMessage,
 } from "../shared/anthropic-request.ts";
 import { ANTHROPIC_MESSAGES, invalid, isSet, list, refuseUnhandledFields, unsupported } from "../shared/fields.ts";
 import { anthropicImageSource } from "../shared/images.ts";
@@ -36,7 +35,7 @@ export function messagesRequestFromChat(chat: Record<string, unknown>, dropped: 
     model: chat.model,
     // Exactly what was reserved: max_completion_tokens over max_tokens, capped, or the model's maximum.
     max_tokens: outputBound,
-    messages: turns.messages,
+    messages: turns.finish(),
   };
   const systemPrompt = anthropicSystem(system);
   if (systemPrompt !== undefined) body.system = systemPrompt;
@@ -94,9 +93,9 @@ function jsonSchema(value: unknown): Record<string, unknown> | null {
  * message in its place (Anthropic's mid-conversation system message), which the request drops fold
  * into `<system-reminder>` user text for a model without them (relay/request-drops.ts).
  */
-function convertMessages(messages: unknown[], dropped: DroppedParams): { system: string[]; turns: Turns } {
+function convertMessages(messages: unknown[], dropped: DroppedParams): { system: string[]; turns: AnthropicTurns } {
   const system: string[] = [];
-  const turns = new Turns();
+  const turns = new AnthropicTurns();
   messages.forEach((raw, index) => {
     const path = `messages[${index}]`;
     const message = asRecord(raw);
@@ -126,27 +125,6 @@ function convertMessages(messages: unknown[], dropped: DroppedParams): { system:
     }
   });
   return { system, turns };
-}
-
-/**
- * The `messages` list: user and assistant turns combined as `TurnBuilder` combines them, with a
- * system message in between ending the turn before it (the builder knows only the two roles).
- */
-class Turns {
-  readonly messages: (AnthropicMessage | { role: "system"; content: AnthropicBlock[] })[] = [];
-  private builder = new TurnBuilder();
-
-  add(role: "user" | "assistant", blocks: AnthropicBlock[]): void {
-    const before = this.builder.messages.length;
-    this.builder.add(role, blocks);
-    if (this.builder.messages.length > before) this.messages.push(this.builder.messages.at(-1)!);
-  }
-
-  system(blocks: AnthropicBlock[]): void {
-    if (blocks.length === 0) return;
-    this.messages.push({ role: "system", content: blocks });
-    this.builder = new TurnBuilder();
-  }
 }
 
 /** Text-only content (system, tool, assistant): a string or text parts. */

@@ -99,6 +99,30 @@ describe("responses -> chat request", () => {
     expect(chatRequestFromResponses(request)).toEqual({ max_completion_tokens: 4096, ...expected });
   });
 
+  it("a system or developer item after the conversation started stays a system/developer message in its place; between calls and their outputs it follows the outputs", () => {
+    const body = chatRequestFromResponses({
+      model: "gpt-x",
+      input: [
+        { role: "user", content: "List files" },
+        { type: "function_call", call_id: "call_1", name: "shell", arguments: "{}" },
+        { role: "developer", content: "The sandbox is now read-only." },
+        { type: "function_call", call_id: "call_2", name: "shell", arguments: "{}" },
+        { type: "function_call_output", call_id: "call_1", output: "a.txt" },
+        { type: "function_call_output", call_id: "call_2", output: "b.txt" },
+        { type: "message", role: "assistant", content: [{ type: "output_text", text: "Two files." }] },
+        { role: "system", content: [{ type: "input_text", text: "Answer in French." }] },
+        { role: "user", content: "Thanks" },
+      ],
+      tools: [{ type: "function", name: "shell", parameters: {} }],
+    });
+    const messages = body.messages as Record<string, unknown>[];
+    // Chat Completions wants the tool messages right after the calls.
+    expect(messages.map((message) => message.role)).toEqual(["user", "assistant", "tool", "tool", "developer", "assistant", "system", "user"]);
+    expect((messages[1]!.tool_calls as unknown[]).length).toBe(2);
+    expect(messages[4]).toEqual({ role: "developer", content: "The sandbox is now read-only." });
+    expect(messages[6]).toEqual({ role: "system", content: [{ type: "text", text: "Answer in French." }] });
+  });
+
   it("Codex's request: custom tools become functions with one string argument, custom calls and outputs tool calls and tool messages", () => {
     const dropped = new DroppedParams(false);
     const body = translateWith(fixtureJson("codex/request.json"), dropped, bound(fixtureJson("codex/request.json")));

@@ -39,7 +39,9 @@ export function chatRequestFromResponses(request: Record<string, unknown>, dropp
     if (typeof request.instructions !== "string") throw invalid("instructions", "expected a string");
     messages.push({ role: "system", content: request.instructions });
   }
-  for (const item of readInput(request.input)) addItem(messages, item, dropped);
+  const conversation = new ChatConversation(messages);
+  for (const item of readInput(request.input)) addItem(conversation, item, dropped);
+  conversation.finish();
   const body: Record<string, unknown> = { model: request.model, messages };
   if (request.stream === true) body.stream = true;
   // Exactly what was reserved: max_output_tokens capped, or the model's maximum when it is not set.
@@ -65,24 +67,73 @@ export function chatRequestFromResponses(request: Record<string, unknown>, dropp
   return body;
 }
 
-function addItem(messages: ChatMessage[], item: InputItem, dropped: DroppedParams): void {
+/**
+ * The chat messages of a conversation, in input order, except a system/developer message said
+ * between an assistant's tool calls and their `tool` messages: Chat Completions wants those right
+ * after the calls, so it waits until the last owed result is in (or the conversation moves on).
+ */
+class ChatConversation {
+  private readonly messages: ChatMessage[];
+  /** Call ids of the last assistant message that no tool message has answered yet. */
+  private readonly owed = new Set<string>();
+  private waiting: ChatMessage[] = [];
+
+  constructor(messages: ChatMessage[]) {
+    this.messages = messages;
+  }
+
+  /** Any message but a tool result: what waited is said first. */
+  push(message: ChatMessage): void {
+    if (message.role === "system" || message.role === "developer") {
+      this.waiting.push(message);
+      if (this.owed.size === 0) this.flush();
+      return;
+    }
+    this.flush();
+    this.messages.push(message);
+  }
+
+  /** A tool call: calls after an assistant message (or after each other) belong to that one assistant turn. */
+  call(call: Record<string, unknown>, callId: string): void {
+    const last = this.messages.at(-1);
+    if (last?.role === "assistant") last.tool_calls = [...list(last.tool_calls), call];
+    else this.push({ role: "assistant", content: null, tool_calls: [call] });
+    this.owed.add(callId);
+  }
+
+  toolResult(message: ChatMessage, callId: string): void {
+    this.messages.push(message);
+    this.owed.delete(callId);
+    if (this.owed.size === 0) this.flush();
+  }
+
+  finish(): void {
+    this.flush();
+  }
+
+  private flush(): void {
+    this.owed.clear();
+    if (this.waiting.length === 0) return;
+    this.messages.push(...this.waiting);
+    this.waiting = [];
+  }
+}
+
+function addItem(conversation: ChatConversation, item: InputItem, dropped: DroppedParams): void {
   switch (item.kind) {
     case "message":
-      messages.push(message(item));
+      // A system/developer message stays one in its place (Chat Completions takes them anywhere).
+      conversation.push(message(item));
       return;
     case "function_call":
     case "custom_tool_call": {
       const args = item.kind === "function_call" ? item.arguments : JSON.stringify(customToolArguments(item.input));
-      const call = { id: item.callId, type: "function", function: { name: namespacedName(item.namespace, item.name), arguments: args } };
-      const last = messages.at(-1);
-      // Calls after an assistant message (or after each other) belong to that one assistant turn.
-      if (last?.role === "assistant") last.tool_calls = [...list(last.tool_calls), call];
-      else messages.push({ role: "assistant", content: null, tool_calls: [call] });
+      conversation.call({ id: item.callId, type: "function", function: { name: namespacedName(item.namespace, item.name), arguments: args } }, item.callId);
       return;
     }
     case "function_call_output":
     case "custom_tool_call_output":
-      messages.push({ role: "tool", tool_call_id: item.callId, content: typeof item.output === "string" ? item.output : textParts(item.output, `${item.field}.output`) });
+      conversation.toolResult({ role: "tool", tool_call_id: item.callId, content: typeof item.output === "string" ? item.output : textParts(item.output, `${item.field}.output`) }, item.callId);
       return;
     case "reasoning":
       // Earlier reasoning only informs the model; Chat Completions has no way to send it back.

@@ -164,9 +164,9 @@ describe("responses -> messages request", () => {
     expect(() => messagesRequestFromResponses(fixtureJson("codex/request.json"), true)).toThrow(expect.objectContaining({ code: "unsupported_feature", param: "prompt_cache_key" }));
   });
 
-  it("a developer item after the conversation started is said by the user", () => {
+  it("a developer item after the conversation started stays a system message in its place (folded by the request drops when the model lacks them)", () => {
     const body = messagesRequestFromResponses({ model: "gpt-x", input: [{ role: "developer", content: "First." }, { role: "user", content: "Hi" }, { role: "developer", content: [{ type: "input_text", text: "Later." }] }] });
-    expect(body).toMatchObject({ system: "First.", messages: [{ role: "user", content: [{ type: "text", text: "Hi" }, { type: "text", text: "Later." }] }] });
+    expect(body).toMatchObject({ system: "First.", messages: [{ role: "user", content: [{ type: "text", text: "Hi" }] }, { role: "system", content: [{ type: "text", text: "Later." }] }] });
   });
 
   it("tool_choice naming a custom tool forces that tool", () => {

@@ -7,7 +7,7 @@ import { CUSTOM_TOOL_SCHEMA, customToolArguments, customToolDefinition } from ".
 import { flattenNamespaces, namespacedName } from "../shared/namespace-tools.ts";
 import { anthropicWebSearchTool, hasWebSearchTool, isWebSearchTool } from "../shared/web-search.ts";
 import {
-  TurnBuilder,
+  AnthropicTurns,
   anthropicOutputConfig,
   anthropicSystem,
   anthropicTemperature,
@@ -47,9 +47,9 @@ export function messagesRequestFromResponses(request: Record<string, unknown>, d
     if (typeof request.instructions !== "string") throw invalid("instructions", "expected a string");
     system.push(request.instructions);
   }
-  const turns = new TurnBuilder();
+  const turns = new AnthropicTurns();
   for (const item of readInput(request.input)) addItem(system, turns, item, dropped);
-  const body: Record<string, unknown> = { model: request.model, max_tokens: outputBound, messages: turns.messages };
+  const body: Record<string, unknown> = { model: request.model, max_tokens: outputBound, messages: turns.finish() };
   const systemPrompt = anthropicSystem(system);
   if (systemPrompt !== undefined) body.system = systemPrompt;
   if (request.stream === true) body.stream = true;
@@ -110,14 +110,14 @@ function anthropicToolFromResponses(tool: Record<string, unknown>, field: string
   }
 }
 
-function addItem(system: string[], turns: TurnBuilder, item: InputItem, dropped: DroppedParams): void {
+function addItem(system: string[], turns: AnthropicTurns, item: InputItem, dropped: DroppedParams): void {
   switch (item.kind) {
     case "message":
       if (item.role === "system" || item.role === "developer") {
         const texts = typeof item.content === "string" ? [item.content] : item.content.map((part, index) => textOnly(part, `${item.field}.content[${index}]`));
-        // Anthropic takes system instructions only before the conversation (Codex sends developer
-        // messages later too): a later one is said by the user.
-        if (turns.messages.length > 0) turns.add("user", texts.flatMap(textBlock));
+        // Leading ones are the system prompt; a later one (Codex sends developer messages mid-session)
+        // stays a system message in its place, folded by the request drops for a model without them.
+        if (turns.messages.length > 0) turns.system(texts.flatMap(textBlock));
         else system.push(...texts);
       } else {
         const role = item.role;

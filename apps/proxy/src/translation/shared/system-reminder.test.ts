@@ -33,11 +33,25 @@ describe("foldSystemMessages", () => {
     expect(folded).toHaveLength(3);
   });
 
-  it("skips an assistant turn to reach the next user turn; a string user turn becomes blocks", () => {
-    expect(foldSystemMessages([{ role: "user", content: "a" }, { role: "system", content: "S" }, { role: "assistant", content: "b" }, { role: "user", content: "c" }])).toEqual([
+  it("never moved past an assistant turn: before one, a user turn in its place; a string user turn becomes blocks", () => {
+    expect(foldSystemMessages([{ role: "user", content: "a" }, { role: "system", content: "S" }, { role: "assistant", content: "b" }, { role: "system", content: "T" }, { role: "user", content: "c" }])).toEqual([
       { role: "user", content: "a" },
+      { role: "user", content: [reminder("S")] },
       { role: "assistant", content: "b" },
-      { role: "user", content: [reminder("S"), text("c")] },
+      { role: "user", content: [reminder("T"), text("c")] },
+    ]);
+  });
+
+  it("between tool results and the assistant's next turn: after the results, before that turn", () => {
+    const toolUse = { role: "assistant", content: [{ type: "tool_use", id: "t1", name: "f", input: {} }] };
+    const results = { role: "user", content: [{ type: "tool_result", tool_use_id: "t1", content: "42" }] };
+    const answer = { role: "assistant", content: "It is 42." };
+    expect(foldSystemMessages([{ role: "user", content: "go" }, toolUse, results, { role: "system", content: "S" }, answer])).toEqual([
+      { role: "user", content: "go" },
+      toolUse,
+      results,
+      { role: "user", content: [reminder("S")] },
+      answer,
     ]);
   });
 
@@ -70,7 +84,7 @@ describe("foldSystemMessages", () => {
     fc.record({ role: fc.constantFrom("developer", "some_future_role"), content: fc.string() }),
   );
 
-  it("property: no system message is left, every other message keeps its order, every system text is read once in a user turn at or after its place", () => {
+  it("property: no system message is left, every other message keeps its order, every system text is read once in a user turn at or after its place, never after a later assistant turn", () => {
     fc.assert(
       fc.property(fc.array(message, { maxLength: 12 }), (messages) => {
         const before = JSON.stringify(messages);
@@ -91,6 +105,18 @@ describe("foldSystemMessages", () => {
         const userSent = messages.filter((m) => m.role === "user").flatMap((m) => (typeof m.content === "string" ? [m.content] : (m.content as { text?: string }[]).map((b) => b.text ?? "")));
         const expected = [...sent.map(systemReminder), ...userSent.filter((t) => t.startsWith("<system-reminder>\n"))];
         expect(read.sort()).toEqual(expected.sort());
+        // Between the same two other turns as before: no reminder moves past an assistant turn.
+        const segments = (list: Message[]) => {
+          const found: string[][] = [[]];
+          for (const m of list) {
+            if (m?.role === "system") found.at(-1)!.push(...(typeof m.content === "string" ? [m.content] : (m.content as { text: string }[]).map((b) => b.text)).map(systemReminder));
+            else if (m?.role === "user") {
+              if (Array.isArray(m.content)) found.at(-1)!.push(...(m.content as { type: string; text?: string }[]).filter((b) => b.type === "text" && b.text?.startsWith("<system-reminder>\n")).map((b) => b.text!));
+            } else found.push([]);
+          }
+          return found.map((segment) => segment.sort());
+        };
+        expect(segments(folded)).toEqual(segments(messages));
         // Tool results still lead every user turn that has them.
         for (const m of folded) {
           if (m.role !== "user" || !Array.isArray(m.content)) continue;

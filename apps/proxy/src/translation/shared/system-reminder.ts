@@ -54,21 +54,22 @@ function afterToolResults(blocks: readonly unknown[]): number {
 
 /**
  * An Anthropic `messages` list for a model without mid-conversation system messages: each system
- * message goes, as reminder text, to the start of the next user turn (after that turn's leading
- * tool results), or becomes a user turn in its place when no user turn follows (so an assistant
- * prefill stays last) or the next one's content is malformed (left for the upstream to judge). Every other message is kept as it is (the same objects); the list itself is
+ * message goes, as reminder text, to the start of the user turn right after it (after that turn's
+ * leading tool results), or becomes a user turn in its place when the next message is not a user
+ * turn (an assistant turn: the reminder is not moved past the answer it came before, and an
+ * assistant prefill stays last; or none at all) or the next one's content is malformed (left for
+ * the upstream to judge). Anthropic combines consecutive user turns, so one in place after a user
+ * turn is valid too. Every other message is kept as it is (the same objects); the list itself is
  * returned unchanged when it holds no system message.
  */
 export function foldSystemMessages(messages: unknown[]): unknown[] {
   if (!hasSystemMessage(messages)) return messages;
   const folded: unknown[] = [];
-  // Reminders waiting for the next user turn, and where they would stand as a turn of their own.
+  // Reminders waiting for the user turn right after them.
   let pending: Block[] = [];
-  let pendingAt = -1;
   for (const raw of messages) {
     const message = asRecord(raw);
     if (message?.role === "system") {
-      if (pending.length === 0) pendingAt = folded.length;
       pending.push(...reminderBlocks(message.content));
       continue;
     }
@@ -79,8 +80,12 @@ export function foldSystemMessages(messages: unknown[]): unknown[] {
       pending = [];
       continue;
     }
+    if (pending.length > 0) {
+      folded.push({ role: "user", content: pending });
+      pending = [];
+    }
     folded.push(raw);
   }
-  if (pending.length > 0) folded.splice(pendingAt, 0, { role: "user", content: pending });
+  if (pending.length > 0) folded.push({ role: "user", content: pending });
   return folded;
 }
