@@ -29,6 +29,7 @@ const PAGES = [
   { path: "usage", heading: "Usage", ready: "[data-testid=usage-chart] canvas" },
   { path: "requests", heading: "Requests", ready: "[data-testid=requests-table]" },
   { path: "server-options", heading: "Server options", ready: "[data-testid=server-option]" },
+  { path: "upstreams", heading: "Upstreams", ready: "[data-testid=upstreams-table]" },
 ];
 
 let stack: ConsoleStack;

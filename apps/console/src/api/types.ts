@@ -2,7 +2,7 @@
  * The vendor API's shapes as the console reads them (contract sections 6 and 9), limited to the
  * fields it shows. The control plane's zod schemas (apps/control-plane/src/vendors/) are the source.
  */
-export type Scope = "keys:create" | "keys:read" | "keys:update" | "keys:revoke" | "usage:read";
+export type Scope = "keys:create" | "keys:read" | "keys:update" | "keys:revoke" | "usage:read" | "upstreams:read";
 
 export type KeyStatus = "active" | "disabled" | "revoked";
 export type BudgetPeriod = "day" | "week" | "month";
@@ -122,6 +122,48 @@ export interface RequestRow {
   ttfb_ms: number | null;
   duration_ms: number;
   created_at: string;
+  /** The upstream attempts in order (failover makes several); empty for requests recorded before they were kept. */
+  attempts: RequestAttempt[];
+}
+
+/** Why an upstream attempt ended: `ok`, or the failure's cause. */
+export type AttemptCause = "ok" | "connect_error" | "timeout" | "http_429" | "http_5xx" | "http_4xx" | "stream_error" | "client_aborted" | "circuit_open";
+
+export interface RequestAttempt {
+  upstream: string;
+  upstream_model: string | null;
+  cause: AttemptCause;
+  status: number | null;
+  duration_ms: number;
+  ttfb_ms: number | null;
+}
+
+export type CircuitState = "closed" | "half_open" | "open";
+
+/** GET /api/upstreams: one upstream serving the vendor's models, over the proxies' last minute. */
+export interface UpstreamHealth {
+  object: "upstream";
+  name: string;
+  models: string[];
+  /** `reporting`: fresh figures; `stale`: only reports older than `stale_after_seconds`; `no_data`: never reported. */
+  state: "reporting" | "stale" | "no_data";
+  reported_at: string | null;
+  processes: string[];
+  circuit: CircuitState | null;
+  attempts: number;
+  failures: Record<string, number>;
+  p50_ms: number | null;
+  p99_ms: number | null;
+  ttfb_p50_ms: number | null;
+}
+
+export interface UpstreamHealthReport {
+  object: "upstream_health";
+  generated_at: string;
+  window_seconds: number;
+  stale_after_seconds: number;
+  processes: { id: string; reported_at: string; stale: boolean }[];
+  data: UpstreamHealth[];
 }
 
 /** GET /api/token: the calling vendor token, its vendor and what it may do; never its secret. */

@@ -1,5 +1,5 @@
 import type { ApiClient, Query } from "./api-client.ts";
-import type { ApiKey, ApiKeyWithSecret, BudgetPeriod, KeyStatus, List, RateLimits, RequestRow, ServerOption, UsageGroup, UsageReport, VendorToken } from "./types.ts";
+import type { ApiKey, ApiKeyWithSecret, BudgetPeriod, KeyStatus, List, RateLimits, RequestRow, ServerOption, UpstreamHealthReport, UsageGroup, UsageReport, VendorToken } from "./types.ts";
 
 /**
  * Every vendor API route the console calls, once, with the scope it needs (contract sections 6
@@ -69,4 +69,6 @@ export const vendorApi = {
     api.call<UsageReport>("/api/usage", { query: { ...window, group_by: groupBy }, scope: "usage:read" }),
 
   requests: (api: ApiClient, filter: RequestFilter) => api.call<List<RequestRow>>("/api/requests", { query: { ...filter } satisfies Query, scope: "usage:read" }),
+
+  upstreams: (api: ApiClient) => api.call<UpstreamHealthReport>("/api/upstreams", { scope: "upstreams:read" }),
 };

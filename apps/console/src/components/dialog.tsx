@@ -7,9 +7,9 @@ const FOCUSABLE = 'button:not(:disabled), input:not(:disabled), select:not(:disa
  * A modal dialog on the native <dialog>: the page behind is inert, Escape closes it (its `cancel`
  * event), Tab and Shift+Tab wrap around inside it, and focus returns to where it was on close.
  * Rendered only while open: mounting opens it, unmounting closes it. `data-autofocus` marks the
- * control that gets focus first.
+ * control that gets focus first. `wide` for a table (a request's attempts).
  */
-export function Dialog(props: { title: string; onClose(): void; children: ReactNode }) {
+export function Dialog(props: { title: string; onClose(): void; children: ReactNode; wide?: boolean }) {
   const ref = useRef<HTMLDialogElement>(null);
   const titleId = useId();
   const onClose = useRef(props.onClose);
@@ -45,7 +45,7 @@ export function Dialog(props: { title: string; onClose(): void; children: ReactN
   return (
     <dialog
       ref={ref}
-      className={styles.dialog}
+      className={props.wide ? `${styles.dialog} ${styles.wide}` : styles.dialog}
       aria-labelledby={titleId}
       onKeyDown={trapTab}
       onCancel={(event) => {

@@ -7,7 +7,9 @@ import { Pager } from "../components/pager.tsx";
 import { ScopeNotice } from "../components/scope-notice.tsx";
 import { useCursorPages } from "../hooks/use-cursor-pages.ts";
 import { useResource } from "../hooks/use-resource.ts";
+import type { RequestRow } from "../api/types.ts";
 import { useSession } from "../session/session-context.tsx";
+import { RequestAttemptsDialog } from "./request-attempts-dialog.tsx";
 import { NO_FILTERS, RequestFilters, type RequestFilterValues } from "./request-filters.tsx";
 import { RequestsTable } from "./requests-table.tsx";
 
@@ -17,6 +19,7 @@ const PAGE_SIZE = 25;
 export function RequestsPage() {
   const { api, can } = useSession();
   const [filters, setFilters] = useState<RequestFilterValues>(NO_FILTERS);
+  const [attemptsOf, setAttemptsOf] = useState<RequestRow | null>(null);
   const pages = useCursorPages(JSON.stringify(filters));
   const readable = can("usage:read");
 
@@ -50,7 +53,7 @@ export function RequestsPage() {
       ) : null}
       {rows.length > 0 ? (
         <div aria-busy={log.loading}>
-          <RequestsTable rows={rows} />
+          <RequestsTable rows={rows} onShowAttempts={setAttemptsOf} />
         </div>
       ) : null}
       <Pager
@@ -61,6 +64,7 @@ export function RequestsPage() {
         onPrevious={pages.previous}
         onNext={() => log.data?.next_cursor && pages.next(log.data.next_cursor)}
       />
+      {attemptsOf ? <RequestAttemptsDialog request={attemptsOf} onClose={() => setAttemptsOf(null)} /> : null}
     </>
   );
 }

@@ -3,8 +3,15 @@ import { DataTable, type Column } from "../components/data-table.tsx";
 import { StatusBadge } from "../components/status-badge.tsx";
 import { cacheWrites, count, dateTime, milliseconds, usd } from "../format.ts";
 
-/** The request log, newest first: one row per request as the ledger recorded it. */
-export function RequestsTable(props: { rows: RequestRow[] }) {
+/** "1 attempt", "2 attempts (failover)", "—" for a request recorded without them. */
+function attemptsLabel(row: RequestRow): string {
+  const attempts = row.attempts.length;
+  if (attempts === 0) return "—";
+  return attempts === 1 ? "1 attempt" : `${attempts} attempts (failover)`;
+}
+
+/** The request log, newest first: one row per request as the ledger recorded it; a row's attempts open in a dialog. */
+export function RequestsTable(props: { rows: RequestRow[]; onShowAttempts(row: RequestRow): void }) {
   const columns: Column<RequestRow>[] = [
     { header: "Time", cell: (row) => dateTime(row.created_at) },
     { header: "Request id", cell: (row) => <code>{row.id}</code> },
@@ -18,6 +25,17 @@ export function RequestsTable(props: { rows: RequestRow[] }) {
     { header: "Cost", cell: (row) => usd(row.cost, "$0.00"), numeric: true },
     { header: "First byte", cell: (row) => milliseconds(row.ttfb_ms), numeric: true },
     { header: "Duration", cell: (row) => milliseconds(row.duration_ms), numeric: true },
+    {
+      header: "Attempts",
+      cell: (row) =>
+        row.attempts.length === 0 ? (
+          "—"
+        ) : (
+          <button type="button" className="link" aria-label={`Attempts of ${row.id}`} onClick={() => props.onShowAttempts(row)}>
+            {attemptsLabel(row)}
+          </button>
+        ),
+    },
   ];
   return <DataTable caption="Requests" columns={columns} rows={props.rows} rowKey={(row) => row.id} testId="requests-table" />;
 }

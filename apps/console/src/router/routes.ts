@@ -7,6 +7,7 @@ export const ROUTES = [
   { page: "usage", path: "usage", title: "Usage" },
   { page: "requests", path: "requests", title: "Requests" },
   { page: "server-options", path: "server-options", title: "Server options" },
+  { page: "upstreams", path: "upstreams", title: "Upstreams" },
 ] as const;
 
 export type Page = (typeof ROUTES)[number]["page"];

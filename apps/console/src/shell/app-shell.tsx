@@ -5,6 +5,7 @@ import { useSession } from "../session/session-context.tsx";
 import { KeysPage } from "../keys/keys-page.tsx";
 import { RequestsPage } from "../requests/requests-page.tsx";
 import { ServerOptionsPage } from "../server-options/server-options-page.tsx";
+import { UpstreamsPage } from "../upstreams/upstreams-page.tsx";
 import { UsagePage } from "../usage/usage-page.tsx";
 import styles from "./app-shell.module.css";
 
@@ -18,6 +19,8 @@ function PageBody(props: { page: Page }) {
       return <RequestsPage />;
     case "server-options":
       return <ServerOptionsPage />;
+    case "upstreams":
+      return <UpstreamsPage />;
     default: {
       const unknown: never = props.page;
       throw new Error(`no page ${String(unknown)}`);

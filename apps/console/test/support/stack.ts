@@ -13,7 +13,7 @@ import { consoleGatewayYaml } from "./gateway-file.ts";
 
 const PROXY_MAIN = fileURLToPath(new URL("../../../proxy/src/main.ts", import.meta.url));
 const SIMULATOR_SECRET = "console-sim-secret-0123456789";
-const ALL_SCOPES = ["keys:create", "keys:read", "keys:update", "keys:revoke", "usage:read"];
+const ALL_SCOPES = ["keys:create", "keys:read", "keys:update", "keys:revoke", "usage:read", "upstreams:read"];
 
 export interface ConsoleStack {
   /** The gateway's one address: /v1, /api and /console. */
@@ -29,6 +29,8 @@ export interface ConsoleStack {
   /** POST /v1/chat/completions with `key`: the status and the x-request-id. */
   /** One chat completion (gpt-test unless `model` says otherwise; `content` may carry `#sim:` directives). */
   chat(key: string, options?: { model?: string; content?: string }): Promise<{ status: number; requestId: string | null; code: string | null }>;
+  /** Writes a proxy process's upstream-health report (`{prefix}:upstream-health`) as a proxy publishes it. */
+  publishUpstreamHealth(processId: string, report: { at: number; upstreams: Record<string, unknown> }): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -94,6 +96,9 @@ export async function startConsoleStack(): Promise<ConsoleStack> {
         });
         const body = (await response.json()) as { error?: { code?: string | null } };
         return { status: response.status, requestId: response.headers.get("x-request-id"), code: body.error?.code ?? null };
+      },
+      async publishUpstreamHealth(processId, report) {
+        await controlPlane.services.redis.hset(`${prefix}:upstream-health`, processId, JSON.stringify(report));
       },
       close,
     };
