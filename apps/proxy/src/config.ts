@@ -73,6 +73,12 @@ export function loadProxyConfig(env: Record<string, string | undefined> = proces
     /** OTLP/HTTP collector base URL (e.g. http://otel-collector:4318); unset = no span export. */
     OTEL_EXPORTER_OTLP_ENDPOINT: z.url().optional(),
     OTEL_SERVICE_NAME: z.string().min(1).default("llm-gateway-proxy"),
+    /**
+     * Put prompts and completions on the exported spans (`gen_ai.input.messages`,
+     * `gen_ai.system_instructions`, `gen_ai.output.messages`, each at most 16 KiB of text). Off by
+     * default: they hold whatever the tenants send.
+     */
+    OTEL_CAPTURE_CONTENT: envVars.bool(false),
     /** Control plane base URL (its origin): /v1/usage reads from it, /api/* and /console/* are relayed to it. */
     CONTROL_PLANE_URL: z.url().default("http://127.0.0.1:8081"),
     /** Longest wait for the control plane's response head, and between two of its body chunks. */

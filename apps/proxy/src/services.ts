@@ -15,6 +15,7 @@ import { InFlightRegistry } from "./relay/in-flight.ts";
 import { InFlightJournal } from "./journal/in-flight-journal.ts";
 import { endRefusedRequests, recheckOpenRequests } from "./relay/key-revocation.ts";
 import { ProxyMetrics } from "./metrics/proxy-metrics.ts";
+import { UpstreamHealthPublisher } from "./metrics/upstream-health-publisher.ts";
 import { RequestTracing } from "./tracing/request-tracing.ts";
 import { createTracer } from "./tracing/tracer-provider.ts";
 import { createRegistry, type Registry } from "@gateway/metrics";
@@ -47,6 +48,8 @@ export interface ProxyServices {
   registry: Registry;
   metrics: ProxyMetrics;
   tracing: RequestTracing;
+  /** Writes this process's upstream health to Redis every 5 s (for the console). */
+  upstreamHealth: UpstreamHealthPublisher;
   /** The client's address: the socket's peer, or past TRUST_PROXY peers, the nearest untrusted x-forwarded-for entry. */
   clientAddress: (request: IncomingMessage) => string;
   state: { shuttingDown: boolean };
@@ -74,27 +77,31 @@ export async function createProxyServices(config: ProxyConfig, logger = createLo
   });
   const limiter = new Limiter(limitStore, logger);
   const registry = createRegistry("proxy");
-  const breaker: CircuitBreaker = new CircuitBreaker({
-    threshold: config.CIRCUIT_FAILURE_THRESHOLD,
-    cooldownMs: config.CIRCUIT_COOLDOWN_MS,
-    onAttempt: (upstream, ok) => metrics.observeAttempt(upstream, ok),
-  });
+  const breaker = new CircuitBreaker({ threshold: config.CIRCUIT_FAILURE_THRESHOLD, cooldownMs: config.CIRCUIT_COOLDOWN_MS });
   const metrics = new ProxyMetrics(registry, {
-    openCircuits: () => breaker.openUpstreams(),
+    breaker,
     // Read at scrape time only, after everything below exists.
     billingPending: () => billing.pending,
     billingDropped: () => billing.dropped,
+    // Once per label set (and routing version): the provider of a model's upstream is its shape.
+    providerOf: (modelName, upstream) => {
+      const model = routing.model(modelName);
+      return (model && routing.targets(model).find((target) => target.upstream.name === upstream)?.upstream.shape) ?? null;
+    },
+    routingVersion: () => routing.version,
+    serverOption: (name) => routing.serverOption(name),
   });
+  const upstreamHealth = new UpstreamHealthPublisher({ redis, prefix: config.REDIS_PREFIX, windows: metrics.windows, breaker, logger });
   const exporter = await createTracer(config.OTEL_EXPORTER_OTLP_ENDPOINT, config.OTEL_SERVICE_NAME);
-  const tracing = new RequestTracing(exporter?.tracer ?? null);
+  const tracing = new RequestTracing(exporter?.tracer ?? null, { captureContent: config.OTEL_CAPTURE_CONTENT });
   // Every request ends in exactly one billing event: limits, metrics and spans settle there, and
   // its journal entry stays as it is until the queue has the event.
   let journal: InFlightJournal | null = null;
   const billing = new BillingProducer(queue, logger, config.BILLING_BUFFER_LIMIT, (event) => {
     journal?.recorded(event.requestId);
     limiter.settle(event);
-    metrics.observeBilling(event);
-    tracing.finish(event);
+    const costNano = metrics.observeBilling(event);
+    tracing.finish(event, costNano);
   });
 
   const inFlight = new InFlightRegistry();
@@ -153,10 +160,12 @@ export async function createProxyServices(config: ProxyConfig, logger = createLo
     registry,
     metrics,
     tracing,
+    upstreamHealth,
     clientAddress: clientAddressResolver(config.TRUST_PROXY),
     state: { shuttingDown: false },
     async close() {
       clearInterval(refreshTimer);
+      await upstreamHealth.stop();
       await billing.close(config.SHUTDOWN_DEADLINE_MS);
       await journal?.stop();
       // Leases end, and the last settlements (the billing flush above booked them) reach Redis before it closes.
@@ -181,5 +190,6 @@ export async function createProxyServices(config: ProxyConfig, logger = createLo
   });
   billing.onQueued = (events) => journal?.queued(events);
   journal.start();
+  upstreamHealth.start();
   return services;
 }

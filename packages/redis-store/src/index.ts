@@ -5,3 +5,4 @@ export * from "./connect.ts";
 export * from "./limit-store.ts";
 export * from "./orphan-release.ts";
 export * from "./in-flight-journal.ts";
+export * from "./upstream-health.ts";

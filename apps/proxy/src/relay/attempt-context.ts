@@ -1,6 +1,7 @@
 import type { ServerResponse } from "node:http";
 import type { Usage } from "@gateway/contracts";
-import type { ParsedRequest, UpstreamShapeAdapter, WireFormat } from "../upstreams/index.ts";
+import type { EventSourceMessage } from "eventsource-parser";
+import type { ParsedRequest, StreamTracker, UpstreamShapeAdapter, WireFormat } from "../upstreams/index.ts";
 import type { Target } from "../routing/routing-table.ts";
 import type { Translation } from "../translation/index.ts";
 import type { CallAbort, UpstreamCall, UpstreamClient } from "./upstream-client.ts";
@@ -48,9 +49,23 @@ export interface AttemptContext {
   tokenCounter?: TextTokenCounter;
   /** Where the attempt logs what the client need not see (a count that could not be had). */
   logger?: Pick<Logger, "warn">;
-  /** The W3C trace context sent upstream. */
+  /** The W3C trace context sent upstream (the attempt's own span when spans are exported). */
   traceparent: string;
+  /** Sees the upstream's answer for the attempt's span; only set when spans are exported. */
+  observer?: AttemptObserver;
   startedAt: number;
+}
+
+/**
+ * What the attempt's span reads of the upstream's answer (its id, model, finish reasons, output
+ * text when content is captured), in the upstream's own shape. Only made when spans are exported,
+ * so the relay's own path never builds or parses anything for it.
+ */
+export interface AttemptObserver {
+  /** Each event of a stream as it arrives; `tracker` reads an event's output text. */
+  event(event: EventSourceMessage, tracker: StreamTracker): void;
+  /** A JSON answer's parsed body. */
+  body(parsed: unknown): void;
 }
 
 /**

@@ -1,4 +1,4 @@
-import { GatewayError } from "@gateway/contracts";
+import { GatewayError, type AttemptCause } from "@gateway/contracts";
 import type { AttemptOutcome } from "./attempt-context.ts";
 import type { UpstreamShapeAdapter } from "../upstreams/index.ts";
 import { tryJson } from "../upstreams/request-fields.ts";
@@ -21,8 +21,18 @@ export class AttemptFailure extends Error {
   readonly shown: string;
   /** What the attempt is billed for when it ends the request (a key revoked mid-request); null: nothing. */
   readonly outcome: AttemptOutcome | null;
+  /**
+   * Why the attempt ended, from the bounded list the billing event, the metrics and the console share
+   * (`cause` is Error's own: the underlying error).
+   */
+  readonly attemptCause: AttemptCause;
+  /** The upstream's HTTP status, null when none came (or none is known: a transport failure). */
+  readonly status: number | null;
 
-  constructor(message: string, options: { retryable: boolean; timeout?: boolean; clientError?: GatewayError; outcome?: AttemptOutcome; shown?: string; cause?: unknown }) {
+  constructor(
+    message: string,
+    options: { retryable: boolean; timeout?: boolean; clientError?: GatewayError; outcome?: AttemptOutcome; shown?: string; cause?: unknown; attemptCause?: AttemptCause; status?: number },
+  ) {
     super(message, { cause: options.cause });
     this.name = "AttemptFailure";
     this.retryable = options.retryable;
@@ -30,6 +40,8 @@ export class AttemptFailure extends Error {
     this.clientError = options.clientError ?? null;
     this.outcome = options.outcome ?? null;
     this.shown = options.shown ?? message;
+    this.attemptCause = options.attemptCause ?? (this.timeout ? "timeout" : "stream_error");
+    this.status = options.status ?? null;
   }
 }
 
@@ -61,7 +73,13 @@ export function transportFailure(error: unknown, abort: CallAbort): AttemptFailu
   const code = (error as { code?: string } | null)?.code;
   const timeout = reason instanceof FirstByteTimeout || (code !== undefined && TIMEOUT_CODES.has(code));
   const message = timeout ? "the upstream timed out" : `the upstream connection failed (${code ?? (error as Error)?.name ?? "error"})`;
-  return new AttemptFailure(message, { retryable: true, timeout, cause: error });
+  return new AttemptFailure(message, { retryable: true, timeout, cause: error, attemptCause: timeout ? "timeout" : "connect_error" });
+}
+
+/** An upstream's error status as an attempt's cause. */
+function statusCause(status: number): AttemptCause {
+  if (status === 429) return "http_429";
+  return status >= 500 ? "http_5xx" : "http_4xx";
 }
 
 /** Upstream statuses that another target may fix: timeouts, limits, its own faults, its config. */
@@ -81,10 +99,14 @@ export function statusFailure(status: number, bodyText: string, adapter: Upstrea
       retryable: true,
       timeout: status === 408,
       shown: `the upstream answered ${status}`,
+      attemptCause: statusCause(status),
+      status,
     });
   }
   return new AttemptFailure(`the upstream rejected the request (${status})${message ? `: ${message}` : ""}`, {
     retryable: false,
     clientError: new GatewayError("upstream_rejected", message ? maskIdentifiers(message) : `The upstream rejected the request (${status}).`),
+    attemptCause: statusCause(status),
+    status,
   });
 }

@@ -29,6 +29,21 @@ export class CircuitBreaker {
     return [...this.states.keys()].filter((upstream) => this.isOpen(upstream, now));
   }
 
+  /**
+   * The circuit as an operator reads it: `open` while cooling down, `half_open` once the cooldown
+   * is over until a probe's result closes or reopens it, else `closed`.
+   */
+  state(upstream: string, now = Date.now()): "closed" | "half_open" | "open" {
+    const state = this.states.get(upstream);
+    if (state === undefined || state.failures < this.threshold) return "closed";
+    return state.openUntil > now ? "open" : "half_open";
+  }
+
+  /** Upstreams with a failure on record (every other one is closed). */
+  tracked(): IterableIterator<string> {
+    return this.states.keys();
+  }
+
   isOpen(upstream: string, now = Date.now()): boolean {
     const state = this.states.get(upstream);
     return state !== undefined && state.failures >= this.threshold && (state.openUntil > now || state.probeUntil > now);

@@ -42,9 +42,10 @@ export async function jsonAttempt(context: AttemptContext): Promise<AttemptOutco
     try {
       parsed = JSON.parse(bytes.toString("utf8"));
     } catch (error) {
-      throw new AttemptFailure("the upstream sent a body that is not JSON", { retryable: true, cause: error });
+      throw new AttemptFailure("the upstream sent a body that is not JSON", { retryable: true, cause: error, status: upstream.statusCode });
     }
     clearTimeout(timer);
+    context.observer?.body(parsed);
     const usage = upstreamWire.usageFromResponse(parsed);
     const ttfbMs = Date.now() - context.startedAt;
     const billed = { usage: usage ?? estimateUsage(context.requestBytes, null, 0), estimated: usage === null, ttfbMs };
@@ -57,7 +58,7 @@ export async function jsonAttempt(context: AttemptContext): Promise<AttemptOutco
     return { status: "ok", ...billed };
   } catch (error) {
     const ender = terminated as GatewayError | null;
-    if (ender !== null) throw new AttemptFailure(ender.message, { retryable: false, clientError: ender, outcome: { ...inputOnly(), status: "error" }, cause: error });
+    if (ender !== null) throw new AttemptFailure(ender.message, { retryable: false, clientError: ender, outcome: { ...inputOnly(), status: "error" }, cause: error, attemptCause: "client_aborted" });
     if (context.clientConnection.gone) return inputOnly();
     throw transportFailure(error, attempt);
   } finally {

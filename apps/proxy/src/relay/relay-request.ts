@@ -1,6 +1,6 @@
 import type { ServerResponse } from "node:http";
 import type { GatewayRequest } from "@gateway/http";
-import { GatewayError, type BillingEvent, EMPTY_USAGE } from "@gateway/contracts";
+import { GatewayError, type Attempt, type BillingEvent, EMPTY_USAGE } from "@gateway/contracts";
 import type { KeyRecord, ModelRecord } from "@gateway/redis-store";
 import { SHAPE_ADAPTERS, type ParsedRequest, type WireFormat } from "../upstreams/index.ts";
 import type { ProxyServices } from "../services.ts";
@@ -13,6 +13,10 @@ import { clientBetas, clientRequestDrops, withRequestDrops } from "./request-dro
 import { DROPPED_PARAMS_HEADER, droppedParamsHeaderValue } from "../translation/shared/dropped-params.ts";
 import { streamAttempt } from "./stream-attempt.ts";
 import { loweredOutputField } from "../limits/output-bound.ts";
+import { answeredAttempt, failedAttempt } from "./attempt-record.ts";
+
+/** The most attempts a billing event carries (its schema's bound; MAX_ATTEMPTS is rarely near it). */
+const ATTEMPTS_KEPT = 16;
 
 /** No drop_params, nothing dropped: one shared empty list. */
 const NO_FIELDS: readonly string[] = Object.freeze([]);
@@ -50,6 +54,8 @@ export async function relayRequest(input: RelayInput): Promise<void> {
     requestBytes: request.bodyBytes,
   });
   services.inFlight.add(running);
+  // The upstream attempts, in order, as the billing event carries them (metrics and health read them there).
+  const attempts: Attempt[] = [];
 
   const bill = (outcome: AttemptOutcome, upstream: string | null, upstreamModel: string | null) => {
     const event: BillingEvent = {
@@ -68,13 +74,14 @@ export async function relayRequest(input: RelayInput): Promise<void> {
       startedAt: request.startedAt,
       finishedAt: Date.now(),
       ttfbMs: outcome.ttfbMs,
+      attempts,
     };
     services.billing.record(event);
     services.inFlight.remove(request.requestId);
   };
 
   try {
-    await relayAttempts(input, running, bill);
+    await relayAttempts(input, running, bill, attempts);
   } finally {
     // A path that billed nothing (a bug) must not leave the request in the registry for ever.
     services.inFlight.remove(request.requestId);
@@ -85,8 +92,11 @@ type Bill = (outcome: AttemptOutcome, upstream: string | null, upstreamModel: st
 
 const NOTHING_BILLED: AttemptOutcome = Object.freeze({ status: "error", usage: EMPTY_USAGE, estimated: false, ttfbMs: null });
 
-async function relayAttempts(input: RelayInput, running: RunningRequest, bill: Bill): Promise<void> {
+async function relayAttempts(input: RelayInput, running: RunningRequest, bill: Bill, attempts: Attempt[]): Promise<void> {
   const { services, request, response, wire, parsed, model, traceparent } = input;
+  // Spans only when exported: without, not even their attributes are made.
+  const tracing = services.tracing.enabled ? services.tracing : null;
+  if (tracing !== null) tracing.describe(request.requestId, input.key, parsed, wire);
   // Per target: relayed as is, or translated to the upstream's shape (a 400 when no target can take it).
   const strictParams = services.routing.serverOption(input.key.serverOption)?.strictParams ?? false;
   const dropParams = model.dropParams ?? NO_FIELDS;
@@ -114,13 +124,13 @@ async function relayAttempts(input: RelayInput, running: RunningRequest, bill: B
   }
   const connection = clientConnection(response);
 
-  const attempts = services.config.MAX_ATTEMPTS;
+  const maxAttempts = services.config.MAX_ATTEMPTS;
   let lastFailure: AttemptFailure | null = null;
   let lastTarget = targets[0]!.target;
   // Made at the first timeout only: indexes of the targets that timed out.
   let timedOut: Set<number> | null = null;
   let from = 0;
-  for (let tries = 0; tries < attempts && !connection.gone && running.terminated === null; tries += 1) {
+  for (let tries = 0; tries < maxAttempts && !connection.gone && running.terminated === null; tries += 1) {
     const index = nextTarget(targets.length, from, timedOut);
     if (index === -1) break;
     from = index + 1;
@@ -128,6 +138,9 @@ async function relayAttempts(input: RelayInput, running: RunningRequest, bill: B
     lastTarget = target;
     running.upstream = target.upstream.name;
     running.upstreamModel = target.model;
+    const attemptStart = Date.now();
+    // The attempt's span (a child of the request's): the upstream is told it is its parent.
+    const span = tracing === null ? null : tracing.attempt(request.requestId, target, tries + 1, translation?.upstreamWire ?? wire);
     const context: AttemptContext = {
       client: services.upstreams,
       response,
@@ -143,7 +156,8 @@ async function relayAttempts(input: RelayInput, running: RunningRequest, bill: B
       // The client's bytes only while this target's body is the client's own (nothing removed or folded).
       rawBody: upstreamRequest.body === parsed.body ? request.rawBody : null,
       clientHeaders: request.headers,
-      traceparent,
+      traceparent: span === null ? traceparent : span.traceparent,
+      observer: span ?? undefined,
       target,
       clientConnection: connection,
       streamIdleTimeoutMs: services.config.STREAM_IDLE_TIMEOUT_MS,
@@ -159,12 +173,18 @@ async function relayAttempts(input: RelayInput, running: RunningRequest, bill: B
     else response.removeHeader(DROPPED_PARAMS_HEADER);
     try {
       const outcome = parsed.stream ? await streamAttempt(context) : await jsonAttempt(context);
+      const attempt = answeredAttempt(target, outcome, attemptStart, request.startedAt, Date.now());
+      if (attempts.length < ATTEMPTS_KEPT) attempts.push(attempt);
+      span?.end(attempt, outcome);
       if (outcome.status === "ok") services.breaker.recordSuccess(target.upstream.name);
       if (outcome.reason !== undefined) services.logger.warn({ requestId: request.requestId, upstream: target.upstream.name, reason: outcome.reason }, "request ended in an error after its first byte");
       bill(outcome, target.upstream.name, target.model);
       return;
     } catch (error) {
       const failure = error instanceof AttemptFailure ? error : new AttemptFailure(String(error), { retryable: false, cause: error });
+      const attempt = failedAttempt(target, failure, attemptStart, Date.now());
+      if (attempts.length < ATTEMPTS_KEPT) attempts.push(attempt);
+      span?.end(attempt, failure.outcome);
       services.logger.warn({ requestId: request.requestId, upstream: target.upstream.name, attempt: tries + 1, reason: failure.message }, "upstream attempt failed");
       if (!failure.retryable) {
         bill(failure.outcome ?? NOTHING_BILLED, target.upstream.name, target.model);

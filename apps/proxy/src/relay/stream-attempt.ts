@@ -66,7 +66,9 @@ export async function streamAttempt(context: AttemptContext): Promise<AttemptOut
   // they came (same shape), frames for the rest.
   const out = new ClientChunk();
   let upstreamError: EventSourceMessage | null = null;
+  const observer = context.observer;
   const events = new UpstreamEvents((event, raw, bytes, start, end) => {
+    if (observer !== undefined) observer.event(event, tracker);
     if (draining) {
       tracker.observe(event);
       return;
@@ -144,7 +146,7 @@ export async function streamAttempt(context: AttemptContext): Promise<AttemptOut
     events.push(chunk);
     if (draining) return true;
     if (!committed) {
-      if (upstreamError) throw new AttemptFailure("the upstream sent an error event before any content", { retryable: true });
+      if (upstreamError) throw new AttemptFailure("the upstream sent an error event before any content", { retryable: true, status: 200 });
       return true;
     }
     if (!out.empty) writable = writePieces(response, out.take());
@@ -183,14 +185,14 @@ export async function streamAttempt(context: AttemptContext): Promise<AttemptOut
     // Set by the sink's `end` (TypeScript cannot see a callback assign it).
     const done = ended as AttemptOutcome | null;
     if (done) return done.estimated ? await settled(done.status, done.reason) : done;
-    throw new AttemptFailure("the upstream closed the stream before the first event", { retryable: true });
+    throw new AttemptFailure("the upstream closed the stream before the first event", { retryable: true, status: upstream.statusCode });
   } catch (error) {
     const ender = terminated as GatewayError | null;
     if (ender !== null) {
       const billed = await settled("error", ender.message);
       if (committed) return billed;
       // Before the first byte: the client gets the refusal as its JSON error.
-      throw new AttemptFailure(ender.message, { retryable: false, clientError: ender, outcome: billed, cause: error });
+      throw new AttemptFailure(ender.message, { retryable: false, clientError: ender, outcome: billed, cause: error, attemptCause: "client_aborted" });
     }
     if (context.clientConnection.gone) return await settled("client_aborted");
     if (!committed) throw transportFailure(error, attempt);

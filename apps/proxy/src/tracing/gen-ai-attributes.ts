@@ -1,0 +1,55 @@
+import type { Attributes } from "@opentelemetry/api";
+import type { EndpointName, ParsedRequest } from "../upstreams/index.ts";
+
+/**
+ * The OpenTelemetry GenAI semantic conventions (latest experimental, Development status:
+ * https://github.com/open-telemetry/semantic-conventions-genai/blob/main/docs/gen-ai/gen-ai-spans.md)
+ * as this gateway fills them, in one place so a change of the conventions is one edit.
+ */
+
+/**
+ * `gen_ai.operation.name` per endpoint: the conventions' well-known values where one applies
+ * (Chat Completions, Messages and Responses all generate a chat answer; images are multimodal
+ * content generation), a custom value otherwise.
+ */
+export const OPERATION_NAMES: Record<EndpointName, string> = {
+  "chat.completions": "chat",
+  messages: "chat",
+  responses: "chat",
+  "images.generations": "generate_content",
+  embeddings: "embeddings",
+  "messages.count_tokens": "count_tokens",
+};
+
+/** The request fields read into `gen_ai.request.*` numbers, by the name each shape gives them. */
+const NUMBER_FIELDS: readonly (readonly [string, string])[] = [
+  ["temperature", "gen_ai.request.temperature"],
+  ["top_p", "gen_ai.request.top_p"],
+  ["top_k", "gen_ai.request.top_k"],
+  ["frequency_penalty", "gen_ai.request.frequency_penalty"],
+  ["presence_penalty", "gen_ai.request.presence_penalty"],
+  ["seed", "gen_ai.request.seed"],
+];
+
+/** Output limits by field name, in each shape's spelling (Chat, Messages, Responses). */
+const MAX_TOKENS_FIELDS = ["max_completion_tokens", "max_tokens", "max_output_tokens"] as const;
+
+/**
+ * The request's own settings as `gen_ai.request.*` attributes: a few property reads of the
+ * client's parsed body (only ever called when spans are exported).
+ */
+export function requestAttributes(request: ParsedRequest, attributes: Attributes): void {
+  const body = request.body;
+  attributes["gen_ai.request.stream"] = request.stream;
+  for (const [field, name] of NUMBER_FIELDS) {
+    const value = body[field];
+    if (typeof value === "number") attributes[name] = value;
+  }
+  let maxTokens: unknown = request.outputBound;
+  for (const field of MAX_TOKENS_FIELDS) if (maxTokens === undefined && typeof body[field] === "number") maxTokens = body[field];
+  if (typeof maxTokens === "number") attributes["gen_ai.request.max_tokens"] = maxTokens;
+  const stop = body.stop ?? body.stop_sequences;
+  if (typeof stop === "string") attributes["gen_ai.request.stop_sequences"] = [stop];
+  else if (Array.isArray(stop) && stop.every((item) => typeof item === "string")) attributes["gen_ai.request.stop_sequences"] = stop as string[];
+  if (typeof body.n === "number" && body.n !== 1) attributes["gen_ai.request.choice.count"] = body.n;
+}
