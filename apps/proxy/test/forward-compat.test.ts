@@ -223,6 +223,37 @@ describe("capabilities: what the model does not take never reaches it", () => {
   });
 });
 
+describe("count_tokens drops what /v1/messages drops (capabilities), so the two agree", () => {
+  const conversation = [{ role: "user", content: "How many tokens is this?" }];
+
+  it("thinking to gpt-4o-mini (no reasoning): counted without it, listed as /v1/messages lists it; refused under strict_params", async () => {
+    const body = { model: "gpt-4o-mini", messages: conversation, thinking: { type: "enabled", budget_tokens: 2048 }, output_config: { effort: "high" } };
+    const counted = await post("/v1/messages/count_tokens", body);
+    expect(counted.status, counted.text).toBe(200);
+    expect(dropped(counted)).toEqual(["thinking", "output_config.effort"]);
+    const plain = await post("/v1/messages/count_tokens", { model: "gpt-4o-mini", messages: conversation });
+    expect(JSON.parse(counted.text)).toEqual(JSON.parse(plain.text));
+    const messaged = await post("/v1/messages", { ...body, max_tokens: 50 });
+    expect(messaged.status, messaged.text).toBe(200);
+    expect(dropped(messaged)).toEqual(dropped(counted));
+    expect(strictSimulator.stats.requests.map((record) => record.path)).toEqual(["/v1/chat/completions"]);
+
+    strictSimulator.stats.clear();
+    const strict = await post("/v1/messages/count_tokens", body, { key: strictKey });
+    expect(strict.status).toBe(400);
+    expect((JSON.parse(strict.text) as { error: { code: string; param: string } }).error).toMatchObject({ code: "unsupported_feature", param: "thinking" });
+  });
+
+  it("sampling to a Claude 5 model without it: the forwarded count carries none, listed", async () => {
+    const counted = await post("/v1/messages/count_tokens", { model: "claude-opus-5-5", messages: conversation, temperature: 0.5, top_k: 5 });
+    expect(counted.status, counted.text).toBe(200);
+    expect(dropped(counted)).toEqual(["temperature", "top_k"]);
+    const sent = upstreamRequest();
+    expect(sent.path).toBe("/v1/messages/count_tokens");
+    expect(sent.body).toEqual({ model: "claude-opus-5-5", messages: conversation });
+  });
+});
+
 describe("chat -> Anthropic: a later system or developer message", () => {
   const conversation = [
     { role: "system", content: "You are terse." },

@@ -9,8 +9,8 @@ import { clientConnection, type AttemptContext } from "../relay/attempt-context.
 import { jsonAttempt } from "../relay/json-attempt.ts";
 import { nextTarget } from "../relay/attempt-plan.ts";
 import { DROPPED_PARAMS_HEADER, DroppedParams, translationFor } from "../translation/index.ts";
-import { droppedParamsHeaderValue, withoutFields } from "../translation/shared/dropped-params.ts";
-import { clientBetas, withSystemFolded } from "../relay/request-drops.ts";
+import { droppedParamsHeaderValue } from "../translation/shared/dropped-params.ts";
+import { clientBetas, clientRequestDrops, withSystemFolded } from "../relay/request-drops.ts";
 import { encodingForModel } from "../tokens/count-tokens.ts";
 import { allowedModel } from "./relay-route.ts";
 import { checkVersionHeader } from "./v1-messages.ts";
@@ -39,11 +39,14 @@ export function countTokensRoute(services: ProxyServices): KeyedRouteHandler {
     const targets = services.routing.order(model, services.breaker);
     const anthropic = targets.filter((target) => target.upstream.shape === "anthropic");
     const openai = targets.find((target) => target.upstream.shape === "openai");
-    // models[].drop_params: removed before any upstream call, as on /v1/messages.
-    const modelDrop = withoutFields(parsed.body, model.dropParams ?? []);
-    const upstreamParsed = modelDrop.removed.length > 0 ? { ...parsed, body: modelDrop.body } : parsed;
+    const strictParams = option.strictParams ?? false;
+    // models[].drop_params and what the model's capabilities refuse (thinking to a model without
+    // reasoning, sampling to one without it): removed before any upstream call and listed, or the
+    // 400 under strict_params, as on /v1/messages, so the two count and send the same request.
+    const client = clientRequestDrops(parsed, wire.endpoint, model, strictParams);
+    const upstreamParsed = client.request;
     if (anthropic.length > 0) {
-      const header = droppedParamsHeaderValue(modelDrop.removed);
+      const header = droppedParamsHeaderValue(client.dropped);
       if (header) response.setHeader(DROPPED_PARAMS_HEADER, header);
       const traceparent = services.tracing.start(request.requestId, wire.endpoint, model.name, request.headers);
       let failure: unknown = null;
@@ -64,14 +67,13 @@ export function countTokensRoute(services: ProxyServices): KeyedRouteHandler {
     if (request.bodyBytes > maxCountedBytes) {
       throw new GatewayError("request_too_large", `Token counting for ${model.name} takes request bodies up to ${maxCountedBytes} bytes.`);
     }
-    const strictParams = option.strictParams ?? false;
     const translation = translationFor("messages", openai.upstream)!;
     const dropped = new DroppedParams(strictParams);
     // Betas never go cross-shape (under strict_params: the 400 naming them).
     if (clientBetas(request.headers["anthropic-beta"]).length > 0) dropped.drop("anthropic-beta", "Anthropic betas have no meaning for a model served by an OpenAI-shape upstream");
     const chat = translation.request(upstreamParsed, dropped);
     const inputTokens = await services.tokenCounter.count(chat.body, encodingForModel(openai.model));
-    const header = droppedParamsHeaderValue([...modelDrop.removed, ...dropped.paths]);
+    const header = droppedParamsHeaderValue([...client.dropped, ...dropped.paths]);
     if (header) response.setHeader(DROPPED_PARAMS_HEADER, header);
     else response.removeHeader(DROPPED_PARAMS_HEADER);
     sendJson(response, 200, { input_tokens: inputTokens });

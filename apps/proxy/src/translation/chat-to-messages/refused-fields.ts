@@ -20,6 +20,8 @@ export function chatOnlyFields(chat: Record<string, unknown>, dropped: DroppedPa
     throw unsupported("modalities", "Anthropic-shape models answer in text only");
   }
   if (isSet(chat.web_search_options)) throw unsupported("web_search_options", "web search is a tool Anthropic-shape models cannot call through Chat Completions");
+  // Moderated completions come back with moderation results (or blocked): OpenAI's own service.
+  if (isSet(chat.moderation)) throw unsupported("moderation", "moderation results need OpenAI's own API; an Anthropic-shape model returns none");
   for (const field of ["functions", "function_call"] as const) {
     if (isSet(chat[field])) throw unsupported(field, "legacy function calling has no Anthropic equivalent; use tools");
   }
@@ -43,4 +45,6 @@ export function chatOnlyFields(chat: Record<string, unknown>, dropped: DroppedPa
   // Prompt-cache routing hints steer OpenAI's automatic cache, never the answer.
   dropped.dropIfSet(chat, "prompt_cache_key", "", "Anthropic-shape models cache prompts by cache_control breakpoints");
   dropped.dropIfSet(chat, "prompt_cache_retention", "", "Anthropic-shape models cache prompts by cache_control breakpoints");
+  // Implicit or explicit breakpoints and their lifetime: how OpenAI caches, never what it answers.
+  if (Object.keys(asRecord(chat.prompt_cache_options) ?? {}).length > 0) dropped.drop("prompt_cache_options", "Anthropic-shape models cache prompts by cache_control breakpoints");
 }

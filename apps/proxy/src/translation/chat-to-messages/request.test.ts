@@ -1,3 +1,6 @@
+import { readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { DroppedParams } from "../shared/dropped-params.ts";
 import { messagesRequestFromChat } from "./request.ts";
@@ -189,6 +192,7 @@ describe("chat -> messages request", () => {
       service_tier: "priority",
       prompt_cache_key: "k",
       prompt_cache_retention: "24h",
+      prompt_cache_options: { mode: "explicit", ttl: "30m" },
       temperature: 1.5,
       parallel_tool_calls: true,
     };
@@ -211,6 +215,7 @@ describe("chat -> messages request", () => {
       "service_tier",
       "prompt_cache_key",
       "prompt_cache_retention",
+      "prompt_cache_options",
       "messages[1].name",
       "messages[1].content[1].image_url.detail",
       "temperature",
@@ -226,7 +231,7 @@ describe("chat -> messages request", () => {
     ["top_logprobs", { top_logprobs: 2 }, "top_logprobs"],
     ["audio", { audio: { voice: "alloy", format: "wav" } }, "audio"],
     ["audio output modality", { modalities: ["text", "audio"] }, "modalities"],
-    ["web_search_options", { web_search_options: {} }, "web_search_options"],
+    ["moderation (its results come back with the answer)", { moderation: { model: "omni-moderation-latest", policy: { output: { mode: "block" } } } }, "moderation"],
     ["legacy functions", { functions: [{ name: "f" }] }, "functions"],
     ["json_object", { response_format: { type: "json_object" } }, "response_format"],
     ["a custom tool", { tools: [{ type: "custom", custom: { name: "c" } }] }, "tools[0].type"],
@@ -235,6 +240,27 @@ describe("chat -> messages request", () => {
     ["an image type Anthropic does not take", { messages: [{ role: "user", content: [{ type: "image_url", image_url: { url: "data:image/bmp;base64,Qk0=" } }] }] }, "messages[0].content[0].image_url.url"],
   ])("refuses %s with a 400 naming the field", (_name, extra, param) => {
     expect(() => translate({ model: "gpt-x", messages: hi, ...extra })).toThrow(expect.objectContaining({ code: "unsupported_feature", param }));
+  });
+
+  it("every field of the installed openai SDK's ChatCompletionCreateParams is read: mapped, dropped or refused for a reason, never as unknown", () => {
+    // The package's own declaration of the request (its entry point sits at the package root).
+    const root = dirname(fileURLToPath(import.meta.resolve("openai")));
+    const types = readFileSync(join(root, "resources/chat/completions/completions.d.ts"), "utf8");
+    const base = types.slice(types.indexOf("export interface ChatCompletionCreateParamsBase {"));
+    const fields = [...base.slice(0, base.indexOf("\n}\n")).matchAll(/^ {4}([a-z_]+)\??:/gm)].map((match) => match[1]!);
+    expect(fields).toEqual(expect.arrayContaining(["messages", "model", "moderation", "prompt_cache_options", "web_search_options"]));
+    for (const field of fields) {
+      if (field === "messages" || field === "model") continue;
+      for (const value of [{ x: 1 }, "x", 2, true]) {
+        let error: unknown = null;
+        try {
+          translate({ model: "gpt-x", messages: hi, [field]: value });
+        } catch (caught) {
+          error = caught;
+        }
+        expect(String((error as Error | null)?.message), field).not.toMatch(/not supported when the model is served by/);
+      }
+    }
   });
 
   it("a system or developer message after the conversation started stays a system message in its place (folded by the request drops when the model lacks them)", () => {

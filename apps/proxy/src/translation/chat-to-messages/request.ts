@@ -21,6 +21,7 @@ const HANDLED = new Set([
   // Checked in refused-fields.ts: dropped or refused unless at values that change nothing.
   "n", "logprobs", "top_logprobs", "frequency_penalty", "presence_penalty", "logit_bias", "store", "metadata", "seed", "service_tier", "modalities",
   "audio", "prediction", "verbosity", "web_search_options", "functions", "function_call", "prompt_cache_key", "prompt_cache_retention",
+  "prompt_cache_options", "moderation",
 ]);
 
 /**
