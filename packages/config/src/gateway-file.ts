@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { parse as parseYaml } from "yaml";
+import { shapeSchema, type Shape } from "@gateway/contracts";
 import { ConfigError } from "./env.ts";
 
 /**
@@ -73,7 +74,7 @@ const priceOverrides = z.strictObject({ ...priceFields, tiers: tiers.optional() 
 
 const upstream = z.strictObject({
   name,
-  shape: z.enum(["openai", "anthropic"]),
+  shape: shapeSchema,
   base_url: z.url(),
   secret_env: z.string().regex(/^[A-Z_][A-Z0-9_]*$/, "an environment variable name").nullable().default(null),
   priority: z.number().int().min(-INT32_MAX).max(INT32_MAX).default(0),
@@ -123,7 +124,7 @@ export type ModelCapabilityFields = Required<z.infer<typeof capabilities>>;
  * only on its reasoning models; Claude takes thinking, and a mid-conversation system message only
  * from 4.8 on.
  */
-export const FAMILY_CAPABILITIES: Readonly<Record<"openai" | "anthropic", Readonly<ModelCapabilityFields>>> = Object.freeze({
+export const FAMILY_CAPABILITIES: Readonly<Record<Shape, Readonly<ModelCapabilityFields>>> = Object.freeze({
   openai: Object.freeze({ max_output_tokens: 4096, context_window: 128_000, reasoning: false, sampling: true, mid_conversation_system: true, vision: true, tools: true }),
   anthropic: Object.freeze({ max_output_tokens: 4096, context_window: 200_000, reasoning: true, sampling: true, mid_conversation_system: false, vision: true, tools: true }),
 });

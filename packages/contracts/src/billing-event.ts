@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { endpointSchema } from "./shapes.ts";
 
 /**
  * The billing queue: produced by the proxy, consumed by the billing worker. The request id is the
@@ -110,8 +111,8 @@ export const billingEventSchema = z.object({
   vendorId: z.string(),
   serverOption: z.string(),
   model: z.string(),
-  /** Every model endpoint's name (`messages.count_tokens` is never billed; listed so the one name list holds). */
-  endpoint: z.enum(["chat.completions", "messages", "responses", "images.generations", "embeddings", "messages.count_tokens"]),
+  /** Every model endpoint's name (`MODEL_ENDPOINTS`). */
+  endpoint: endpointSchema,
   upstream: z.string().nullable(),
   upstreamModel: z.string().nullable(),
   /**

@@ -1,4 +1,5 @@
 export * from "./ids.ts";
+export * from "./shapes.ts";
 export * from "./secrets.ts";
 export * from "./errors.ts";
 export * from "./money.ts";

@@ -1,7 +1,10 @@
+import { SHAPES, type Shape } from "@gateway/contracts";
+
 // Values of the string columns the database does not constrain (checked by the application).
 
-export const UPSTREAM_SHAPES = ["openai", "anthropic"] as const;
-export type UpstreamShape = (typeof UPSTREAM_SHAPES)[number];
+/** `upstreams.shape`: the shapes declared once in `@gateway/contracts`. */
+export const UPSTREAM_SHAPES = SHAPES;
+export type UpstreamShape = Shape;
 
 export const API_KEY_STATUSES = ["active", "disabled", "revoked"] as const;
 export type ApiKeyStatus = (typeof API_KEY_STATUSES)[number];

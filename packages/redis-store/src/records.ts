@@ -1,4 +1,4 @@
-import { BUDGET_PERIODS } from "@gateway/contracts";
+import { BUDGET_PERIODS, shapeSchema } from "@gateway/contracts";
 import { z } from "zod";
 
 /**
@@ -33,7 +33,7 @@ export type KeyRecord = z.infer<typeof keyRecordSchema>;
 
 export const upstreamRecordSchema = z.object({
   name: z.string(),
-  shape: z.enum(["openai", "anthropic"]),
+  shape: shapeSchema,
   baseUrl: z.string(),
   /** Name of the env var that holds the upstream secret; each proxy reads its own environment. */
   secretEnv: z.string().nullable(),

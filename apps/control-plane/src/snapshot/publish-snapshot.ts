@@ -1,4 +1,4 @@
-import { priceSheetOf, scaledPricesToStrings, scaledUnitPrices } from "@gateway/contracts";
+import { priceSheetOf, scaledPricesToStrings, scaledUnitPrices, SHAPES, type Shape } from "@gateway/contracts";
 import type { PrismaClient } from "@gateway/db";
 import type { RecordStore, RoutingSnapshot } from "@gateway/redis-store";
 
@@ -15,7 +15,7 @@ export async function buildSnapshot(prisma: PrismaClient): Promise<Omit<RoutingS
         u.name,
         {
           name: u.name,
-          shape: u.shape === "anthropic" ? "anthropic" : "openai",
+          shape: knownShape(u),
           baseUrl: u.baseUrl,
           secretEnv: u.secretEnv,
           priority: u.priority,
@@ -72,6 +72,20 @@ export async function buildSnapshot(prisma: PrismaClient): Promise<Omit<RoutingS
       ]),
     ),
   };
+}
+
+/**
+ * The upstream's shape, or a refusal to publish. The column is a plain string, and the gateway file's
+ * shape was checked when it was applied, so another value here was written around that check (a
+ * bug, or a hand edit): routing it as some other shape would send every request in the wrong
+ * dialect, so the publish fails and the proxies keep the snapshot they have.
+ */
+function knownShape(upstream: { name: string; shape: string }): Shape {
+  const shape = SHAPES.find((known) => known === upstream.shape);
+  if (shape === undefined) {
+    throw new Error(`cannot publish the routing snapshot: upstream ${JSON.stringify(upstream.name)} has shape ${JSON.stringify(upstream.shape)}, not one of ${SHAPES.join(", ")}`);
+  }
+  return shape;
 }
 
 /**

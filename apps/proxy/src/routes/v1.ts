@@ -1,4 +1,5 @@
 import type { ServerResponse } from "node:http";
+import { SHAPES } from "@gateway/contracts";
 import { sendJson } from "@gateway/http";
 import type { ProxyServices } from "../services.ts";
 
@@ -21,7 +22,8 @@ export function discoveryRoute(services: ProxyServices) {
         messages_count_tokens: "POST /v1/messages/count_tokens",
         embeddings: "POST /v1/embeddings",
       },
-      compatible_with: ["openai", "anthropic"],
+      // Every shape is served to clients as well as reached upstream (contract section 16).
+      compatible_with: SHAPES,
     });
   };
 }

@@ -1,8 +1,8 @@
 import type { EventSourceMessage } from "eventsource-parser";
-import type { Usage } from "@gateway/contracts";
+import type { EndpointName, Shape, Usage } from "@gateway/contracts";
 
-export type Shape = "openai" | "anthropic";
-export type EndpointName = "chat.completions" | "messages" | "responses" | "images.generations" | "embeddings" | "messages.count_tokens";
+// Declared once in @gateway/contracts (`SHAPES`, `MODEL_ENDPOINTS`).
+export type { EndpointName, Shape };
 
 /** Watches one stream's events as they pass: captures usage, decides what the client sees. */
 export interface StreamTracker {
