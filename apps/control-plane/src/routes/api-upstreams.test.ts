@@ -1,6 +1,6 @@
 import { newId } from "@gateway/contracts";
+import { upstreamHealthKey } from "@gateway/redis-store";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { upstreamHealthKey } from "../upstreams/upstream-health-reports.ts";
 import { upstreamHealthReportSchema } from "../vendors/upstream-schemas.ts";
 import { vendorAuthChecks } from "./vendor-api-auth-checks.ts";
 import { startVendorApiFixture, type VendorApiFixture } from "./vendor-api-fixture.ts";
@@ -111,7 +111,7 @@ describe("GET /api/upstreams", () => {
     expect(JSON.stringify(report)).not.toMatch(/127\.0\.0\.1|secret|SECRET_KEY/);
   });
 
-  it("adds every fresh process: attempts and failures summed, the worst circuit, the highest latencies", async () => {
+  it("adds every fresh process: attempts and failures summed, the worst circuit, medians weighted by attempts, the highest p99", async () => {
     const fresh = {
       at: Date.now() - 1_000,
       upstreams: { simulator: { attempts: 10, failures: { http_5xx: 2, http_429: 1 }, circuit: "half_open", p50Ms: 200, p99Ms: 700, ttfbP50Ms: 60 } },
@@ -125,9 +125,10 @@ describe("GET /api/upstreams", () => {
         circuit: "half_open",
         attempts: 50,
         failures: { http_5xx: 5, timeout: 1, http_429: 1 },
-        p50_ms: 200,
+        // (120 x 40 + 200 x 10) / 50 and (80 x 40 + 60 x 10) / 50
+        p50_ms: 136,
         p99_ms: 900,
-        ttfb_p50_ms: 80,
+        ttfb_p50_ms: 76,
       });
       // An unreadable report is left out, never a failed page.
       expect((await read()).processes.map((process) => process.id)).toEqual(["proxy-a:101", "proxy-b:202", "proxy-c:303"]);

@@ -1,32 +1,32 @@
 import type { Request, Response } from "express";
+import { readUpstreamHealth, UPSTREAM_HEALTH_MAX_AGE_MS } from "@gateway/redis-store";
 import type { ControlPlaneServices } from "../services.ts";
 import { aggregateUpstreamHealth } from "../upstreams/aggregate-upstream-health.ts";
-import { readUpstreamHealthReports, UPSTREAM_HEALTH_STALE_MS, UPSTREAM_HEALTH_WINDOW_MS } from "../upstreams/upstream-health-reports.ts";
 import { vendorUpstreams } from "../upstreams/vendor-upstreams.ts";
-import type { UpstreamHealthReport } from "../vendors/upstream-schemas.ts";
+import { UPSTREAM_HEALTH_WINDOW_MS, type UpstreamHealthReport } from "../vendors/upstream-schemas.ts";
 import { vendorOf } from "../vendors/vendor-auth.ts";
 
 const iso = (epochMs: number) => new Date(epochMs).toISOString();
 
 /**
  * GET /api/upstreams (scope upstreams:read): the health of the upstreams serving the vendor's
- * models, from the proxies' reports in Redis (circuit, attempts and failures by cause, latency),
- * summed over the processes that reported within 30 s.
+ * models, from the proxies' snapshots in Redis (circuit, attempts and failures by cause, latency),
+ * merged over the processes that reported within 30 s. Older snapshots are read too (a writer drops
+ * them after a minute), to tell a stale upstream from one never reported.
  */
 export function upstreamHealthRoute(services: ControlPlaneServices) {
   return async (request: Request, response: Response): Promise<void> => {
-    const [upstreams, { reports, unreadable }] = await Promise.all([
-      vendorUpstreams(services.db.prisma, vendorOf(request).vendorId),
-      readUpstreamHealthReports(services.redis, services.config.REDIS_PREFIX),
-    ]);
-    if (unreadable.length > 0) services.logger.warn({ processes: unreadable }, "unreadable upstream health reports left out");
     const now = Date.now();
-    const health = aggregateUpstreamHealth(reports, upstreams.map((upstream) => upstream.name), now);
+    const [upstreams, snapshots] = await Promise.all([
+      vendorUpstreams(services.db.prisma, vendorOf(request).vendorId),
+      readUpstreamHealth(services.redis, services.config.REDIS_PREFIX, { now, maxAgeMs: Number.MAX_SAFE_INTEGER }),
+    ]);
+    const health = aggregateUpstreamHealth(snapshots, upstreams.map((upstream) => upstream.name), now);
     const body: UpstreamHealthReport = {
       object: "upstream_health",
       generated_at: iso(now),
       window_seconds: UPSTREAM_HEALTH_WINDOW_MS / 1000,
-      stale_after_seconds: UPSTREAM_HEALTH_STALE_MS / 1000,
+      stale_after_seconds: UPSTREAM_HEALTH_MAX_AGE_MS / 1000,
       processes: health.processes.map((seen) => ({ id: seen.processId, reported_at: iso(seen.at), stale: seen.stale })),
       data: health.upstreams.map((upstream, index) => ({
         object: "upstream",

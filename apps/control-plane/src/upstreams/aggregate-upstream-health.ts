@@ -1,7 +1,7 @@
-import { UPSTREAM_HEALTH_STALE_MS, type CircuitState, type ProcessReport } from "./upstream-health-reports.ts";
+import { mergeUpstreamHealth, UPSTREAM_HEALTH_MAX_AGE_MS, type CircuitStateName, type ProcessUpstreamHealth } from "@gateway/redis-store";
 
-/** One upstream over every process that reported it within the stale bound. */
-export interface UpstreamHealth {
+/** One upstream over every proxy process that reported it within the stale bound. */
+export interface UpstreamHealthView {
   name: string;
   /** `reporting`: fresh figures; `stale`: only reports older than the bound; `no_data`: no process named it. */
   state: "reporting" | "stale" | "no_data";
@@ -10,15 +10,12 @@ export interface UpstreamHealth {
   /** The fresh processes whose figures are summed here. */
   processes: string[];
   /** The worst state of any process's breaker: one open circuit is an open upstream for its traffic. */
-  circuit: CircuitState | null;
+  circuit: CircuitStateName | null;
   /** Attempts in the last minute, summed over the processes. */
   attempts: number;
   /** Failed attempts per cause, summed. */
   failures: Record<string, number>;
-  /**
-   * Latencies over the last minute: the highest of the processes' own figures. Percentiles of
-   * different processes cannot be merged exactly; the worst one is what an operator acts on.
-   */
+  /** Medians weighted by each process's attempts, the highest p99 (redis-store's `mergeUpstreamHealth`). */
   p50Ms: number | null;
   p99Ms: number | null;
   ttfbP50Ms: number | null;
@@ -30,50 +27,34 @@ export interface ProcessSeen {
   stale: boolean;
 }
 
-const CIRCUIT_RANK: Record<CircuitState, number> = { closed: 0, half_open: 1, open: 2 };
-
-function worst(a: CircuitState | null, b: CircuitState): CircuitState {
-  return a === null || CIRCUIT_RANK[b] > CIRCUIT_RANK[a] ? b : a;
-}
-
-function highest(a: number | null, b: number | null): number | null {
-  if (a === null) return b;
-  if (b === null) return a;
-  return Math.max(a, b);
-}
-
-function empty(name: string): UpstreamHealth {
-  return { name, state: "no_data", reportedAt: null, processes: [], circuit: null, attempts: 0, failures: {}, p50Ms: null, p99Ms: null, ttfbP50Ms: null };
-}
-
 /**
- * Sums the processes' reports per upstream, for the upstreams `names` lists (the caller's view:
- * an upstream outside it is never shown, one without any report is `no_data`). A report older
- * than the stale bound only marks its upstreams `stale` when no fresh report names them.
+ * The processes' snapshots (fresh and stale) as one view per upstream that `names` lists (the
+ * caller's: an upstream outside it is never shown, one without any report is `no_data`). Only
+ * fresh snapshots are merged; a stale one only marks the upstreams no fresh one names `stale`.
  */
-export function aggregateUpstreamHealth(reports: readonly ProcessReport[], names: readonly string[], now: number): { upstreams: UpstreamHealth[]; processes: ProcessSeen[] } {
-  const byName = new Map(names.map((name) => [name, empty(name)]));
-  const processes: ProcessSeen[] = [];
-  for (const report of reports) {
-    const stale = now - report.at > UPSTREAM_HEALTH_STALE_MS;
-    processes.push({ processId: report.processId, at: report.at, stale });
-    for (const [name, figures] of Object.entries(report.upstreams)) {
-      const health = byName.get(name);
-      if (!health) continue;
-      health.reportedAt = Math.max(health.reportedAt ?? 0, report.at);
-      if (stale) {
-        if (health.state === "no_data") health.state = "stale";
-        continue;
-      }
-      health.state = "reporting";
-      health.processes.push(report.processId);
-      health.circuit = worst(health.circuit, figures.circuit);
-      health.attempts += figures.attempts;
-      for (const [cause, failures] of Object.entries(figures.failures)) health.failures[cause] = (health.failures[cause] ?? 0) + failures;
-      health.p50Ms = highest(health.p50Ms, figures.p50Ms);
-      health.p99Ms = highest(health.p99Ms, figures.p99Ms);
-      health.ttfbP50Ms = highest(health.ttfbP50Ms, figures.ttfbP50Ms);
+export function aggregateUpstreamHealth(snapshots: readonly ProcessUpstreamHealth[], names: readonly string[], now: number): { upstreams: UpstreamHealthView[]; processes: ProcessSeen[] } {
+  const processes = snapshots.map(({ processId, snapshot }) => ({ processId, at: snapshot.at, stale: now - snapshot.at > UPSTREAM_HEALTH_MAX_AGE_MS }));
+  const fresh = snapshots.filter((_, index) => !processes[index]!.stale);
+  const merged = mergeUpstreamHealth(fresh);
+  const upstreams = names.map((name): UpstreamHealthView => {
+    const naming = snapshots.filter(({ snapshot }) => name in snapshot.upstreams);
+    const reportedAt = naming.length === 0 ? null : Math.max(...naming.map(({ snapshot }) => snapshot.at));
+    const figures = merged[name];
+    if (!figures) {
+      return { name, state: reportedAt === null ? "no_data" : "stale", reportedAt, processes: [], circuit: null, attempts: 0, failures: {}, p50Ms: null, p99Ms: null, ttfbP50Ms: null };
     }
-  }
-  return { upstreams: [...byName.values()], processes };
+    return {
+      name,
+      state: "reporting",
+      reportedAt,
+      processes: fresh.filter(({ snapshot }) => name in snapshot.upstreams).map(({ processId }) => processId),
+      circuit: figures.circuit,
+      attempts: figures.attempts,
+      failures: { ...figures.failures },
+      p50Ms: figures.p50Ms,
+      p99Ms: figures.p99Ms,
+      ttfbP50Ms: figures.ttfbP50Ms,
+    };
+  });
+  return { upstreams, processes };
 }

@@ -1,11 +1,17 @@
+import { CIRCUIT_STATES, UPSTREAM_HEALTH_MAX_AGE_MS } from "@gateway/redis-store";
 import { z } from "zod";
-import { CIRCUIT_STATES, UPSTREAM_HEALTH_STALE_MS, UPSTREAM_HEALTH_WINDOW_MS } from "../upstreams/upstream-health-reports.ts";
 
 /**
  * GET /api/upstreams (contract section 20): the health of the upstreams serving the vendor's
  * models, summed over the proxy processes' last-minute reports. The route answers with these
  * schemas and the OpenAPI document is generated from them.
  */
+
+/** Each proxy process's snapshot covers its last minute. */
+export const UPSTREAM_HEALTH_WINDOW_MS = 60_000;
+/** A snapshot older than this is a process that stopped reporting (redis-store's bound). */
+const UPSTREAM_HEALTH_STALE_MS = UPSTREAM_HEALTH_MAX_AGE_MS;
+
 const isoDateTime = z.iso.datetime({ offset: true });
 const count = z.number().int().nonnegative();
 const latency = z.number().nonnegative().nullable();
@@ -22,9 +28,9 @@ export const upstreamHealthSchema = z.object({
   circuit: z.enum(CIRCUIT_STATES).nullable().describe("The worst circuit-breaker state among those processes (`open` on any one is `open`); null without fresh data."),
   attempts: count.describe("Upstream attempts in the last minute, all processes."),
   failures: z.record(z.string(), count).describe("Failed attempts in the last minute by cause (connect_error, timeout, http_429, http_5xx, http_4xx, stream_error, client_aborted, circuit_open)."),
-  p50_ms: latency.describe("Median attempt duration: the highest of the processes' medians."),
+  p50_ms: latency.describe("Median attempt duration: the processes' medians weighted by their attempts."),
   p99_ms: latency.describe("99th percentile attempt duration: the highest of the processes' figures."),
-  ttfb_p50_ms: latency.describe("Median time to the first byte: the highest of the processes' medians."),
+  ttfb_p50_ms: latency.describe("Median time to the first byte: the processes' medians weighted by their attempts."),
 });
 export type UpstreamHealthObject = z.output<typeof upstreamHealthSchema>;
 
