@@ -11,6 +11,8 @@ export interface SimContext {
   defaults: Behaviour;
   apiKey: string | null;
   models: readonly string[];
+  /** Model ids listed by the Gemini routes (`GET /v1beta/models`). */
+  geminiModels: readonly string[];
   /** Strict mode: refuse what the real provider refuses per model (strict.ts); tools only on request. */
   strict: boolean;
   /** Base URL of the simulator, used when the request has no Host header. */
@@ -28,7 +30,7 @@ function bearerToken(value: string | undefined): string | null {
   return match ? (match[1] as string).trim() : null;
 }
 
-/** Request headers with the authorization / x-api-key secrets redacted. */
+/** Request headers with the authorization / x-api-key / x-goog-api-key secrets redacted. */
 export function recordedHeaders(req: IncomingMessage): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [name, value] of Object.entries(req.headers)) {
@@ -37,7 +39,7 @@ export function recordedHeaders(req: IncomingMessage): Record<string, string> {
     if (name === 'authorization') {
       const token = bearerToken(text);
       out[name] = token === null ? redactSecret(text) : `Bearer ${redactSecret(token)}`;
-    } else if (name === 'x-api-key') {
+    } else if (name === 'x-api-key' || name === 'x-goog-api-key') {
       out[name] = redactSecret(text);
     } else {
       out[name] = text;
@@ -51,4 +53,43 @@ export function isAuthorized(req: IncomingMessage, apiKey: string | null, allowX
   if (apiKey === null) return true;
   if (bearerToken(req.headers.authorization) === apiKey) return true;
   return allowXApiKey && req.headers['x-api-key'] === apiKey;
+}
+
+/**
+ * The Gemini routes' key check, as Google answers: the key from `x-goog-api-key`, else `?key=`, else
+ * `Authorization: Bearer`. Null when accepted; else the status and error for the envelope (no key:
+ * 403 PERMISSION_DENIED; a wrong API key: 400 INVALID_ARGUMENT, ErrorInfo reason API_KEY_INVALID; a
+ * wrong bearer token: 401 UNAUTHENTICATED).
+ */
+export function geminiAuthError(req: IncomingMessage, query: URLSearchParams, apiKey: string | null): { status: number; message: string; details: object[] } | null {
+  if (apiKey === null) return null;
+  const header = req.headers['x-goog-api-key'];
+  const headerKey = (Array.isArray(header) ? header[0] : header)?.trim() ?? '';
+  const key = headerKey.length > 0 ? headerKey : (query.get('key') ?? '').trim();
+  if (key.length > 0) {
+    if (key === apiKey) return null;
+    const message = 'API key not valid. Please pass a valid API key.';
+    return {
+      status: 400,
+      message,
+      details: [
+        { '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'API_KEY_INVALID', domain: 'googleapis.com', metadata: { service: 'generativelanguage.googleapis.com' } },
+        { '@type': 'type.googleapis.com/google.rpc.LocalizedMessage', locale: 'en-US', message },
+      ],
+    };
+  }
+  const token = bearerToken(req.headers.authorization);
+  if (token !== null) {
+    if (token === apiKey) return null;
+    return {
+      status: 401,
+      message: 'Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or other valid authentication credential. See https://developers.google.com/identity/sign-in/web/devconsole-project.',
+      details: [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'ACCESS_TOKEN_TYPE_UNSUPPORTED', domain: 'googleapis.com', metadata: { service: 'generativelanguage.googleapis.com' } }],
+    };
+  }
+  return {
+    status: 403,
+    message: "Method doesn't allow unregistered callers (callers without established identity). Please use API Key or other form of API consumer identity to call this API.",
+    details: [],
+  };
 }

@@ -1,4 +1,4 @@
-/** Provider error bodies, shaped exactly as OpenAI and Anthropic send them. */
+/** Provider error bodies, shaped exactly as OpenAI, Anthropic and Google (Gemini API) send them. */
 import type { Provider } from './types.ts';
 import { newId } from './ids.ts';
 
@@ -9,6 +9,10 @@ export interface ErrorSpec {
   code?: string | null;
   /** OpenAI `error.param` (ignored for Anthropic). */
   param?: string | null;
+  /** Google `error.details` (google.rpc messages with their `@type`; Gemini routes only). */
+  details?: object[];
+  /** Google `error.status` when it is not the one of the HTTP status (400 FAILED_PRECONDITION, ...). */
+  googleStatus?: string;
 }
 
 function openaiType(status: number): string {
@@ -62,13 +66,44 @@ export function anthropicErrorBody(spec: ErrorSpec, requestId: string): object {
   };
 }
 
+/** Google's status name for an HTTP status (ai.google.dev/gemini-api/docs/troubleshooting). */
+export function googleStatus(status: number): string {
+  switch (status) {
+    case 400: return 'INVALID_ARGUMENT';
+    case 401: return 'UNAUTHENTICATED';
+    case 403: return 'PERMISSION_DENIED';
+    case 404: return 'NOT_FOUND';
+    case 409: return 'ABORTED';
+    case 413: return 'INVALID_ARGUMENT';
+    case 429: return 'RESOURCE_EXHAUSTED';
+    case 499: return 'CANCELLED';
+    case 501: return 'UNIMPLEMENTED';
+    case 503: return 'UNAVAILABLE';
+    case 504: return 'DEADLINE_EXCEEDED';
+    default: return status >= 500 ? 'INTERNAL' : 'FAILED_PRECONDITION';
+  }
+}
+
+/** `{"error":{"code","message","status","details"?}}` (Gemini API). */
+export function googleErrorBody(spec: ErrorSpec): object {
+  return {
+    error: {
+      code: spec.status,
+      message: spec.message,
+      status: spec.googleStatus ?? googleStatus(spec.status),
+      ...(spec.details && spec.details.length > 0 ? { details: spec.details } : {}),
+    },
+  };
+}
+
 export function errorBody(provider: Provider, spec: ErrorSpec, requestId = newId('req_')): object {
+  if (provider === 'gemini') return googleErrorBody(spec);
   return provider === 'openai' ? openaiErrorBody(spec) : anthropicErrorBody(spec, requestId);
 }
 
 /** The message used for an injected failure status. */
-export function injectedMessage(status: number): string {
-  if (status === 429) return 'Rate limit reached (simulated)';
+export function injectedMessage(status: number, provider: Provider = 'openai'): string {
+  if (status === 429) return provider === 'gemini' ? 'Resource has been exhausted (e.g. check quota). (simulated)' : 'Rate limit reached (simulated)';
   if (status === 529 || status === 503) return 'Overloaded (simulated)';
   return `Simulated failure with status ${status}`;
 }

@@ -1,14 +1,15 @@
 /**
- * Simulated OpenAI + Anthropic provider for tests and the benchmark.
+ * Simulated OpenAI + Anthropic + Gemini API provider for tests and the benchmark.
  *
  *   const sim = await startSimulator({ port: 0 });
  *   new OpenAI({ baseURL: `${sim.url}/v1`, apiKey: 'x' });
  *   new Anthropic({ baseURL: sim.url, apiKey: 'x' });
+ *   new GoogleGenAI({ apiKey: 'x', httpOptions: { baseUrl: sim.url } });  // /v1 (3.x) or apiVersion 'v1beta'
  */
 import { withDefaults } from './behaviour.ts';
 import type { SimContext } from './context.ts';
 import { FaultQueue } from './faults.ts';
-import { DEFAULT_MODELS } from './models.ts';
+import { DEFAULT_GEMINI_MODELS, DEFAULT_MODELS } from './models.ts';
 import { closeServer, createSimulatorServer, listen } from './server.ts';
 import { SimulatorStats } from './stats.ts';
 import type { Behaviour } from './types.ts';
@@ -17,11 +18,13 @@ export interface SimulatorOptions {
   /** Port to listen on; 0 (the default here) picks a free one. */
   port?: number;
   host?: string;
-  /** When set, requests must carry it (`Authorization: Bearer`, or `x-api-key` on /v1/messages). */
+  /** When set, requests must carry it (`Authorization: Bearer`, or `x-api-key` on /v1/messages; `x-goog-api-key` / `?key=` / Bearer on the Gemini routes). */
   apiKey?: string | null;
   defaults?: Partial<Behaviour>;
   /** Model ids listed by GET /v1/models (any model name is served regardless). */
   models?: readonly string[];
+  /** Model ids listed by the Gemini routes (`GET /v1beta/models`, Google's list form). Any model name is served regardless. */
+  geminiModels?: readonly string[];
   /** Stats records kept (newest last). Default 1000. */
   maxRecords?: number;
   /**
@@ -51,6 +54,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     defaults: withDefaults(options.defaults),
     apiKey: options.apiKey ?? null,
     models: options.models ?? DEFAULT_MODELS,
+    geminiModels: options.geminiModels ?? DEFAULT_GEMINI_MODELS,
     strict: options.strict ?? false,
     baseUrl: () => url,
   };
@@ -66,7 +70,8 @@ export { FaultQueue, type FaultInput, type FaultMatch } from './faults.ts';
 export { redactSecret } from './context.ts';
 export { decodeToolArgs, encodeToolArgs, parseDirectives, parseToolDirectives, type ToolDirective } from './directives.ts';
 export { capabilitiesFor, NO_SAMPLING_ANTHROPIC_VERSION, type ModelCapabilities } from './model-capabilities.ts';
-export { strictRefusal } from './strict.ts';
+export { geminiStrictRefusal, strictRefusal } from './strict.ts';
+export { DEFAULT_GEMINI_MODELS, DEFAULT_MODELS } from './models.ts';
 export { generateWords, WORDS } from './text-generator.ts';
 export { TINY_PNG_BASE64 } from './openai-images.ts';
 export { DEFAULT_BEHAVIOUR, type Behaviour, type Outcome, type ReportedUsage, type StatsRecord } from './types.ts';

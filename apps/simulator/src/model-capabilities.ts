@@ -3,9 +3,10 @@
  * (see strict.ts). Keyed by the ids the gateway files send upstream (`gpt-4o-mini-2024-07-18`,
  * `claude-sonnet-4-5-20250929`, ...): a family prefix matches its dated and aliased ids. A model
  * this table does not know gets null, and strict mode accepts whatever it is sent (as before).
+ * Gemini ids (`gemini-2.5-flash`, `gemini-3.1-pro-preview`) are matched by version and tier.
  */
 
-export type ModelFamily = 'openai' | 'anthropic';
+export type ModelFamily = 'openai' | 'anthropic' | 'gemini';
 
 export interface ModelCapabilities {
   family: ModelFamily;
@@ -22,6 +23,16 @@ export interface ModelCapabilities {
   samplingExclusive: boolean;
   /** Takes `role: "system"` inside `messages` (Anthropic: Claude 4.8+ and 5.x). OpenAI chat always does. */
   midConversationSystem: boolean;
+  /**
+   * Gemini: thinking cannot be turned off (`thinkingBudget: 0` is refused: Gemini 2.5 Pro). Absent
+   * for the other families.
+   */
+  thinkingRequired?: boolean;
+  /**
+   * Gemini 3 and later: function calls carry an `id` and a `thoughtSignature`, and the first call of
+   * each model turn of the current step must come back with its signature.
+   */
+  thoughtSignatures?: boolean;
 }
 
 /** The `anthropic-version` under which models without sampling refuse temperature / top_p / top_k. */
@@ -112,9 +123,38 @@ function anthropicCapabilities(model: string): ModelCapabilities | null {
   return null;
 }
 
+/**
+ * `gemini-{major}[.{minor}]-{tier}[-variant]` (`gemini-2.5-flash`, `gemini-2.5-flash-lite`,
+ * `gemini-3.1-pro-preview`, `gemini-3.5-flash-lite`, `gemini-2.0-flash-001`). Output limits as the
+ * model resources list them: 2.5 and 3.x 65,536 (thinking); 2.0 and 1.5 8,192 (no thinking).
+ * Gemini 2.5 Pro cannot turn thinking off. Embedding models generate nothing: null.
+ */
+const GEMINI = /^gemini-(\d+)(?:\.(\d+))?-(pro|flash|ultra|nano)(?:-([a-z0-9.-]+))?$/;
+
+function geminiCapabilities(model: string): ModelCapabilities | null {
+  const match = GEMINI.exec(model.startsWith('models/') ? model.slice('models/'.length) : model);
+  if (!match) return null;
+  const major = Number(match[1]);
+  const minor = match[2] === undefined ? 0 : Number(match[2]);
+  const tier = match[3] as string;
+  const thinking = major >= 3 || (major === 2 && minor >= 5);
+  if (major < 1 || (!thinking && major < 2 && minor < 5)) return null;
+  return {
+    family: 'gemini',
+    maxOutputTokens: thinking ? 65_536 : 8_192,
+    reasoning: thinking,
+    sampling: true,
+    samplingExclusive: false,
+    midConversationSystem: false,
+    thinkingRequired: major === 2 && minor === 5 && tier === 'pro',
+    thoughtSignatures: major >= 3,
+  };
+}
+
 /** The capabilities of `model` (an upstream model id), or null when the table does not know it. */
 export function capabilitiesFor(model: string): ModelCapabilities | null {
   const id = model.trim().toLowerCase();
   if (id.startsWith('claude-')) return anthropicCapabilities(id);
+  if (id.startsWith('gemini-') || id.startsWith('models/gemini-')) return geminiCapabilities(id);
   return openaiCapabilities(id);
 }

@@ -32,3 +32,13 @@ export function modelList(ids: readonly string[]): object {
     last_id: ids.at(-1) ?? null,
   };
 }
+
+/** Listed by the Gemini routes (`GET /v1beta/models`, `GET /v1/models` with a Google key header). */
+export const DEFAULT_GEMINI_MODELS: readonly string[] = [
+  'gemini-2.5-flash',
+  'gemini-2.5-pro',
+  'gemini-3.1-pro-preview',
+  'gemini-3.5-flash-lite',
+  'text-embedding-004',
+  'gemini-embedding-001',
+];

@@ -3,9 +3,9 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { anthropicMessages } from './anthropic-messages.ts';
 import { resolveBehaviour } from './behaviour.ts';
 import { isAuthorized, recordedHeaders, type SimContext } from './context.ts';
-import { errorBody, injectedMessage, type ErrorSpec } from './errors.ts';
-import { BodyTooLargeError, readBody, resetSocket, sendJson, sleep } from './http-util.ts';
-import { newId } from './ids.ts';
+import { answerJson, applyBehaviour, cutJson, Exchange, inputUsage, isObject, parseJson } from './exchange.ts';
+import { handleGemini, isGeminiRequest } from './gemini-route.ts';
+import { BodyTooLargeError, readBody } from './http-util.ts';
 import { modelList, modelObject } from './models.ts';
 import { imageInputTokens, imagesBody, parseImageRequest } from './openai-images.ts';
 import { embeddingsBody, embeddingsInputTokens, parseEmbeddings } from './openai-embeddings.ts';
@@ -16,7 +16,7 @@ import { isErrorSpec, makePlan, type GenerationShape } from './plan.ts';
 import { parseToolDirectives } from './directives.ts';
 import { strictRefusal } from './strict.ts';
 import { playStream } from './sse.ts';
-import type { Behaviour, Provider, ReportedUsage, StatsRecord } from './types.ts';
+import type { Provider, ReportedUsage } from './types.ts';
 
 const SHAPES: Record<string, GenerationShape> = {
   '/v1/chat/completions': openaiChat,
@@ -34,53 +34,9 @@ function providerFor(path: string, req: IncomingMessage): Provider {
   return POST_PATHS.has(path) || req.headers['anthropic-version'] === undefined ? 'openai' : 'anthropic';
 }
 
-function parseJson(raw: Buffer): { ok: true; value: unknown } | { ok: false } {
-  try {
-    return { ok: true, value: JSON.parse(raw.toString('utf8')) as unknown };
-  } catch {
-    return { ok: false };
-  }
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
-
-class Exchange {
-  readonly requestId = newId('req_');
-  readonly ctx: SimContext;
-  readonly res: ServerResponse;
-  readonly provider: Provider;
-  record: StatsRecord | null = null;
-
-  constructor(ctx: SimContext, res: ServerResponse, provider: Provider) {
-    this.ctx = ctx;
-    this.res = res;
-    this.provider = provider;
-  }
-
-  headers(): Record<string, string> {
-    return this.provider === 'openai' ? { 'x-request-id': this.requestId } : { 'request-id': this.requestId };
-  }
-
-  fail(spec: ErrorSpec, extra: Record<string, string> = {}): void {
-    sendJson(this.res, spec.status, errorBody(this.provider, spec, this.requestId), { ...this.headers(), ...extra });
-    this.finish('failed', spec.status);
-  }
-
-  json(body: object, usage: ReportedUsage | null): void {
-    sendJson(this.res, 200, body, this.headers());
-    this.finish('ok', 200, usage);
-  }
-
-  finish(outcome: Exclude<StatsRecord['outcome'], 'pending'>, status: number | null, usage: ReportedUsage | null = null): void {
-    if (!this.record) return;
-    if (this.record.outcome === 'pending' && status !== null) this.record.status = status;
-    this.ctx.stats.finish(this.record, outcome, usage);
-  }
-}
-
-export async function handleProvider(ctx: SimContext, req: IncomingMessage, res: ServerResponse, path: string): Promise<void> {
+export async function handleProvider(ctx: SimContext, req: IncomingMessage, res: ServerResponse, path: string, query = ''): Promise<void> {
+  const search = new URLSearchParams(query);
+  if (isGeminiRequest(req, path, search)) return handleGemini(ctx, req, res, path, search);
   const provider = providerFor(path, req);
   const ex = new Exchange(ctx, res, provider);
   let body: unknown = null;
@@ -185,23 +141,6 @@ export async function handleProvider(ctx: SimContext, req: IncomingMessage, res:
   ex.finish(result.outcome, 200, result.outcome === 'ok' ? usage : null);
 }
 
-/**
- * A one-JSON-object answer (no generated text): directives in `seedText` or a queued fault first,
- * then the body `answer` builds and the usage it reports.
- */
-async function answerJson(ex: Exchange, req: IncomingMessage, path: string, model: string, seedText: string, answer: () => { body: object; usage: ReportedUsage }): Promise<void> {
-  const resolved = resolveBehaviour(seedText, { path, model, stream: false }, ex.ctx.faults, ex.ctx.defaults);
-  if (ex.record) ex.record.behaviourSource = resolved.source;
-  if (!(await applyBehaviour(ex, req, resolved.behaviour))) return;
-  const { body, usage } = answer();
-  if (resolved.behaviour.cutAfter !== null) return cutJson(ex, req, body);
-  ex.json(body, usage);
-}
-
-function inputUsage(inputTokens: number, images = 0): ReportedUsage {
-  return { input_tokens: inputTokens, output_tokens: 0, cached_tokens: 0, images };
-}
-
 function images(ex: Exchange, req: IncomingMessage, object: Record<string, unknown>, path: string): Promise<void> | void {
   const request = parseImageRequest(object);
   if (isErrorSpec(request)) return ex.fail(request);
@@ -223,40 +162,4 @@ function countTokens(ex: Exchange, req: IncomingMessage, object: Record<string, 
   const request = parseCountTokens(object);
   if (isErrorSpec(request)) return ex.fail(request);
   return answerJson(ex, req, path, request.model, request.lastUserText, () => ({ body: { input_tokens: request.inputTokens }, usage: inputUsage(request.inputTokens) }));
-}
-
-/** Latency, hang, reset and failStatus. False when the request has been dealt with (or abandoned). */
-async function applyBehaviour(ex: Exchange, req: IncomingMessage, behaviour: Behaviour): Promise<boolean> {
-  if (behaviour.hang) {
-    ex.finish('hang', null);
-    return false;
-  }
-  if (behaviour.latencyMs > 0) {
-    await sleep(behaviour.latencyMs);
-    if (ex.res.destroyed) {
-      ex.finish('aborted', null);
-      return false;
-    }
-  }
-  if (behaviour.reset) {
-    ex.finish('reset', null);
-    resetSocket(req);
-    return false;
-  }
-  if (behaviour.failStatus !== null) {
-    const extra: Record<string, string> = behaviour.retryAfter !== null ? { 'retry-after': String(behaviour.retryAfter) } : {};
-    ex.fail({ status: behaviour.failStatus, message: behaviour.failMessage ?? injectedMessage(behaviour.failStatus) }, extra);
-    return false;
-  }
-  return true;
-}
-
-/** Non-streaming cut: headers and half of the body, then the socket is destroyed. */
-function cutJson(ex: Exchange, req: IncomingMessage, body: object): void {
-  const text = JSON.stringify(body);
-  ex.res.writeHead(200, { ...ex.headers(), 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
-  ex.res.write(text.slice(0, Math.floor(text.length / 2)), () => {
-    ex.finish('cut', 200);
-    req.socket.destroy();
-  });
 }

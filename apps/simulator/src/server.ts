@@ -13,7 +13,7 @@ function route(ctx: SimContext, req: IncomingMessage, res: ServerResponse): Prom
   const url = req.url ?? '/';
   const q = url.indexOf('?');
   const path = q < 0 ? url : url.slice(0, q);
-  if (path.startsWith('/v1/')) return handleProvider(ctx, req, res, path);
+  if (path.startsWith('/v1/') || path.startsWith('/v1beta/')) return handleProvider(ctx, req, res, path, q < 0 ? '' : url.slice(q + 1));
   if (path.startsWith('/_sim/')) return handleControl(ctx, req, res, path, q < 0 ? '' : url.slice(q + 1));
   req.resume();
   if (req.method === 'GET' && (path === '/healthz' || path === '/readyz')) return sendJson(res, 200, OK);

@@ -17,6 +17,14 @@ export function eventFrame(event: string, payload: unknown, content = false): Fr
   return { text: `event: ${event}\ndata: ${JSON.stringify(payload)}\n\n`, content };
 }
 
+/**
+ * Gemini API `?alt=sse`: `data: <compact JSON>` ended by CRLF CRLF, as Google's servers frame
+ * events (no `event:`, no `[DONE]`; the stream ends by closing).
+ */
+export function geminiFrame(payload: unknown, content = false): Frame {
+  return { text: `data: ${JSON.stringify(payload)}\r\n\r\n`, content };
+}
+
 export const DONE_FRAME: Frame = { text: 'data: [DONE]\n\n', content: false };
 
 export const SSE_HEADERS = {

@@ -13,10 +13,16 @@
  *   above the maximum; `thinking` (other than disabled) to a model without it; `temperature` /
  *   `top_p` / `top_k` under `anthropic-version: 2026-10-21` to a model without sampling; `temperature`
  *   with `top_p` to Claude 4.5+ 4.x models.
+ * - Gemini API (generateContent, streamGenerateContent; geminiStrictRefusal): a top-level field
+ *   Google does not know ("Invalid JSON payload received. Unknown name ..."); a content role other
+ *   than user/model; `maxOutputTokens` above the model's maximum; `thinkingBudget: 0` to a model that
+ *   cannot turn thinking off (Gemini 2.5 Pro); on Gemini 3, a model turn of the current step whose
+ *   first function call comes back without its `thoughtSignature`.
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import type { ErrorSpec } from './errors.ts';
 import { capabilitiesFor, NO_SAMPLING_ANTHROPIC_VERSION } from './model-capabilities.ts';
+import { field, lastUserContent, partsOf, unknownField, unknownFieldError } from './gemini-request.ts';
 import { asObject } from './text-extract.ts';
 
 const CHAT_ROLES = new Set(['system', 'developer', 'user', 'assistant', 'tool', 'function']);
@@ -127,5 +133,51 @@ export function strictRefusal(path: string, body: Record<string, unknown>, heade
   if (path === '/v1/chat/completions') return chatRefusal(body, model);
   if (path === '/v1/responses') return responsesRefusal(body, model);
   if (path === '/v1/messages') return messagesRefusal(body, model, headers);
+  return null;
+}
+
+/** Google's 400 for a Gemini 3 function call replayed without its signature (`skip_thought_signature_validator` passes). */
+function missingSignature(contents: readonly unknown[]): ErrorSpec | null {
+  const from = lastUserContent(contents).index + 1;
+  for (let i = Math.max(0, from); i < contents.length; i++) {
+    if (asObject(contents[i])?.['role'] !== 'model') continue;
+    const first = partsOf(contents[i]).find((part) => field(part, 'functionCall') !== undefined);
+    if (!first) continue;
+    const signature = field(first, 'thoughtSignature');
+    if (typeof signature === 'string' && signature.length > 0) continue;
+    const name = asObject(field(first, 'functionCall'))?.['name'];
+    return {
+      status: 400,
+      message: `Function call is missing a thought_signature in functionCall parts. This is required for tools to work correctly, and missing thought_signature may lead to degraded model performance. Additional data, function call \`default_api:${String(name)}\` , position ${i + 1}. Please refer to https://ai.google.dev/gemini-api/docs/thought-signatures for more details.`,
+    };
+  }
+  return null;
+}
+
+/** Google's 400 for what the Gemini API refuses in a GenerateContentRequest to `model`, or null. */
+export function geminiStrictRefusal(body: Record<string, unknown>, model: string): ErrorSpec | null {
+  const unknown = unknownField(body);
+  if (unknown !== null) return unknownFieldError(unknown);
+  const contents = Array.isArray(body['contents']) ? body['contents'] : [];
+  for (const content of contents) {
+    const role = asObject(content)?.['role'];
+    if (role !== undefined && role !== '' && role !== 'user' && role !== 'model') {
+      return { status: 400, message: 'Please use a valid role: user, model.' };
+    }
+  }
+  const caps = capabilitiesFor(model);
+  if (!caps) return null;
+  const config = asObject(field(body, 'generationConfig'));
+  const max = field(config, 'maxOutputTokens');
+  if (typeof max === 'number' && max > caps.maxOutputTokens) {
+    return {
+      status: 400,
+      message: `Unable to submit request because it has a maxOutputTokens value of ${max} but the supported range is from 1 (inclusive) to ${caps.maxOutputTokens + 1} (exclusive). Update the value and try again.`,
+    };
+  }
+  if (caps.thinkingRequired && field(asObject(field(config, 'thinkingConfig')), 'thinkingBudget') === 0) {
+    return { status: 400, message: 'Budget 0 is invalid. This model only works in thinking mode.' };
+  }
+  if (caps.thoughtSignatures) return missingSignature(contents);
   return null;
 }

@@ -47,7 +47,7 @@ export const DEFAULT_BEHAVIOUR: Behaviour = {
   retryAfter: null,
 };
 
-export type Provider = 'openai' | 'anthropic';
+export type Provider = 'openai' | 'anthropic' | 'gemini';
 
 export type Outcome = 'pending' | 'ok' | 'failed' | 'reset' | 'cut' | 'hang' | 'aborted';
 
@@ -66,7 +66,7 @@ export interface StatsRecord {
   provider: Provider;
   model: string | null;
   stream: boolean;
-  /** Request headers as received; authorization / x-api-key values are redacted to "<redacted:sha256-prefix>". */
+  /** Request headers as received; authorization / x-api-key / x-goog-api-key values are redacted to "<redacted:sha256-prefix>". */
   headers: Record<string, string>;
   /** Whether the request passed the simulator's API-key check (true when no key is configured). */
   authorized: boolean;
