@@ -51,6 +51,7 @@ describe("GET /api/openapi.json", () => {
         "GET /v1/usage",
         "POST /v1/chat/completions",
         "POST /v1/responses",
+        "GET /v1/responses",
         "POST /v1/messages",
         "POST /v1/images/generations",
         "POST /v1/messages/count_tokens",

@@ -110,6 +110,11 @@ export function modelApiPaths(): Record<string, JsonObject> {
       post: relay("createChatCompletion", "OpenAI Chat Completions", "ChatCompletionRequest", "ChatCompletion", `\`chat.completion.chunk\` data lines ending in \`data: [DONE]\`. ${LATE_FAILURE}`),
     },
     "/v1/responses": {
+      get: operation("connectResponsesWebSocket", "Responses over WebSocket (not served)", {
+        description: "Codex's built-in provider asks for a WebSocket here first; the 426 makes it fall back to `POST /v1/responses` at once. Without `Upgrade: websocket`, an unknown route.",
+        parameters: [{ name: "Upgrade", in: "header", required: false, description: "`websocket`.", schema: { type: "string" } }],
+        responses: errorResponses("404", "426"),
+      }),
       post: relay("createResponse", "OpenAI Responses", "ResponseRequest", "Response", `\`response.*\` events. ${LATE_FAILURE}`),
     },
     "/v1/messages": {
