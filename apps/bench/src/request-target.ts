@@ -31,6 +31,13 @@ const CHAT_MODEL = "gpt-4o-mini";
  */
 export const RECORDED_CHAT_MODEL = "gpt-4o-mini-recorded";
 const MESSAGES_MODEL = "claude-sonnet-4-5";
+/**
+ * The models of infra/bench/gateway.yaml served by the other shape, by the API that calls them (the
+ * cross-shape rows): a Messages client on the OpenAI-shape simulator, a chat client on the
+ * Anthropic-shape one. Straight to the simulator (direct and floor sides) the same body is answered
+ * in the client's own shape.
+ */
+export const CROSS_SHAPE_MODEL: Record<Api, string> = { messages: "gpt-4o-mini-cross", chat: "claude-sonnet-4-5-cross" };
 
 /** The client's body. The bench gateway maps each model to the same name upstream, so both paths send the same bytes. */
 export function requestBody(shape: RequestShape): string {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { allScenarios, includesOpenStreams, includesStep, selectScenarios } from "./scenarios.ts";
+import { allScenarios, crossesShapes, includesOpenStreams, includesStep, selectScenarios } from "./scenarios.ts";
+import { DEFAULT_INSTRUCTION_ROWS } from "./instructions.ts";
 import { portkeyTarget, requestBody, requestTarget } from "./request-target.ts";
 import { cpuModelOf } from "./machine-info.ts";
 
@@ -12,6 +13,25 @@ describe("scenarios", () => {
       expect(ids).toContain(`stream20-${api}-c16`);
       expect(ids).toContain(`stream20-${api}-c64`);
     }
+  });
+
+  it("has cross-shape rows at 64 (each API on a model served by the other shape), JSON and 20-chunk streams, selected apart from the others", () => {
+    const cross = allScenarios().filter((scenario) => crossesShapes(scenario.id));
+    expect(cross.map((scenario) => [scenario.id, scenario.kind, scenario.concurrency, scenario.shape.model])).toEqual([
+      ["cross-chat-c64", "json", 64, "claude-sonnet-4-5-cross"],
+      ["cross-messages-c64", "json", 64, "gpt-4o-mini-cross"],
+      ["cross-stream20-chat-c64", "stream", 64, "claude-sonnet-4-5-cross"],
+      ["cross-stream20-messages-c64", "stream", 64, "gpt-4o-mini-cross"],
+    ]);
+    expect(cross.filter((scenario) => scenario.kind === "stream").every((scenario) => scenario.shape.directives === "#sim:chunks=20")).toBe(true);
+    const ids = (filter: string) => selectScenarios(allScenarios(), filter).map((scenario) => scenario.id);
+    expect(ids("cross-messages-c64,cross-chat-c64")).toEqual(["cross-chat-c64", "cross-messages-c64"]);
+    expect(ids("cross-stream20")).toEqual(["cross-stream20-chat-c64", "cross-stream20-messages-c64"]);
+    expect(ids("cross")).toHaveLength(4);
+    // The same-shape filters select what they did.
+    expect(ids("chat-c64,messages-c64,stream20")).not.toContain("cross-chat-c64");
+    expect(ids("chat-c64,messages-c64,stream20").some(crossesShapes)).toBe(false);
+    expect(ids(DEFAULT_INSTRUCTION_ROWS)).toEqual(["chat-c64", "messages-c64", "stream20-chat-c64", "stream20-messages-c64"]);
   });
 
   it("selects rows by id or its leading dash-separated parts", () => {

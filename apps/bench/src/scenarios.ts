@@ -1,5 +1,5 @@
 import type { RowKind } from "./results.ts";
-import { RECORDED_CHAT_MODEL, type Api, type RequestShape } from "./request-target.ts";
+import { CROSS_SHAPE_MODEL, RECORDED_CHAT_MODEL, type Api, type RequestShape } from "./request-target.ts";
 
 /** One row of the table: the same request, measured straight to the simulator and through the proxy. */
 export interface Scenario {
@@ -49,6 +49,31 @@ function streamRows(chunks: number, concurrencies: readonly number[]): Scenario[
   );
 }
 
+/**
+ * The rows that cross shapes: each API's client on a model served by the other shape
+ * (`CROSS_SHAPE_MODEL`), so every request and answer is translated (issue 39's baseline; every other
+ * row is same-shape). JSON and 20-chunk streams at concurrency 64. Shown in the table; issue 18's
+ * targets read none of them (`crossesShapes`).
+ */
+export const CROSS_SHAPE_ID = "cross";
+const OTHER_SHAPE: Record<Api, string> = { chat: "an Anthropic-shape model", messages: "an OpenAI-shape model" };
+
+function crossShapeRows(concurrency: number): Scenario[] {
+  const row = (api: Api, stream: boolean): Scenario => ({
+    id: `${CROSS_SHAPE_ID}-${stream ? "stream20-" : ""}${api}-c${concurrency}`,
+    label: `${LABEL[api]} on ${OTHER_SHAPE[api]}${stream ? ", stream of 20" : ""}`,
+    kind: stream ? "stream" : "json",
+    concurrency,
+    shape: { api, stream, model: CROSS_SHAPE_MODEL[api], ...(stream ? { directives: "#sim:chunks=20" } : {}) },
+  });
+  return [...APIS.map((api) => row(api, false)), ...APIS.map((api) => row(api, true))];
+}
+
+/** Whether a row crosses shapes (`crossShapeRows`): the targets leave it out. */
+export function crossesShapes(id: string): boolean {
+  return matches(id, CROSS_SHAPE_ID);
+}
+
 export function allScenarios(): Scenario[] {
   const rows: Scenario[] = [];
   for (const api of APIS) {
@@ -58,7 +83,7 @@ export function allScenarios(): Scenario[] {
   }
   // Time to first and last byte of a 50-chunk stream; then the CPU per streamed request, at a
   // stream length typical of a short answer.
-  return [...rows, ...streamRows(50, [1, 16]), ...streamRows(20, [16, 64])];
+  return [...rows, ...streamRows(50, [1, 16]), ...streamRows(20, [16, 64]), ...crossShapeRows(64)];
 }
 
 /** Filter entries name whole dash-separated leading parts of ids: `chat-c1` is not `chat-c16`, `stream50` is every 50-chunk row. */

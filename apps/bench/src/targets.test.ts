@@ -43,6 +43,13 @@ describe("checkTargets", () => {
     expect(lost).toMatchObject({ measured: "9 rows for 10 requests", pass: false });
   });
 
+  it("reads no row that crosses shapes: the same checks with or without them", () => {
+    const c64 = jsonRow(64, figures(9000, latency(5, 9, 12)), figures(6000, latency(8, 15, 20)), { cpu: 140, rssMb: 140 }, floorRun(6, 10));
+    // Twice the floor's CPU and over the RSS limit: every c=64 target would read it.
+    const cross = { ...jsonRow(64, figures(9000, latency(5, 9, 12)), figures(3000, latency(20, 40, 50)), { cpu: 400, rssMb: 200 }, floorRun(6, 10)), id: "cross-messages-c64", label: "messages on an OpenAI-shape model" };
+    expect(checkTargets(results([c64, cross]))).toEqual(checkTargets(results([c64])));
+  });
+
   it("checks the whole ledger after the runs: every count equal to the requests served", () => {
     const name = "the whole ledger after the runs: usage_records rows, and the requests each day-total table adds up";
     const exact = { proxied: 700, records: 700, keyDays: 700, aggregates: 700, vendorDays: 700 };
