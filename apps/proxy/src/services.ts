@@ -18,6 +18,7 @@ import { ProxyMetrics } from "./metrics/proxy-metrics.ts";
 import { UpstreamHealthPublisher } from "./metrics/upstream-health-publisher.ts";
 import { RequestTracing } from "./tracing/request-tracing.ts";
 import { createTracer } from "./tracing/tracer-provider.ts";
+import { PROVIDER_NAMES } from "./tracing/gen-ai-attributes.ts";
 import { createRegistry, type Registry } from "@gateway/metrics";
 import { clientAddressResolver } from "@gateway/http";
 import type { IncomingMessage } from "node:http";
@@ -83,13 +84,15 @@ export async function createProxyServices(config: ProxyConfig, logger = createLo
     // Read at scrape time only, after everything below exists.
     billingPending: () => billing.pending,
     billingDropped: () => billing.dropped,
-    // Once per label set (and routing version): the provider of a model's upstream is its shape.
+    // Once per label set (and routing version): the provider of a model's upstream, by its shape.
     providerOf: (modelName, upstream) => {
       const model = routing.model(modelName);
-      return (model && routing.targets(model).find((target) => target.upstream.name === upstream)?.upstream.shape) ?? null;
+      const shape = model && routing.targets(model).find((target) => target.upstream.name === upstream)?.upstream.shape;
+      return shape ? PROVIDER_NAMES[shape] : null;
     },
     routingVersion: () => routing.version,
     serverOption: (name) => routing.serverOption(name),
+    redisConnected: () => redis.status === "ready",
   });
   const upstreamHealth = new UpstreamHealthPublisher({ redis, prefix: config.REDIS_PREFIX, windows: metrics.windows, breaker, logger });
   const exporter = await createTracer(config.OTEL_EXPORTER_OTLP_ENDPOINT, config.OTEL_SERVICE_NAME);

@@ -58,6 +58,7 @@ describe("GET /metrics", () => {
     expect(series(text, "gateway_model_requests_total", { endpoint: "chat.completions", model: "gpt-test", upstream: "sim-openai-a", outcome: "ok" })).toBe(1);
     expect(series(text, "gateway_stream_ttfb_seconds_count", { endpoint: "chat.completions", model: "gpt-test", upstream: "sim-openai-a" })).toBe(1);
     expect(series(text, "gateway_billing_buffer_pending", {})).toEqual(expect.any(Number));
+    expect(series(text, "gateway_redis_connected", {})).toBe(1);
   });
 
   it("has the GenAI metrics, labelled by operation, provider and the gateway file's model names", () => {
@@ -94,6 +95,11 @@ describe("GET /metrics", () => {
     expect(text).not.toContain(key.id);
     expect(labelValues(text)).not.toContain("client-invented-model");
     for (const value of labelValues(text)) expect(value).not.toMatch(/^(key_|sk-)/);
+  });
+
+  it("without an OTLP endpoint makes no span, and the upstream still gets the trace context", () => {
+    expect(stack.proxy.services.tracing.enabled).toBe(false);
+    expect(stack.simulator.stats.requests.at(-1)!.headers.traceparent).toMatch(/^00-[0-9a-f]{32}-[0-9a-f]{16}-01$/);
   });
 
   it("publishes each upstream's last minute to Redis for the console", async () => {

@@ -171,6 +171,20 @@ describe("GenAI spans, OpenAI shape", () => {
   });
 });
 
+describe("GenAI spans, Responses API", () => {
+  for (const stream of [false, true]) {
+    it(`${stream ? "a stream" : "a JSON answer"} on /v1/responses: the response's id, and its status as the finish reason`, async () => {
+      const result = await traced("/v1/responses", { model: "gpt-test", stream, max_output_tokens: 40, input: "respond" });
+      expect(result.status).toBe(200);
+      upstreamSawAttempt(result, result.attempts[0]!);
+      const attributes = expectRequestSpan(result, { name: "chat gpt-test", model: "gpt-test", provider: "openai", upstream: "sim-openai-a", upstreamModel: "gpt-upstream-a", stream });
+      expect(attributes["gen_ai.request.max_tokens"]).toBe(40);
+      expect(String(attributes["gen_ai.response.id"])).toMatch(/^resp_/);
+      expect(attributes["gen_ai.response.finish_reasons"]).toEqual(["completed"]);
+    });
+  }
+});
+
 describe("GenAI spans, Anthropic shape", () => {
   for (const stream of [false, true]) {
     it(`${stream ? "a stream" : "a JSON answer"} on /v1/messages: provider anthropic, the message's id and stop reason`, async () => {

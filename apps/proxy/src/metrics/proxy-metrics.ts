@@ -28,6 +28,8 @@ export interface MetricSources {
   /** The routing snapshot's version: label sets resolved against an older one are resolved again. */
   routingVersion: () => number;
   serverOption: (name: string) => ServerOptionRecord | undefined;
+  /** Whether the proxy's Redis connection takes commands now (read at scrape time). */
+  redisConnected: () => boolean;
 }
 
 /** The GenAI series of one (endpoint, model, upstream, upstream model), bound once. */
@@ -109,7 +111,7 @@ export class ProxyMetrics {
         for (const [model, options] of costs) for (const [option, cost] of options) this.inc({ model, server_option: option }, cost.usd);
       },
     });
-    const { breaker, billingPending, billingDropped } = sources;
+    const { breaker, billingPending, billingDropped, redisConnected } = sources;
     const windows = this.windows;
     new Gauge({
       name: "gateway_circuit_open",
@@ -131,6 +133,15 @@ export class ProxyMetrics {
         this.reset();
         const now = Date.now();
         for (const upstream of new Set([...windows.names(), ...breaker.tracked()])) this.set({ upstream }, CIRCUIT_VALUE[breaker.state(upstream, now)]);
+      },
+    });
+    new Gauge({
+      name: "gateway_redis_connected",
+      help: "1 while the proxy's Redis connection takes commands, 0 while Redis is away (the lowest process of a pod).",
+      registers,
+      aggregator: "min",
+      collect() {
+        this.set(redisConnected() ? 1 : 0);
       },
     });
     new Gauge({ name: "gateway_billing_buffer_pending", help: "Billing events waiting to reach the queue.", registers, collect() { this.set(billingPending()); } });

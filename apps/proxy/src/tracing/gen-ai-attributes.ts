@@ -1,5 +1,5 @@
 import type { Attributes } from "@opentelemetry/api";
-import type { EndpointName, ParsedRequest } from "../upstreams/index.ts";
+import type { EndpointName, ParsedRequest, Shape } from "../upstreams/index.ts";
 
 /**
  * The OpenTelemetry GenAI semantic conventions (latest experimental, Development status:
@@ -19,6 +19,15 @@ export const OPERATION_NAMES: Record<EndpointName, string> = {
   "images.generations": "generate_content",
   embeddings: "embeddings",
   "messages.count_tokens": "count_tokens",
+};
+
+/**
+ * `gen_ai.provider.name` per upstream shape: the provider whose API (and telemetry flavour) the
+ * upstream speaks, a well-known value of the conventions. A new shape must name its own here.
+ */
+export const PROVIDER_NAMES: Record<Shape, string> = {
+  openai: "openai",
+  anthropic: "anthropic",
 };
 
 /** The request fields read into `gen_ai.request.*` numbers, by the name each shape gives them. */

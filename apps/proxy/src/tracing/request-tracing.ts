@@ -6,7 +6,7 @@ import type { EndpointName, ParsedRequest, StreamTracker, WireFormat } from "../
 import type { Target } from "../routing/routing-table.ts";
 import type { AttemptObserver, AttemptOutcome } from "../relay/attempt-context.ts";
 import { upstreamTraceparent } from "../relay/trace-context.ts";
-import { OPERATION_NAMES, requestAttributes } from "./gen-ai-attributes.ts";
+import { OPERATION_NAMES, PROVIDER_NAMES, requestAttributes } from "./gen-ai-attributes.ts";
 import { ResponseFacts } from "./response-facts.ts";
 import { CONTENT_LIMIT, inputContent, outputContent } from "./content-capture.ts";
 import type { EventSourceMessage } from "eventsource-parser";
@@ -96,7 +96,7 @@ export class RequestTracing {
     const server = serverOf(target.upstream);
     const attributes: Attributes = {
       "gen_ai.operation.name": operation,
-      "gen_ai.provider.name": target.upstream.shape,
+      "gen_ai.provider.name": PROVIDER_NAMES[target.upstream.shape],
       "gen_ai.request.model": target.model,
       "gen_ai.request.stream": entry.stream,
       "server.address": server.address,
@@ -105,7 +105,7 @@ export class RequestTracing {
       "gateway.attempt": number,
     };
     const span = this.tracer.startSpan(`${operation} ${target.model}`, { kind: SpanKind.CLIENT, attributes }, trace.setSpan(ROOT_CONTEXT, entry.span));
-    return new AttemptSpan(span, entry, target.upstream.shape, new ResponseFacts(upstreamWire.endpoint, this.captureContent ? CONTENT_LIMIT : 0));
+    return new AttemptSpan(span, entry, PROVIDER_NAMES[target.upstream.shape], new ResponseFacts(upstreamWire.endpoint, this.captureContent ? CONTENT_LIMIT : 0));
   }
 
   /** Ends the request's span with its billing event; `costNano` is what the request cost (null: not priced). */
