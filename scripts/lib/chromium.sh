@@ -22,8 +22,8 @@ ensure_chromium() {
     sudo=(sudo -n)
   fi
   log "installing Chromium from Debian's packages (apt-get, about a minute, once)"
-  "${sudo[@]}" apt-get update -qq >&2 \
-    && "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null 2>&1 \
+  "${sudo[@]}" apt-get -o DPkg::Lock::Timeout=300 update -qq >&2 \
+    && "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=300 install -y -qq chromium >/dev/null 2>&1 \
     || die "apt-get could not install chromium; install it by hand ('apt-get install chromium') and run again."
   [ -x "$CHROMIUM_PATH" ] || die "chromium was installed but $CHROMIUM_PATH is missing"
 }
