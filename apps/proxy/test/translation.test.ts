@@ -279,7 +279,7 @@ describe("/v1/messages served by an OpenAI-shape upstream", () => {
 
   it.each([
     ["a document block", { messages: [{ role: "user", content: [{ type: "document", source: { type: "text", media_type: "text/plain", data: "doc" } }] }] }, "messages[0].content[0]"],
-    ["a server tool", { tools: [{ type: "web_search_20250305", name: "web_search" }] }, "tools[0].type"],
+    ["a server tool other than web search", { tools: [{ type: "code_execution_20250825", name: "code_execution" }] }, "tools[0].type"],
   ])("refuses %s with a 400 naming the field, before any upstream call", async (_name, extra, param) => {
     const error = await anthropic.messages
       .create({ model: "claude-on-openai", max_tokens: 50, messages: [{ role: "user", content: "hi" }], ...extra } as Anthropic.MessageCreateParamsNonStreaming)
@@ -287,6 +287,40 @@ describe("/v1/messages served by an OpenAI-shape upstream", () => {
     expect(error).toBeInstanceOf(Anthropic.BadRequestError);
     expect((error as InstanceType<typeof Anthropic.BadRequestError>).error).toMatchObject({ type: "error", error: { type: "invalid_request_error", code: "unsupported_feature", param } });
     expect(stack.simulator.stats.requests).toHaveLength(0);
+  });
+});
+
+describe("web search across shapes (contract section 15)", () => {
+  it("chat web_search_options on gpt-on-anthropic: Anthropic's web search server tool, the answer given, billed per search (JSON and stream)", async () => {
+    const params = {
+      model: "gpt-on-anthropic",
+      messages: [{ role: "user" as const, content: "When was Claude Shannon born? #sim:web_search=2" }],
+      web_search_options: { search_context_size: "low" as const, user_location: { type: "approximate" as const, approximate: { city: "Paris", country: "FR" } } },
+    };
+    const { data: completion, response } = await openai.chat.completions.create(params).withResponse();
+    expect(response.headers.get("x-gateway-dropped-params")).toBe("web_search_options.search_context_size");
+    expect(upstream().path).toBe("/v1/messages");
+    expect(upstreamBody().tools).toEqual([{ type: "web_search_20250305", name: "web_search", user_location: { type: "approximate", city: "Paris", country: "FR" } }]);
+    expect(completion.choices[0]!.message).toMatchObject({ role: "assistant", content: expect.stringMatching(/\w/), refusal: null, annotations: [] });
+    expect(completion.choices[0]!.finish_reason).toBe("stop");
+    expect((await oneBillingEvent(response.headers.get("x-request-id"))).usage).toMatchObject({ webSearchRequests: 2 });
+
+    const { data: stream, response: streamed } = await openai.chat.completions.create({ ...params, stream: true, stream_options: { include_usage: true } }).withResponse();
+    const chunks: OpenAI.Chat.Completions.ChatCompletionChunk[] = [];
+    for await (const chunk of stream) chunks.push(chunk);
+    expect(chunks.map((chunk) => chunk.choices[0]?.delta.content ?? "").join("")).toBe(completion.choices[0]!.message.content);
+    expect(chunks.at(-1)!.usage).toBeTruthy();
+    expect((await oneBillingEvent(streamed.headers.get("x-request-id"))).usage).toMatchObject({ webSearchRequests: 2 });
+  });
+
+  it("Anthropic's web search tool on claude-on-openai: dropped and listed, the answer given without searching", async () => {
+    const { data: message, response } = await anthropic.messages
+      .create({ model: "claude-on-openai", max_tokens: 50, messages: [{ role: "user", content: "Search the web for Shannon" }], tools: [{ type: "web_search_20250305", name: "web_search", max_uses: 8 }] })
+      .withResponse();
+    expect(message.content[0]).toMatchObject({ type: "text" });
+    expect(response.headers.get("x-gateway-dropped-params")).toBe("tools[0]");
+    expect(upstream().path).toBe("/v1/chat/completions");
+    expect(upstreamBody()).not.toHaveProperty("tools");
   });
 });
 

@@ -2,8 +2,8 @@ import type { AnthropicStopReason, ChatFinishReason } from "../shared/stop-reaso
 
 /**
  * Anthropic stop_reason -> Chat Completions finish_reason. A stop sequence is a `stop` (OpenAI's
- * own meaning); the sequence itself rides along on the choice as `stop_sequence`. pause_turn only
- * follows server tools, which are never sent, so it reads as a plain stop.
+ * own meaning); the sequence itself rides along on the choice as `stop_sequence`. pause_turn (a
+ * long turn of web searches paused by Anthropic) gives what came as the answer: a plain stop.
  */
 export function chatFinishReason(stop: AnthropicStopReason | null): ChatFinishReason {
   switch (stop) {

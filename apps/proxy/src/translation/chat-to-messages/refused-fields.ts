@@ -19,7 +19,6 @@ export function chatOnlyFields(chat: Record<string, unknown>, dropped: DroppedPa
   if (isSet(chat.modalities) && !(Array.isArray(chat.modalities) && chat.modalities.every((modality) => modality === "text"))) {
     throw unsupported("modalities", "Anthropic-shape models answer in text only");
   }
-  if (isSet(chat.web_search_options)) throw unsupported("web_search_options", "web search is a tool Anthropic-shape models cannot call through Chat Completions");
   // Moderated completions come back with moderation results (or blocked): OpenAI's own service.
   if (isSet(chat.moderation)) throw unsupported("moderation", "moderation results need OpenAI's own API; an Anthropic-shape model returns none");
   for (const field of ["functions", "function_call"] as const) {

@@ -12,6 +12,7 @@ import {
 import { ANTHROPIC_MESSAGES, invalid, isSet, list, refuseUnhandledFields, unsupported } from "../shared/fields.ts";
 import { anthropicImageSource } from "../shared/images.ts";
 import { toolChoiceFromChat } from "../shared/tool-choice.ts";
+import { anthropicWebSearchFromChat } from "../shared/web-search.ts";
 import { chatOnlyFields } from "./refused-fields.ts";
 import type { DroppedParams } from "../shared/dropped-params.ts";
 
@@ -51,6 +52,9 @@ export function messagesRequestFromChat(chat: Record<string, unknown>, dropped: 
   if (chat.service_tier === "auto" || chat.service_tier === "default") body.service_tier = chat.service_tier === "auto" ? "auto" : "standard_only";
   const tools = list(chat.tools).map((tool, index) => chatTool(tool, `tools[${index}]`));
   anthropicTools(body, tools, isSet(chat.tool_choice) ? toolChoiceFromChat(chat.tool_choice) : null, chat.parallel_tool_calls, dropped);
+  // Web search is no function tool in Chat Completions (a tool choice never names it): Anthropic's
+  // own server tool, offered after the client's tools.
+  if (isSet(chat.web_search_options)) body.tools = [...list(body.tools), anthropicWebSearchFromChat(chat.web_search_options, dropped)];
   anthropicOutputConfig(body, chat.reasoning_effort, "reasoning_effort", jsonSchema(chat.response_format));
   return body;
 }

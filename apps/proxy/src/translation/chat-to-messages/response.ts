@@ -3,26 +3,32 @@ import { list } from "../shared/fields.ts";
 import { derivedId, nowSeconds } from "../shared/ids.ts";
 import { asAnthropicStopReason } from "../shared/stop-reasons.ts";
 import { argumentsFromToolInput } from "../shared/tool-input.ts";
+import { chatUrlCitations } from "../shared/web-search.ts";
 import { chatFinishReason } from "./finish-reason.ts";
 import { chatUsageFromMessages } from "./usage.ts";
 
 /**
- * An Anthropic message -> a chat completion. Text blocks join into `content`, tool_use blocks
- * become `tool_calls` in order. Thinking is never turned into text: it is returned as
- * `reasoning_content` plus the exact blocks in `thinking_blocks`, which the request mapper sends
- * back unchanged on the next turn (Anthropic needs them, signed, before a tool result).
+ * An Anthropic message -> a chat completion. Text blocks join into `content` (web search citations
+ * as `url_citation` annotations over the cited text), tool_use blocks become `tool_calls` in
+ * order. Thinking is never turned into text: it is returned as `reasoning_content` plus the exact
+ * blocks in `thinking_blocks`, which the request mapper sends back unchanged on the next turn
+ * (Anthropic needs them, signed, before a tool result).
  */
 export function chatCompletionFromMessage(upstream: unknown): Record<string, unknown> {
   const message = asRecord(upstream) ?? {};
   let text = "";
+  const annotations: Record<string, unknown>[] = [];
   const toolCalls: Record<string, unknown>[] = [];
   const thinking: Record<string, unknown>[] = [];
   for (const raw of list(message.content)) {
     const block = asRecord(raw);
     switch (block?.type) {
-      case "text":
+      case "text": {
+        const start = text.length;
         text += typeof block.text === "string" ? block.text : "";
+        annotations.push(...chatUrlCitations(block.citations, start, text.length));
         break;
+      }
       case "tool_use":
         toolCalls.push({ id: block.id, type: "function", function: { name: block.name, arguments: argumentsFromToolInput(block.input) } });
         break;
@@ -31,7 +37,8 @@ export function chatCompletionFromMessage(upstream: unknown): Record<string, unk
         thinking.push(block);
         break;
       default:
-        // Server-tool blocks only follow server tools, which the request mapper refuses.
+        // A web search (server_tool_use + web_search_tool_result, from web_search_options) has no
+        // chat form: its results reach the client as the cited text's annotations, billed per search.
         break;
     }
   }
@@ -40,7 +47,7 @@ export function chatCompletionFromMessage(upstream: unknown): Record<string, unk
     role: "assistant",
     content: text.length === 0 && toolCalls.length > 0 ? null : text,
     refusal: null,
-    annotations: [],
+    annotations,
   };
   if (toolCalls.length > 0) chatMessage.tool_calls = toolCalls;
   if (thinking.length > 0) {

@@ -2,21 +2,25 @@ import type { EventSourceMessage } from "eventsource-parser";
 import type { Usage } from "@gateway/contracts";
 import { asRecord, tryJson } from "../../upstreams/request-fields.ts";
 import { sseFrame } from "../../upstreams/sse.ts";
+import { list } from "../shared/fields.ts";
 import { derivedId, nowSeconds } from "../shared/ids.ts";
 import { asAnthropicStopReason, type AnthropicStopReason } from "../shared/stop-reasons.ts";
 import type { StreamTranslator } from "../types.ts";
 import { chatFinishReason } from "./finish-reason.ts";
 import { chatUsageBody } from "../shared/usage-bodies.ts";
+import { chatUrlCitations } from "../shared/web-search.ts";
 import { chatUsageFromMessages } from "./usage.ts";
 
-type Block = { kind: "text" } | { kind: "tool"; toolIndex: number; hasArguments: boolean } | { kind: "thinking"; thinking: string; signature: string } | { kind: "redacted"; data: unknown } | { kind: "other" };
+/** `start`: where a text block begins in `content`; `citations`: web search citations on it. */
+type Block = { kind: "text"; start: number; citations: unknown[] } | { kind: "tool"; toolIndex: number; hasArguments: boolean } | { kind: "thinking"; thinking: string; signature: string } | { kind: "redacted"; data: unknown } | { kind: "other" };
 
 /**
  * Anthropic stream events -> `chat.completion.chunk`s. The first chunk carries the role; each
  * tool_use block becomes a tool_calls entry whose first delta has its index, id and name
  * (TensorZero #1266) and whose input_json_delta pieces follow as argument deltas; message_delta
- * gives the terminal chunk with finish_reason; message_stop gives the usage chunk (only if the
- * client asked for it) and `[DONE]`.
+ * gives the terminal chunk with finish_reason (after one chunk of all the answer's web search
+ * citations as `annotations`, when there are any); message_stop gives the usage chunk (only if the
+ * client asked for it) and `[DONE]`. Web search blocks themselves have no chat form.
  */
 export class ChatStreamFromMessages implements StreamTranslator {
   emitted = 0;
@@ -27,6 +31,10 @@ export class ChatStreamFromMessages implements StreamTranslator {
   private readonly blocks = new Map<number, Block>();
   private readonly thinkingBlocks: Record<string, unknown>[] = [];
   private toolCount = 0;
+  /** Characters of `content` sent so far: where the next text block starts. */
+  private contentLength = 0;
+  /** `url_citation` annotations of the cited text blocks, sent together before the finish. */
+  private readonly annotations: Record<string, unknown>[] = [];
   private usage: Usage | null = null;
   private stopReason: AnthropicStopReason | null = null;
   private stopSequence: unknown = null;
@@ -75,8 +83,8 @@ export class ChatStreamFromMessages implements StreamTranslator {
   private startBlock(index: number, block: Record<string, unknown>): string {
     switch (block.type) {
       case "text":
-        this.blocks.set(index, { kind: "text" });
-        return typeof block.text === "string" && block.text.length > 0 ? this.chunk({ content: block.text }) : "";
+        this.blocks.set(index, { kind: "text", start: this.contentLength, citations: [...list(block.citations)] });
+        return typeof block.text === "string" && block.text.length > 0 ? this.content(block.text) : "";
       case "tool_use": {
         const toolIndex = this.toolCount++;
         this.blocks.set(index, { kind: "tool", toolIndex, hasArguments: false });
@@ -96,7 +104,8 @@ export class ChatStreamFromMessages implements StreamTranslator {
 
   private delta(block: Block | undefined, delta: Record<string, unknown>): string {
     if (!block) return "";
-    if (delta.type === "text_delta" && block.kind === "text" && typeof delta.text === "string") return this.chunk({ content: delta.text });
+    if (delta.type === "text_delta" && block.kind === "text" && typeof delta.text === "string") return this.content(delta.text);
+    if (delta.type === "citations_delta" && block.kind === "text" && delta.citation !== undefined) block.citations.push(delta.citation);
     if (delta.type === "input_json_delta" && block.kind === "tool" && typeof delta.partial_json === "string" && delta.partial_json.length > 0) {
       block.hasArguments = true;
       return this.chunk({ tool_calls: [{ index: block.toolIndex, function: { arguments: delta.partial_json } }] });
@@ -115,17 +124,29 @@ export class ChatStreamFromMessages implements StreamTranslator {
    */
   private stopBlock(block: Block | undefined): string {
     if (block?.kind === "tool" && !block.hasArguments) return this.chunk({ tool_calls: [{ index: block.toolIndex, function: { arguments: "{}" } }] });
+    // A cited block's citations cover its text, whose end is known only now.
+    if (block?.kind === "text") this.annotations.push(...chatUrlCitations(block.citations, block.start, this.contentLength));
     if (block?.kind === "thinking") this.thinkingBlocks.push({ type: "thinking", thinking: block.thinking, signature: block.signature });
     else if (block?.kind === "redacted") this.thinkingBlocks.push({ type: "redacted_thinking", data: block.data });
     else return "";
     return this.chunk({ thinking_blocks: [...this.thinkingBlocks] });
   }
 
+  /**
+   * The finish chunk, after the answer's annotations in one delta of their own (the openai SDK keeps
+   * a delta's last `annotations`, the AI SDK reads each as a source: one delta serves both).
+   */
   private finishChunk(): string {
     if (this.finished) return "";
     this.finished = true;
+    const annotations = this.annotations.length > 0 ? this.chunk({ annotations: this.annotations }) : "";
     const extra = this.stopReason === "stop_sequence" ? { stop_sequence: this.stopSequence } : {};
-    return this.chunk({}, chatFinishReason(this.stopReason), extra);
+    return annotations + this.chunk({}, chatFinishReason(this.stopReason), extra);
+  }
+
+  private content(text: string): string {
+    this.contentLength += text.length;
+    return this.chunk({ content: text });
   }
 
   private close(): string {

@@ -254,10 +254,48 @@ describe("messages -> chat request", () => {
     expect(translate({ ...base, messages: [{ role: "user", content: "Hi" }], thinking: { type: "enabled", budget_tokens: 31999 } })).toMatchObject({ reasoning_effort: "high" });
   });
 
+  it("Anthropic's web search server tool is dropped and listed (Chat Completions has none); earlier searches too, the answer that used them stays; strict_params refuses", () => {
+    const request = {
+      ...base,
+      messages: [
+        { role: "user", content: "When was Shannon born?" },
+        {
+          role: "assistant",
+          content: [
+            { type: "server_tool_use", id: "srvtoolu_1", name: "web_search", input: { query: "shannon" } },
+            { type: "web_search_tool_result", tool_use_id: "srvtoolu_1", content: [{ type: "web_search_result", url: "https://x", title: "X", encrypted_content: "e" }] },
+            { type: "text", text: "In 1916." },
+          ],
+        },
+        { role: "user", content: "And where?" },
+      ],
+      tools: [{ name: "t", input_schema: weather }, { type: "web_search_20250305", name: "web_search", max_uses: 5 }],
+      tool_choice: { type: "auto" },
+    };
+    const dropped = new DroppedParams(false);
+    const body = chatRequestFromMessages(request, dropped, bound(request));
+    expect(body.tools).toEqual([{ type: "function", function: { name: "t", parameters: weather } }]);
+    expect(body.tool_choice).toBe("auto");
+    expect(body.messages).toEqual([
+      { role: "user", content: "When was Shannon born?" },
+      { role: "assistant", content: "In 1916." },
+      { role: "user", content: "And where?" },
+    ]);
+    expect(dropped.paths).toEqual(["messages[1].content[0]", "messages[1].content[1]", "tools[1]"]);
+    expect(() => translate(request, true)).toThrow(expect.objectContaining({ code: "unsupported_feature", param: "messages[1].content[0]" }));
+    // Claude Code's WebSearch request: its one tool is the search; the model answers without it.
+    const only = new DroppedParams(false);
+    const alone = { ...base, messages: [{ role: "user", content: "Search the web for X" }], tools: [{ type: "web_search_20260209", name: "web_search", max_uses: 8 }] };
+    expect(chatRequestFromMessages(alone, only, bound(alone))).not.toHaveProperty("tools");
+    expect(only.paths).toEqual(["tools[0]"]);
+  });
+
   it.each<[string, Record<string, unknown>, string]>([
     ["an unknown field", { some_future_field: true }, "some_future_field"],
     ["mcp_servers", { mcp_servers: [{ type: "url", url: "https://mcp.example.com", name: "x" }] }, "mcp_servers"],
-    ["a server tool", { tools: [{ type: "web_search_20250305", name: "web_search" }] }, "tools[0].type"],
+    ["a server tool other than web search", { tools: [{ type: "code_execution_20250825", name: "code_execution" }] }, "tools[0].type"],
+    ["a tool choice forcing the dropped web search", { tools: [{ name: "t", input_schema: weather }, { type: "web_search_20250305", name: "web_search" }], tool_choice: { type: "tool", name: "web_search" } }, "tool_choice"],
+    ["a tool call forced when web search is the only tool", { tools: [{ type: "web_search_20250305", name: "web_search" }], tool_choice: { type: "any" } }, "tool_choice"],
     ["a tool field with no equivalent", { tools: [{ name: "t", input_schema: weather, some_future_tool_field: {} }] }, "tools[0].some_future_tool_field"],
     ["a container", { container: "container_1" }, "container"],
     ["a document block", { messages: [{ role: "user", content: [{ type: "document", source: { type: "base64", media_type: "application/pdf", data: "JVBE" } }] }] }, "messages[0].content[0]"],

@@ -4,6 +4,7 @@ import { imageUrlFromSource } from "../shared/images.ts";
 import { openaiEffortFromThinking } from "../shared/reasoning-effort.ts";
 import { chatToolChoice, toolChoiceFromAnthropic } from "../shared/tool-choice.ts";
 import { argumentsFromToolInput } from "../shared/tool-input.ts";
+import { ANTHROPIC_WEB_SEARCH_NAME, isAnthropicWebSearchTool } from "../shared/web-search.ts";
 import type { DroppedParams } from "../shared/dropped-params.ts";
 
 type ChatMessage = Record<string, unknown>;
@@ -58,10 +59,22 @@ export function chatRequestFromMessages(request: Record<string, unknown>, droppe
   }
   if (request.service_tier === "auto" || request.service_tier === "standard_only") body.service_tier = request.service_tier === "auto" ? "auto" : "default";
   else dropped.dropIfSet(request, "service_tier", "", "OpenAI-shape models take only the auto and standard_only tiers");
-  const tools = list(request.tools).map((tool, index) => chatTool(tool, `tools[${index}]`, dropped));
-  if (tools.length === 0 && isSet(request.tool_choice)) {
+  // Anthropic's web search server tool: Chat Completions has none, so the model answers without it.
+  const searchNames = new Set<string>();
+  const tools = list(request.tools).flatMap((raw, index) => {
+    const tool = asRecord(raw);
+    if (!isAnthropicWebSearchTool(tool)) return [chatTool(raw, `tools[${index}]`, dropped)];
+    dropped.drop(`tools[${index}]`, "this model's upstream (Chat Completions) has no web search tool; the model answers without searching");
+    searchNames.add(typeof tool?.name === "string" ? tool.name : ANTHROPIC_WEB_SEARCH_NAME);
+    return [];
+  });
+  if (isSet(request.tool_choice)) {
     const { choice } = toolChoiceFromAnthropic(request.tool_choice);
-    if (choice.type === "required" || choice.type === "function") throw invalid("tool_choice", "a tool choice needs tools");
+    if (choice.type === "function" && searchNames.has(choice.name)) throw unsupported("tool_choice", "it forces a web search, which this model's upstream (Chat Completions) cannot run");
+    if (tools.length === 0 && (choice.type === "required" || choice.type === "function")) {
+      if (searchNames.size > 0) throw unsupported("tool_choice", "it forces a tool call, and the only tool is web search, which this model's upstream (Chat Completions) cannot run");
+      throw invalid("tool_choice", "a tool choice needs tools");
+    }
   }
   if (tools.length > 0) {
     body.tools = tools;
@@ -211,6 +224,14 @@ function assistantMessage(content: unknown, path: string, context: Context): Cha
       case "redacted_thinking":
         context.dropped.drop(field, "earlier thinking blocks cannot be sent to an OpenAI-shape model (their signatures are Anthropic's)");
         return;
+      case "server_tool_use":
+      case "web_search_tool_result":
+        // An earlier web search Anthropic ran: no chat form; the answer that used it stays.
+        if (block.type === "web_search_tool_result" || block.name === ANTHROPIC_WEB_SEARCH_NAME) {
+          context.dropped.drop(field, "an earlier web search cannot be sent to an OpenAI-shape model; the answer that used it stays");
+          return;
+        }
+        throw unsupported(field, `${String(block.type)} blocks have no OpenAI Chat Completions equivalent`);
       default:
         throw unsupported(field, `${String(block?.type)} blocks have no OpenAI Chat Completions equivalent`);
     }

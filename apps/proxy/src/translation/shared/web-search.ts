@@ -1,6 +1,6 @@
 import { asRecord } from "../../upstreams/request-fields.ts";
 import type { DroppedParams } from "./dropped-params.ts";
-import { isSet, list } from "./fields.ts";
+import { invalid, isSet, list } from "./fields.ts";
 
 /**
  * Responses web search tools (openai-node `WebSearchTool` and `WebSearchPreviewTool`). Codex sends
@@ -17,6 +17,11 @@ export const ANTHROPIC_WEB_SEARCH_NAME = "web_search";
 
 export function isWebSearchTool(tool: Record<string, unknown> | null): boolean {
   return typeof tool?.type === "string" && WEB_SEARCH_TOOL_TYPES.has(tool.type);
+}
+
+/** An Anthropic web search server tool (`web_search_20250305` and later versions). */
+export function isAnthropicWebSearchTool(tool: Record<string, unknown> | null): boolean {
+  return typeof tool?.type === "string" && tool.type.startsWith("web_search_");
 }
 
 /** True when the request has a web search tool (the answer may then hold web_search_call items). */
@@ -36,14 +41,34 @@ export function anthropicWebSearchTool(tool: Record<string, unknown>, field: str
   else if (isSet(maxToolCalls) && maxToolCalls !== 0) dropped.drop("max_tool_calls", "Anthropic's web search takes a positive whole max_uses");
   const domains = list(asRecord(tool.filters)?.allowed_domains).filter((domain): domain is string => typeof domain === "string");
   if (domains.length > 0) server.allowed_domains = domains;
-  const location = asRecord(tool.user_location);
-  if (location) {
-    const approximate: Record<string, unknown> = { type: "approximate" };
-    for (const key of ["city", "region", "country", "timezone"] as const) if (typeof location[key] === "string") approximate[key] = location[key];
-    if (Object.keys(approximate).length > 1) server.user_location = approximate;
-  }
+  const location = anthropicUserLocation(asRecord(tool.user_location));
+  if (location) server.user_location = location;
   dropped.dropIfSet(tool, "search_context_size", `${field}.`, "Anthropic's web search has no context size setting");
   if (tool.external_web_access === false) dropped.drop(`${field}.external_web_access`, "Anthropic's web search has no cached-only mode");
+  return server;
+}
+
+/** An approximate location (city, region, country, timezone) as Anthropic's `user_location`; none when it names nothing. */
+function anthropicUserLocation(location: Record<string, unknown> | null): Record<string, unknown> | undefined {
+  if (!location) return undefined;
+  const approximate: Record<string, unknown> = { type: "approximate" };
+  for (const key of ["city", "region", "country", "timezone"] as const) if (typeof location[key] === "string") approximate[key] = location[key];
+  return Object.keys(approximate).length > 1 ? approximate : undefined;
+}
+
+/**
+ * Chat Completions `web_search_options` (openai-node `ChatCompletionCreateParams.WebSearchOptions`:
+ * the search-preview models search the web for the answer) -> Anthropic's `web_search_20250305`
+ * server tool, which the upstream runs and bills per search. `user_location.approximate` maps one
+ * to one; the search context size only tunes the search and is dropped, listed.
+ */
+export function anthropicWebSearchFromChat(value: unknown, dropped: DroppedParams): Record<string, unknown> {
+  const options = asRecord(value);
+  if (!options) throw invalid("web_search_options", "expected an object");
+  const server: Record<string, unknown> = { type: "web_search_20250305", name: ANTHROPIC_WEB_SEARCH_NAME };
+  const location = anthropicUserLocation(asRecord(asRecord(options.user_location)?.approximate));
+  if (location) server.user_location = location;
+  dropped.dropIfSet(options, "search_context_size", "web_search_options.", "Anthropic's web search has no context size setting");
   return server;
 }
 
@@ -77,4 +102,12 @@ export function urlCitations(citations: unknown, start: number, end: number): Re
     if (citation?.type !== "web_search_result_location" || typeof citation.url !== "string") return [];
     return [{ type: "url_citation", start_index: start, end_index: end, url: citation.url, title: typeof citation.title === "string" ? citation.title : "" }];
   });
+}
+
+/**
+ * Anthropic web search citations on one text block -> Chat Completions message `annotations`
+ * (`{type: url_citation, url_citation: {...}}`) spanning that block's text in `content`.
+ */
+export function chatUrlCitations(citations: unknown, start: number, end: number): Record<string, unknown>[] {
+  return urlCitations(citations, start, end).map(({ type, ...citation }) => ({ type, url_citation: citation }));
 }
