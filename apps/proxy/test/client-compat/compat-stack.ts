@@ -1,4 +1,6 @@
 import { readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { expect } from "vitest";
 import OpenAI from "openai";
 import Anthropic from "@anthropic-ai/sdk";
@@ -11,8 +13,8 @@ import { sseEvents } from "../../src/translation/__fixtures__/fixtures.ts";
 /**
  * The client-compatibility suite (contract section 11): real clients, unmodified, against the real
  * stack. Two models of the test gateway file: `gpt-test` is served by OpenAI-shape upstreams,
- * `claude-test` by Anthropic-shape ones. Claude Code's dated model names reach `claude-test`
- * through the alias patterns added below.
+ * `claude-test` by Anthropic-shape ones. Claude Code 2.0's dated model names reach `claude-test`
+ * through the alias patterns added below; Claude Code 2.1's reach `CLAUDE_5`.
  */
 export const MODELS = [
   { model: "gpt-test", shape: "openai" },
@@ -20,8 +22,16 @@ export const MODELS = [
 ] as const;
 export type ModelCase = (typeof MODELS)[number];
 
-/** Alias patterns this suite gives `claude-test` (Claude Code's default dated names). */
+/** Alias patterns this suite gives `claude-test` (Claude Code 2.0's default dated names). */
 export const CLAUDE_ALIASES = ["claude-sonnet-4-5-*", "claude-3-5-haiku-*"];
+
+/**
+ * A Claude 5.5 model this suite adds for Claude Code 2.1 (its default `claude-opus-5-5`, `--model
+ * sonnet` / `haiku`): it takes mid-conversation system messages, adaptive thinking with effort and
+ * 128,000 output tokens, as Claude Code asks; its upstream id is one the simulator knows as such (it
+ * refuses a system message in `messages` to a model that does not take one).
+ */
+export const CLAUDE_5 = { model: "claude-5-test", upstreamModel: "claude-opus-5-5", aliases: ["claude-opus-5-5", "claude-sonnet-5-5", "claude-haiku-5-5"] } as const;
 
 export interface CompatStack {
   stack: Stack;
@@ -46,9 +56,20 @@ export function compatGatewayYaml(simulatorUrl: string): string {
     const aliases = CLAUDE_ALIASES.map((alias) => JSON.stringify(alias)).join(", ");
     yaml = replaceOnce(yaml, "  - name: claude-test\n", `  - name: claude-test\n    aliases: [${aliases}]\n`);
   }
-  // Codex's default models reason (gpt-5.x): gpt-test takes its reasoning here (contract section 15 capabilities).
-  yaml = replaceOnce(yaml, "    capabilities: { max_output_tokens: 16384 }\n    targets: [ { upstream: sim-openai-a, model: gpt-upstream-a }", "    capabilities: { max_output_tokens: 16384, reasoning: true }\n    targets: [ { upstream: sim-openai-a, model: gpt-upstream-a }");
-  yaml = replaceOnce(yaml, "server_options:\n", "server_options:\n  - { name: compat-strict, models: [gpt-test, claude-test], strict_params: true }\n");
+  // The recorded clients' models (contract section 15 capabilities): Codex's and opencode's default
+  // models reason and write up to 128,000 tokens (gpt-6.2-sol), so gpt-test takes reasoning and that
+  // bound here (same shape, a bound below what the client asks is a 400).
+  yaml = replaceOnce(yaml, "    capabilities: { max_output_tokens: 16384 }\n    targets: [ { upstream: sim-openai-a, model: gpt-upstream-a }", "    capabilities: { max_output_tokens: 128000, reasoning: true }\n    targets: [ { upstream: sim-openai-a, model: gpt-upstream-a }");
+  const aliases5 = CLAUDE_5.aliases.map((alias) => JSON.stringify(alias)).join(", ");
+  yaml = replaceOnce(
+    yaml,
+    "  - name: gpt-same-name\n",
+    `  - name: ${CLAUDE_5.model}\n    aliases: [${aliases5}]\n    prices: { input: "5.00", output: "25.00", cached_input: "0.50" }\n    capabilities: { max_output_tokens: 128000, reasoning: true, sampling: false, mid_conversation_system: true }\n    targets: [ { upstream: sim-anthropic-a, model: ${CLAUDE_5.upstreamModel} }, { upstream: sim-anthropic-b, model: ${CLAUDE_5.upstreamModel}, priority: 1 } ]\n  - name: gpt-same-name\n`,
+  );
+  yaml = replaceOnce(yaml, "{ name: standard, models: [gpt-test, claude-test, ", `{ name: standard, models: [gpt-test, claude-test, ${CLAUDE_5.model}, `);
+  // A request in flight counts at its output bound (128,000): the demo's 1M tokens a minute.
+  yaml = replaceOnce(yaml, "rate_limits: { rpm: 600, tpm: 200000 }", "rate_limits: { rpm: 600, tpm: 1000000 }");
+  yaml = replaceOnce(yaml, "server_options:\n", `server_options:\n  - { name: compat-strict, models: [gpt-test, claude-test, ${CLAUDE_5.model}], strict_params: true }\n`);
   return replaceOnce(yaml, "server_options: [standard, premium]", "server_options: [standard, premium, compat-strict]");
 }
 
@@ -114,6 +135,44 @@ export function reported(record: StatsRecord): { input: number; output: number }
   expect(record.usage!.input_tokens).toBeGreaterThan(0);
   expect(record.usage!.output_tokens).toBeGreaterThan(0);
   return { input: record.usage!.input_tokens, output: record.usage!.output_tokens };
+}
+
+/** Where a replay puts the recorder's `$SCRATCH` placeholder (the client's scratch HOME and work dir). */
+export const REPLAY_SCRATCH = join(tmpdir(), "client-compat-replay");
+
+/** A request of apps/clients' recorder (`pnpm clients:record`), as written to `fixtures/<client>-<version>/`. */
+export interface Recording {
+  recorded_from?: string;
+  scenario?: string;
+  method: string;
+  path: string;
+  /** Credentials truncated (`sk-P7L2…`), `host` as `127.0.0.1:$PORT`. */
+  headers: Record<string, string>;
+  body: Record<string, unknown>;
+  status?: number | null;
+}
+
+/** A recording of `fixtures/` with its `$SCRATCH` placeholders filled (`REPLAY_SCRATCH`). */
+export function recording(name: string): Recording {
+  const text = readFileSync(new URL(`fixtures/${name}`, import.meta.url), "utf8");
+  return JSON.parse(text.split("$SCRATCH").join(REPLAY_SCRATCH)) as Recording;
+}
+
+/** Headers of the connection, not of the client: fetch sets its own. */
+const TRANSPORT_HEADERS = new Set(["host", "content-length", "connection", "transfer-encoding"]);
+const CREDENTIAL_HEADERS = new Set(["authorization", "x-api-key"]);
+
+/**
+ * The recorded headers as the client sent them, with the real `key` where the client put its
+ * (truncated) credential: `x-api-key` or `authorization: Bearer`. The transport's headers are left to fetch.
+ */
+export function replayHeaders(rec: Recording, key: string): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(rec.headers)) {
+    if (TRANSPORT_HEADERS.has(name)) continue;
+    headers[name] = !CREDENTIAL_HEADERS.has(name) ? value : name === "authorization" ? `Bearer ${key}` : key;
+  }
+  return headers;
 }
 
 /** A recorded request body of this folder's `fixtures/`. */
