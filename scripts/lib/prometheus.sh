@@ -29,8 +29,9 @@ ensure_promtool() {
     printf '#!/bin/sh\nexit 101\n' | "${sudo[@]}" tee "$policy" >/dev/null && "${sudo[@]}" chmod +x "$policy" && added=1
   fi
   local ok=0
-  "${sudo[@]}" apt-get update -qq >&2 \
-    && "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends prometheus >/dev/null 2>&1 \
+  # Another apt-get (chromium.sh's, run at the same time by another test) holds the dpkg lock: wait for it.
+  "${sudo[@]}" apt-get -o DPkg::Lock::Timeout=300 update -qq >&2 \
+    && "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=300 install -y -qq --no-install-recommends prometheus >/dev/null 2>&1 \
     && ok=1
   [ $added = 1 ] && "${sudo[@]}" rm -f "$policy"
   [ $ok = 1 ] || die "apt-get could not install prometheus; install it by hand ('apt-get install prometheus') and run again."
