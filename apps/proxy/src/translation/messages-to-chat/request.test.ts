@@ -254,6 +254,26 @@ describe("messages -> chat request", () => {
     expect(translate({ ...base, messages: [{ role: "user", content: "Hi" }], thinking: { type: "enabled", budget_tokens: 31999 } })).toMatchObject({ reasoning_effort: "high" });
   });
 
+  it("a mid-conversation system message stays a system message in place; between tool calls and their results it follows the results", () => {
+    const body = translate({
+      ...base,
+      system: "Be brief.",
+      messages: [
+        { role: "user", content: "Weather?" },
+        { role: "assistant", content: [{ type: "tool_use", id: "t1", name: "w", input: {} }, { type: "tool_use", id: "t2", name: "w", input: {} }] },
+        { role: "system", content: "The sandbox is read-only." },
+        { role: "user", content: [{ type: "tool_result", tool_use_id: "t1", content: "Sunny" }, { type: "tool_result", tool_use_id: "t2", content: "Rain" }, { type: "text", text: "So?" }] },
+        { role: "assistant", content: "Mixed." },
+        { role: "system", content: [{ type: "text", text: "Answer in French." }] },
+        { role: "user", content: "Thanks" },
+      ],
+      tools: [{ name: "w", input_schema: weather }],
+    });
+    expect((body.messages as { role: string }[]).map((message) => message.role)).toEqual(["system", "user", "assistant", "tool", "tool", "system", "user", "assistant", "system", "user"]);
+    expect((body.messages as unknown[])[5]).toEqual({ role: "system", content: "The sandbox is read-only." });
+    expect((body.messages as unknown[])[8]).toEqual({ role: "system", content: [{ type: "text", text: "Answer in French." }] });
+  });
+
   it("Anthropic's web search server tool is dropped and listed (Chat Completions has none); earlier searches too, the answer that used them stays; strict_params refuses", () => {
     const request = {
       ...base,

@@ -38,7 +38,7 @@ export function chatRequestFromMessages(request: Record<string, unknown>, droppe
   const context = new Context(dropped);
   const body: Record<string, unknown> = {
     model: request.model,
-    messages: [...systemMessages(request.system, context), ...list(request.messages).flatMap((message, index) => chatMessages(message, `messages[${index}]`, context))],
+    messages: resultsFirst([...systemMessages(request.system, context), ...list(request.messages).flatMap((message, index) => chatMessages(message, `messages[${index}]`, context))]),
     // max_tokens is deprecated in Chat Completions and refused by reasoning models.
     max_completion_tokens: outputBound,
   };
@@ -116,6 +116,39 @@ class Context {
   citations(block: Record<string, unknown>, field: string): void {
     if (list(block.citations).length > 0) this.dropped.drop(`${field}.citations`, "Chat Completions text carries no citations");
   }
+}
+
+/**
+ * A system message said between an assistant's tool calls and their results (a mid-conversation
+ * system message, same-shape Anthropic takes it anywhere) moves to after the last owed result:
+ * Chat Completions wants the `tool` messages right after the calls.
+ */
+function resultsFirst(messages: ChatMessage[]): ChatMessage[] {
+  const ordered: ChatMessage[] = [];
+  const owed = new Set<unknown>();
+  let waiting: ChatMessage[] = [];
+  const flush = () => {
+    owed.clear();
+    ordered.push(...waiting);
+    waiting = [];
+  };
+  for (const message of messages) {
+    if (message.role === "system" && owed.size > 0) {
+      waiting.push(message);
+      continue;
+    }
+    if (message.role === "tool") {
+      ordered.push(message);
+      owed.delete(message.tool_call_id);
+      if (owed.size === 0) flush();
+      continue;
+    }
+    flush();
+    ordered.push(message);
+    if (message.role === "assistant") for (const call of list(message.tool_calls)) owed.add(asRecord(call)?.id);
+  }
+  flush();
+  return ordered;
 }
 
 /** `system`: a string, or text blocks (kept as text parts, so their boundaries survive). */
