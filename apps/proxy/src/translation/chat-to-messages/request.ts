@@ -54,7 +54,12 @@ export function messagesRequestFromChat(chat: Record<string, unknown>, dropped: 
   anthropicTools(body, tools, isSet(chat.tool_choice) ? toolChoiceFromChat(chat.tool_choice) : null, chat.parallel_tool_calls, dropped);
   // Web search is no function tool in Chat Completions (a tool choice never names it): Anthropic's
   // own server tool, offered after the client's tools.
-  if (isSet(chat.web_search_options)) body.tools = [...list(body.tools), anthropicWebSearchFromChat(chat.web_search_options, dropped)];
+  if (isSet(chat.web_search_options)) {
+    const search = anthropicWebSearchFromChat(chat.web_search_options, dropped);
+    // Anthropic refuses two tools of one name; the server tool's name is fixed.
+    if (tools.some((tool) => tool.name === search.name)) throw unsupported("web_search_options", `a function tool is already named ${String(search.name)}, the name Anthropic's web search tool takes`);
+    body.tools = [...list(body.tools), search];
+  }
   anthropicOutputConfig(body, chat.reasoning_effort, "reasoning_effort", jsonSchema(chat.response_format));
   return body;
 }

@@ -52,6 +52,12 @@ describe("web_search_options -> Anthropic's server tool", () => {
     expect(() => translate({ model: "m", messages: hi, web_search_options: "yes" })).toThrow(expect.objectContaining({ code: "invalid_body", param: "web_search_options" }));
   });
 
+  it("a function tool already named web_search: a 400 naming web_search_options (Anthropic refuses two tools of one name)", () => {
+    const tools = [{ type: "function", function: { name: "web_search", parameters: { type: "object" } } }];
+    expect(() => translate({ model: "m", messages: hi, tools, web_search_options: {} })).toThrow(expect.objectContaining({ code: "unsupported_feature", param: "web_search_options" }));
+    expect(translate({ model: "m", messages: hi, tools }).tools).toEqual([{ name: "web_search", input_schema: { type: "object" } }]);
+  });
+
   it("a tool choice still needs function tools (web search is none in Chat Completions)", () => {
     expect(() => translate({ model: "m", messages: hi, web_search_options: {}, tool_choice: "required" })).toThrow(expect.objectContaining({ param: "tool_choice" }));
   });

@@ -5,7 +5,7 @@ import { STATEFUL_FIELDS, oneUserId, statefulFields } from "../responses-input/r
 import { screenUnhandledFields } from "../shared/bookkeeping-fields.ts";
 import { CUSTOM_TOOL_SCHEMA, customToolArguments, customToolDefinition } from "../shared/custom-tools.ts";
 import { flattenNamespaces, namespacedName } from "../shared/namespace-tools.ts";
-import { anthropicWebSearchTool, hasWebSearchTool, isWebSearchTool } from "../shared/web-search.ts";
+import { ANTHROPIC_WEB_SEARCH_NAME, anthropicWebSearchTool, hasWebSearchTool, isWebSearchTool } from "../shared/web-search.ts";
 import {
   AnthropicTurns,
   anthropicOutputConfig,
@@ -64,9 +64,13 @@ export function messagesRequestFromResponses(request: Record<string, unknown>, d
   dropped.dropIfSet(request, "prompt_cache_key", "", "Anthropic-shape models cache prompts by cache_control breakpoints");
   dropped.dropIfSet(request, "prompt_cache_retention", "", "Anthropic-shape models cache prompts by cache_control breakpoints");
   // max_tool_calls: 0 allows no built-in tool call: web search is then not offered at all.
-  const tools = flattenNamespaces(request.tools)
-    .filter(({ tool }) => !(isWebSearchTool(tool) && request.max_tool_calls === 0))
-    .map(({ tool, field }) => anthropicToolFromResponses(tool, field, request.max_tool_calls, dropped));
+  const offered = flattenNamespaces(request.tools).filter(({ tool }) => !(isWebSearchTool(tool) && request.max_tool_calls === 0));
+  const tools = offered.map(({ tool, field }) => anthropicToolFromResponses(tool, field, request.max_tool_calls, dropped));
+  // Anthropic refuses two tools of one name; its web search server tool's name is fixed.
+  const search = offered.find(({ tool }) => isWebSearchTool(tool));
+  if (search && tools.some((tool) => tool.type === undefined && tool.name === ANTHROPIC_WEB_SEARCH_NAME)) {
+    throw unsupported(search.field, `a function tool is already named ${ANTHROPIC_WEB_SEARCH_NAME}, the name Anthropic's web search tool takes`);
+  }
   anthropicTools(body, tools, isSet(request.tool_choice) ? toolChoiceFromResponses(request.tool_choice) : null, request.parallel_tool_calls, dropped);
   const text = asRecord(request.text);
   dropped.dropIfSet(text, "verbosity", "text.", "Anthropic-shape models have no verbosity setting");

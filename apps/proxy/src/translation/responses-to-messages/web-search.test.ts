@@ -54,6 +54,12 @@ describe("web search tools -> Anthropic's server tool", () => {
     expect(dropped.paths).toEqual(["tools[0].search_context_size"]);
   });
 
+  it("a function tool already named web_search next to a web search tool: a 400 naming the web search tool (Anthropic refuses two tools of one name)", () => {
+    const tools = [{ type: "function", name: "web_search", parameters: { type: "object" } }, { type: "web_search" }];
+    expect(() => translate({ model: "m", input: "Hi", tools })).toThrow(expect.objectContaining({ code: "unsupported_feature", param: "tools[1]" }));
+    expect(translate({ model: "m", input: "Hi", tools: tools.slice(0, 1) }).tools).toEqual([{ name: "web_search", input_schema: { type: "object" } }]);
+  });
+
   it("max_tool_calls: 0 allows no search: the tool is not offered, nothing listed", () => {
     const dropped = new DroppedParams(false);
     expect(translate({ model: "m", input: "Hi", max_tool_calls: 0, tools: [{ type: "web_search" }] }, dropped)).not.toHaveProperty("tools");
