@@ -123,3 +123,44 @@ export type UsageVendorDay = Prisma.UsageVendorDayModel
  * Never holds a secret: changes list field names and their new non-secret values.
  */
 export type AuditEntry = Prisma.AuditEntryModel
+/**
+ * Model Customer
+ * A vendor's end user (contract section 19): its keys share its budget, its plan and (prepaid) its wallet.
+ */
+export type Customer = Prisma.CustomerModel
+/**
+ * Model Plan
+ * A plan a vendor sells: a price per period and rolling windows of requests or USD, optionally limited to some models.
+ */
+export type Plan = Prisma.PlanModel
+/**
+ * Model Subscription
+ * A customer's subscription to a plan; while active every key of the customer is held to the plan.
+ */
+export type Subscription = Prisma.SubscriptionModel
+/**
+ * Model WalletEntry
+ * Every credit to a customer's wallet, append-only: balance = sum(entries) - ledger spend of its keys.
+ * `sourceId` makes each credit happen once (a Stripe event id, a redemption code id, an idempotency key).
+ */
+export type WalletEntry = Prisma.WalletEntryModel
+/**
+ * Model RedemptionCode
+ * A redemption code: credits the redeeming key's customer once.
+ */
+export type RedemptionCode = Prisma.RedemptionCodeModel
+/**
+ * Model Payment
+ * A card payment through Stripe Checkout: created with its session, credited once when Stripe says it completed.
+ */
+export type Payment = Prisma.PaymentModel
+/**
+ * Model Webhook
+ * A vendor's webhook endpoint (contract section 19): signed, retried until acknowledged.
+ */
+export type Webhook = Prisma.WebhookModel
+/**
+ * Model WebhookDelivery
+ * One event to one webhook, until acknowledged: `eventId` + `webhookId` is delivered once.
+ */
+export type WebhookDelivery = Prisma.WebhookDeliveryModel

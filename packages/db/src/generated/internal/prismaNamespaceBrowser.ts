@@ -65,7 +65,15 @@ export const ModelName = {
   UsageAggregate: 'UsageAggregate',
   UsageKeyDay: 'UsageKeyDay',
   UsageVendorDay: 'UsageVendorDay',
-  AuditEntry: 'AuditEntry'
+  AuditEntry: 'AuditEntry',
+  Customer: 'Customer',
+  Plan: 'Plan',
+  Subscription: 'Subscription',
+  WalletEntry: 'WalletEntry',
+  RedemptionCode: 'RedemptionCode',
+  Payment: 'Payment',
+  Webhook: 'Webhook',
+  WebhookDelivery: 'WebhookDelivery'
 } as const
 
 export type ModelName = (typeof ModelName)[keyof typeof ModelName]
@@ -233,7 +241,8 @@ export const ApiKeyScalarFieldEnum = {
   revision: 'revision',
   createdAt: 'createdAt',
   updatedAt: 'updatedAt',
-  revokedAt: 'revokedAt'
+  revokedAt: 'revokedAt',
+  customerId: 'customerId'
 } as const
 
 export type ApiKeyScalarFieldEnum = (typeof ApiKeyScalarFieldEnum)[keyof typeof ApiKeyScalarFieldEnum]
@@ -355,6 +364,132 @@ export const AuditEntryScalarFieldEnum = {
 } as const
 
 export type AuditEntryScalarFieldEnum = (typeof AuditEntryScalarFieldEnum)[keyof typeof AuditEntryScalarFieldEnum]
+
+
+export const CustomerScalarFieldEnum = {
+  id: 'id',
+  vendorId: 'vendorId',
+  name: 'name',
+  email: 'email',
+  metadata: 'metadata',
+  status: 'status',
+  billing: 'billing',
+  budgetNano: 'budgetNano',
+  budgetPeriod: 'budgetPeriod',
+  autoTopUpBelowNano: 'autoTopUpBelowNano',
+  autoTopUpAmountNano: 'autoTopUpAmountNano',
+  stripeCustomerId: 'stripeCustomerId',
+  stripePaymentMethodId: 'stripePaymentMethodId',
+  revision: 'revision',
+  createdAt: 'createdAt',
+  updatedAt: 'updatedAt'
+} as const
+
+export type CustomerScalarFieldEnum = (typeof CustomerScalarFieldEnum)[keyof typeof CustomerScalarFieldEnum]
+
+
+export const PlanScalarFieldEnum = {
+  id: 'id',
+  vendorId: 'vendorId',
+  name: 'name',
+  priceNano: 'priceNano',
+  period: 'period',
+  limits: 'limits',
+  models: 'models',
+  status: 'status',
+  createdAt: 'createdAt',
+  updatedAt: 'updatedAt'
+} as const
+
+export type PlanScalarFieldEnum = (typeof PlanScalarFieldEnum)[keyof typeof PlanScalarFieldEnum]
+
+
+export const SubscriptionScalarFieldEnum = {
+  id: 'id',
+  customerId: 'customerId',
+  planId: 'planId',
+  status: 'status',
+  currentPeriodStart: 'currentPeriodStart',
+  currentPeriodEnd: 'currentPeriodEnd',
+  createdAt: 'createdAt',
+  canceledAt: 'canceledAt'
+} as const
+
+export type SubscriptionScalarFieldEnum = (typeof SubscriptionScalarFieldEnum)[keyof typeof SubscriptionScalarFieldEnum]
+
+
+export const WalletEntryScalarFieldEnum = {
+  id: 'id',
+  customerId: 'customerId',
+  amountNano: 'amountNano',
+  kind: 'kind',
+  reason: 'reason',
+  sourceId: 'sourceId',
+  tokenId: 'tokenId',
+  createdAt: 'createdAt'
+} as const
+
+export type WalletEntryScalarFieldEnum = (typeof WalletEntryScalarFieldEnum)[keyof typeof WalletEntryScalarFieldEnum]
+
+
+export const RedemptionCodeScalarFieldEnum = {
+  id: 'id',
+  vendorId: 'vendorId',
+  codeHash: 'codeHash',
+  prefix: 'prefix',
+  amountNano: 'amountNano',
+  expiresAt: 'expiresAt',
+  redeemedAt: 'redeemedAt',
+  redeemedByCustomerId: 'redeemedByCustomerId',
+  redeemedByKeyId: 'redeemedByKeyId',
+  createdAt: 'createdAt'
+} as const
+
+export type RedemptionCodeScalarFieldEnum = (typeof RedemptionCodeScalarFieldEnum)[keyof typeof RedemptionCodeScalarFieldEnum]
+
+
+export const PaymentScalarFieldEnum = {
+  id: 'id',
+  customerId: 'customerId',
+  amountNano: 'amountNano',
+  status: 'status',
+  stripeSessionId: 'stripeSessionId',
+  stripeEventId: 'stripeEventId',
+  createdAt: 'createdAt',
+  completedAt: 'completedAt'
+} as const
+
+export type PaymentScalarFieldEnum = (typeof PaymentScalarFieldEnum)[keyof typeof PaymentScalarFieldEnum]
+
+
+export const WebhookScalarFieldEnum = {
+  id: 'id',
+  vendorId: 'vendorId',
+  url: 'url',
+  events: 'events',
+  secretCiphertext: 'secretCiphertext',
+  status: 'status',
+  createdAt: 'createdAt'
+} as const
+
+export type WebhookScalarFieldEnum = (typeof WebhookScalarFieldEnum)[keyof typeof WebhookScalarFieldEnum]
+
+
+export const WebhookDeliveryScalarFieldEnum = {
+  id: 'id',
+  webhookId: 'webhookId',
+  eventId: 'eventId',
+  event: 'event',
+  body: 'body',
+  status: 'status',
+  attempts: 'attempts',
+  responseStatus: 'responseStatus',
+  nextAttemptAt: 'nextAttemptAt',
+  createdAt: 'createdAt',
+  deliveredAt: 'deliveredAt'
+} as const
+
+export type WebhookDeliveryScalarFieldEnum = (typeof WebhookDeliveryScalarFieldEnum)[keyof typeof WebhookDeliveryScalarFieldEnum]
 
 
 export const SortOrder = {

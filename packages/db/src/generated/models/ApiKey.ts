@@ -62,6 +62,7 @@ export type ApiKeyMinAggregateOutputType = {
   createdAt: Date | null
   updatedAt: Date | null
   revokedAt: Date | null
+  customerId: string | null
 }
 
 export type ApiKeyMaxAggregateOutputType = {
@@ -84,6 +85,7 @@ export type ApiKeyMaxAggregateOutputType = {
   createdAt: Date | null
   updatedAt: Date | null
   revokedAt: Date | null
+  customerId: string | null
 }
 
 export type ApiKeyCountAggregateOutputType = {
@@ -107,6 +109,7 @@ export type ApiKeyCountAggregateOutputType = {
   createdAt: number
   updatedAt: number
   revokedAt: number
+  customerId: number
   _all: number
 }
 
@@ -147,6 +150,7 @@ export type ApiKeyMinAggregateInputType = {
   createdAt?: true
   updatedAt?: true
   revokedAt?: true
+  customerId?: true
 }
 
 export type ApiKeyMaxAggregateInputType = {
@@ -169,6 +173,7 @@ export type ApiKeyMaxAggregateInputType = {
   createdAt?: true
   updatedAt?: true
   revokedAt?: true
+  customerId?: true
 }
 
 export type ApiKeyCountAggregateInputType = {
@@ -192,6 +197,7 @@ export type ApiKeyCountAggregateInputType = {
   createdAt?: true
   updatedAt?: true
   revokedAt?: true
+  customerId?: true
   _all?: true
 }
 
@@ -302,6 +308,7 @@ export type ApiKeyGroupByOutputType = {
   createdAt: Date
   updatedAt: Date
   revokedAt: Date | null
+  customerId: string | null
   _count: ApiKeyCountAggregateOutputType | null
   _avg: ApiKeyAvgAggregateOutputType | null
   _sum: ApiKeySumAggregateOutputType | null
@@ -348,8 +355,10 @@ export type ApiKeyWhereInput = {
   createdAt?: Prisma.DateTimeFilter<"ApiKey"> | Date | string
   updatedAt?: Prisma.DateTimeFilter<"ApiKey"> | Date | string
   revokedAt?: Prisma.DateTimeNullableFilter<"ApiKey"> | Date | string | null
+  customerId?: Prisma.StringNullableFilter<"ApiKey"> | string | null
   vendor?: Prisma.XOR<Prisma.VendorScalarRelationFilter, Prisma.VendorWhereInput>
   serverOption?: Prisma.XOR<Prisma.ServerOptionScalarRelationFilter, Prisma.ServerOptionWhereInput>
+  customer?: Prisma.XOR<Prisma.CustomerNullableScalarRelationFilter, Prisma.CustomerWhereInput> | null
   usageRecords?: Prisma.UsageRecordListRelationFilter
   aggregates?: Prisma.UsageAggregateListRelationFilter
 }
@@ -375,8 +384,10 @@ export type ApiKeyOrderByWithRelationInput = {
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
   revokedAt?: Prisma.SortOrderInput | Prisma.SortOrder
+  customerId?: Prisma.SortOrderInput | Prisma.SortOrder
   vendor?: Prisma.VendorOrderByWithRelationInput
   serverOption?: Prisma.ServerOptionOrderByWithRelationInput
+  customer?: Prisma.CustomerOrderByWithRelationInput
   usageRecords?: Prisma.UsageRecordOrderByRelationAggregateInput
   aggregates?: Prisma.UsageAggregateOrderByRelationAggregateInput
 }
@@ -405,8 +416,10 @@ export type ApiKeyWhereUniqueInput = Prisma.AtLeast<{
   createdAt?: Prisma.DateTimeFilter<"ApiKey"> | Date | string
   updatedAt?: Prisma.DateTimeFilter<"ApiKey"> | Date | string
   revokedAt?: Prisma.DateTimeNullableFilter<"ApiKey"> | Date | string | null
+  customerId?: Prisma.StringNullableFilter<"ApiKey"> | string | null
   vendor?: Prisma.XOR<Prisma.VendorScalarRelationFilter, Prisma.VendorWhereInput>
   serverOption?: Prisma.XOR<Prisma.ServerOptionScalarRelationFilter, Prisma.ServerOptionWhereInput>
+  customer?: Prisma.XOR<Prisma.CustomerNullableScalarRelationFilter, Prisma.CustomerWhereInput> | null
   usageRecords?: Prisma.UsageRecordListRelationFilter
   aggregates?: Prisma.UsageAggregateListRelationFilter
 }, "id" | "keyHash" | "previousKeyHash">
@@ -432,6 +445,7 @@ export type ApiKeyOrderByWithAggregationInput = {
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
   revokedAt?: Prisma.SortOrderInput | Prisma.SortOrder
+  customerId?: Prisma.SortOrderInput | Prisma.SortOrder
   _count?: Prisma.ApiKeyCountOrderByAggregateInput
   _avg?: Prisma.ApiKeyAvgOrderByAggregateInput
   _max?: Prisma.ApiKeyMaxOrderByAggregateInput
@@ -463,6 +477,7 @@ export type ApiKeyScalarWhereWithAggregatesInput = {
   createdAt?: Prisma.DateTimeWithAggregatesFilter<"ApiKey"> | Date | string
   updatedAt?: Prisma.DateTimeWithAggregatesFilter<"ApiKey"> | Date | string
   revokedAt?: Prisma.DateTimeNullableWithAggregatesFilter<"ApiKey"> | Date | string | null
+  customerId?: Prisma.StringNullableWithAggregatesFilter<"ApiKey"> | string | null
 }
 
 export type ApiKeyCreateInput = {
@@ -486,6 +501,7 @@ export type ApiKeyCreateInput = {
   revokedAt?: Date | string | null
   vendor: Prisma.VendorCreateNestedOneWithoutApiKeysInput
   serverOption: Prisma.ServerOptionCreateNestedOneWithoutApiKeysInput
+  customer?: Prisma.CustomerCreateNestedOneWithoutApiKeysInput
   usageRecords?: Prisma.UsageRecordCreateNestedManyWithoutApiKeyInput
   aggregates?: Prisma.UsageAggregateCreateNestedManyWithoutApiKeyInput
 }
@@ -511,6 +527,7 @@ export type ApiKeyUncheckedCreateInput = {
   createdAt?: Date | string
   updatedAt?: Date | string
   revokedAt?: Date | string | null
+  customerId?: string | null
   usageRecords?: Prisma.UsageRecordUncheckedCreateNestedManyWithoutApiKeyInput
   aggregates?: Prisma.UsageAggregateUncheckedCreateNestedManyWithoutApiKeyInput
 }
@@ -536,6 +553,7 @@ export type ApiKeyUpdateInput = {
   revokedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   vendor?: Prisma.VendorUpdateOneRequiredWithoutApiKeysNestedInput
   serverOption?: Prisma.ServerOptionUpdateOneRequiredWithoutApiKeysNestedInput
+  customer?: Prisma.CustomerUpdateOneWithoutApiKeysNestedInput
   usageRecords?: Prisma.UsageRecordUpdateManyWithoutApiKeyNestedInput
   aggregates?: Prisma.UsageAggregateUpdateManyWithoutApiKeyNestedInput
 }
@@ -561,6 +579,7 @@ export type ApiKeyUncheckedUpdateInput = {
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   revokedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  customerId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   usageRecords?: Prisma.UsageRecordUncheckedUpdateManyWithoutApiKeyNestedInput
   aggregates?: Prisma.UsageAggregateUncheckedUpdateManyWithoutApiKeyNestedInput
 }
@@ -586,6 +605,7 @@ export type ApiKeyCreateManyInput = {
   createdAt?: Date | string
   updatedAt?: Date | string
   revokedAt?: Date | string | null
+  customerId?: string | null
 }
 
 export type ApiKeyUpdateManyMutationInput = {
@@ -630,6 +650,7 @@ export type ApiKeyUncheckedUpdateManyInput = {
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   revokedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  customerId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
 }
 
 export type ApiKeyListRelationFilter = {
@@ -663,6 +684,7 @@ export type ApiKeyCountOrderByAggregateInput = {
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
   revokedAt?: Prisma.SortOrder
+  customerId?: Prisma.SortOrder
 }
 
 export type ApiKeyAvgOrderByAggregateInput = {
@@ -693,6 +715,7 @@ export type ApiKeyMaxOrderByAggregateInput = {
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
   revokedAt?: Prisma.SortOrder
+  customerId?: Prisma.SortOrder
 }
 
 export type ApiKeyMinOrderByAggregateInput = {
@@ -715,6 +738,7 @@ export type ApiKeyMinOrderByAggregateInput = {
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
   revokedAt?: Prisma.SortOrder
+  customerId?: Prisma.SortOrder
 }
 
 export type ApiKeySumOrderByAggregateInput = {
@@ -842,6 +866,48 @@ export type ApiKeyUpdateOneRequiredWithoutAggregatesNestedInput = {
   update?: Prisma.XOR<Prisma.XOR<Prisma.ApiKeyUpdateToOneWithWhereWithoutAggregatesInput, Prisma.ApiKeyUpdateWithoutAggregatesInput>, Prisma.ApiKeyUncheckedUpdateWithoutAggregatesInput>
 }
 
+export type ApiKeyCreateNestedManyWithoutCustomerInput = {
+  create?: Prisma.XOR<Prisma.ApiKeyCreateWithoutCustomerInput, Prisma.ApiKeyUncheckedCreateWithoutCustomerInput> | Prisma.ApiKeyCreateWithoutCustomerInput[] | Prisma.ApiKeyUncheckedCreateWithoutCustomerInput[]
+  connectOrCreate?: Prisma.ApiKeyCreateOrConnectWithoutCustomerInput | Prisma.ApiKeyCreateOrConnectWithoutCustomerInput[]
+  createMany?: Prisma.ApiKeyCreateManyCustomerInputEnvelope
+  connect?: Prisma.ApiKeyWhereUniqueInput | Prisma.ApiKeyWhereUniqueInput[]
+}
+
+export type ApiKeyUncheckedCreateNestedManyWithoutCustomerInput = {
+  create?: Prisma.XOR<Prisma.ApiKeyCreateWithoutCustomerInput, Prisma.ApiKeyUncheckedCreateWithoutCustomerInput> | Prisma.ApiKeyCreateWithoutCustomerInput[] | Prisma.ApiKeyUncheckedCreateWithoutCustomerInput[]
+  connectOrCreate?: Prisma.ApiKeyCreateOrConnectWithoutCustomerInput | Prisma.ApiKeyCreateOrConnectWithoutCustomerInput[]
+  createMany?: Prisma.ApiKeyCreateManyCustomerInputEnvelope
+  connect?: Prisma.ApiKeyWhereUniqueInput | Prisma.ApiKeyWhereUniqueInput[]
+}
+
+export type ApiKeyUpdateManyWithoutCustomerNestedInput = {
+  create?: Prisma.XOR<Prisma.ApiKeyCreateWithoutCustomerInput, Prisma.ApiKeyUncheckedCreateWithoutCustomerInput> | Prisma.ApiKeyCreateWithoutCustomerInput[] | Prisma.ApiKeyUncheckedCreateWithoutCustomerInput[]
+  connectOrCreate?: Prisma.ApiKeyCreateOrConnectWithoutCustomerInput | Prisma.ApiKeyCreateOrConnectWithoutCustomerInput[]
+  upsert?: Prisma.ApiKeyUpsertWithWhereUniqueWithoutCustomerInput | Prisma.ApiKeyUpsertWithWhereUniqueWithoutCustomerInput[]
+  createMany?: Prisma.ApiKeyCreateManyCustomerInputEnvelope
+  set?: Prisma.ApiKeyWhereUniqueInput | Prisma.ApiKeyWhereUniqueInput[]
+  disconnect?: Prisma.ApiKeyWhereUniqueInput | Prisma.ApiKeyWhereUniqueInput[]
+  delete?: Prisma.ApiKeyWhereUniqueInput | Prisma.ApiKeyWhereUniqueInput[]
+  connect?: Prisma.ApiKeyWhereUniqueInput | Prisma.ApiKeyWhereUniqueInput[]
+  update?: Prisma.ApiKeyUpdateWithWhereUniqueWithoutCustomerInput | Prisma.ApiKeyUpdateWithWhereUniqueWithoutCustomerInput[]
+  updateMany?: Prisma.ApiKeyUpdateManyWithWhereWithoutCustomerInput | Prisma.ApiKeyUpdateManyWithWhereWithoutCustomerInput[]
+  deleteMany?: Prisma.ApiKeyScalarWhereInput | Prisma.ApiKeyScalarWhereInput[]
+}
+
+export type ApiKeyUncheckedUpdateManyWithoutCustomerNestedInput = {
+  create?: Prisma.XOR<Prisma.ApiKeyCreateWithoutCustomerInput, Prisma.ApiKeyUncheckedCreateWithoutCustomerInput> | Prisma.ApiKeyCreateWithoutCustomerInput[] | Prisma.ApiKeyUncheckedCreateWithoutCustomerInput[]
+  connectOrCreate?: Prisma.ApiKeyCreateOrConnectWithoutCustomerInput | Prisma.ApiKeyCreateOrConnectWithoutCustomerInput[]
+  upsert?: Prisma.ApiKeyUpsertWithWhereUniqueWithoutCustomerInput | Prisma.ApiKeyUpsertWithWhereUniqueWithoutCustomerInput[]
+  createMany?: Prisma.ApiKeyCreateManyCustomerInputEnvelope
+  set?: Prisma.ApiKeyWhereUniqueInput | Prisma.ApiKeyWhereUniqueInput[]
+  disconnect?: Prisma.ApiKeyWhereUniqueInput | Prisma.ApiKeyWhereUniqueInput[]
+  delete?: Prisma.ApiKeyWhereUniqueInput | Prisma.ApiKeyWhereUniqueInput[]
+  connect?: Prisma.ApiKeyWhereUniqueInput | Prisma.ApiKeyWhereUniqueInput[]
+  update?: Prisma.ApiKeyUpdateWithWhereUniqueWithoutCustomerInput | Prisma.ApiKeyUpdateWithWhereUniqueWithoutCustomerInput[]
+  updateMany?: Prisma.ApiKeyUpdateManyWithWhereWithoutCustomerInput | Prisma.ApiKeyUpdateManyWithWhereWithoutCustomerInput[]
+  deleteMany?: Prisma.ApiKeyScalarWhereInput | Prisma.ApiKeyScalarWhereInput[]
+}
+
 export type ApiKeyCreateWithoutVendorInput = {
   id: string
   name: string
@@ -862,6 +928,7 @@ export type ApiKeyCreateWithoutVendorInput = {
   updatedAt?: Date | string
   revokedAt?: Date | string | null
   serverOption: Prisma.ServerOptionCreateNestedOneWithoutApiKeysInput
+  customer?: Prisma.CustomerCreateNestedOneWithoutApiKeysInput
   usageRecords?: Prisma.UsageRecordCreateNestedManyWithoutApiKeyInput
   aggregates?: Prisma.UsageAggregateCreateNestedManyWithoutApiKeyInput
 }
@@ -886,6 +953,7 @@ export type ApiKeyUncheckedCreateWithoutVendorInput = {
   createdAt?: Date | string
   updatedAt?: Date | string
   revokedAt?: Date | string | null
+  customerId?: string | null
   usageRecords?: Prisma.UsageRecordUncheckedCreateNestedManyWithoutApiKeyInput
   aggregates?: Prisma.UsageAggregateUncheckedCreateNestedManyWithoutApiKeyInput
 }
@@ -940,6 +1008,7 @@ export type ApiKeyScalarWhereInput = {
   createdAt?: Prisma.DateTimeFilter<"ApiKey"> | Date | string
   updatedAt?: Prisma.DateTimeFilter<"ApiKey"> | Date | string
   revokedAt?: Prisma.DateTimeNullableFilter<"ApiKey"> | Date | string | null
+  customerId?: Prisma.StringNullableFilter<"ApiKey"> | string | null
 }
 
 export type ApiKeyCreateWithoutServerOptionInput = {
@@ -962,6 +1031,7 @@ export type ApiKeyCreateWithoutServerOptionInput = {
   updatedAt?: Date | string
   revokedAt?: Date | string | null
   vendor: Prisma.VendorCreateNestedOneWithoutApiKeysInput
+  customer?: Prisma.CustomerCreateNestedOneWithoutApiKeysInput
   usageRecords?: Prisma.UsageRecordCreateNestedManyWithoutApiKeyInput
   aggregates?: Prisma.UsageAggregateCreateNestedManyWithoutApiKeyInput
 }
@@ -986,6 +1056,7 @@ export type ApiKeyUncheckedCreateWithoutServerOptionInput = {
   createdAt?: Date | string
   updatedAt?: Date | string
   revokedAt?: Date | string | null
+  customerId?: string | null
   usageRecords?: Prisma.UsageRecordUncheckedCreateNestedManyWithoutApiKeyInput
   aggregates?: Prisma.UsageAggregateUncheckedCreateNestedManyWithoutApiKeyInput
 }
@@ -1037,6 +1108,7 @@ export type ApiKeyCreateWithoutUsageRecordsInput = {
   revokedAt?: Date | string | null
   vendor: Prisma.VendorCreateNestedOneWithoutApiKeysInput
   serverOption: Prisma.ServerOptionCreateNestedOneWithoutApiKeysInput
+  customer?: Prisma.CustomerCreateNestedOneWithoutApiKeysInput
   aggregates?: Prisma.UsageAggregateCreateNestedManyWithoutApiKeyInput
 }
 
@@ -1061,6 +1133,7 @@ export type ApiKeyUncheckedCreateWithoutUsageRecordsInput = {
   createdAt?: Date | string
   updatedAt?: Date | string
   revokedAt?: Date | string | null
+  customerId?: string | null
   aggregates?: Prisma.UsageAggregateUncheckedCreateNestedManyWithoutApiKeyInput
 }
 
@@ -1101,6 +1174,7 @@ export type ApiKeyUpdateWithoutUsageRecordsInput = {
   revokedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   vendor?: Prisma.VendorUpdateOneRequiredWithoutApiKeysNestedInput
   serverOption?: Prisma.ServerOptionUpdateOneRequiredWithoutApiKeysNestedInput
+  customer?: Prisma.CustomerUpdateOneWithoutApiKeysNestedInput
   aggregates?: Prisma.UsageAggregateUpdateManyWithoutApiKeyNestedInput
 }
 
@@ -1125,6 +1199,7 @@ export type ApiKeyUncheckedUpdateWithoutUsageRecordsInput = {
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   revokedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  customerId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   aggregates?: Prisma.UsageAggregateUncheckedUpdateManyWithoutApiKeyNestedInput
 }
 
@@ -1149,6 +1224,7 @@ export type ApiKeyCreateWithoutAggregatesInput = {
   revokedAt?: Date | string | null
   vendor: Prisma.VendorCreateNestedOneWithoutApiKeysInput
   serverOption: Prisma.ServerOptionCreateNestedOneWithoutApiKeysInput
+  customer?: Prisma.CustomerCreateNestedOneWithoutApiKeysInput
   usageRecords?: Prisma.UsageRecordCreateNestedManyWithoutApiKeyInput
 }
 
@@ -1173,6 +1249,7 @@ export type ApiKeyUncheckedCreateWithoutAggregatesInput = {
   createdAt?: Date | string
   updatedAt?: Date | string
   revokedAt?: Date | string | null
+  customerId?: string | null
   usageRecords?: Prisma.UsageRecordUncheckedCreateNestedManyWithoutApiKeyInput
 }
 
@@ -1213,6 +1290,7 @@ export type ApiKeyUpdateWithoutAggregatesInput = {
   revokedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   vendor?: Prisma.VendorUpdateOneRequiredWithoutApiKeysNestedInput
   serverOption?: Prisma.ServerOptionUpdateOneRequiredWithoutApiKeysNestedInput
+  customer?: Prisma.CustomerUpdateOneWithoutApiKeysNestedInput
   usageRecords?: Prisma.UsageRecordUpdateManyWithoutApiKeyNestedInput
 }
 
@@ -1237,7 +1315,84 @@ export type ApiKeyUncheckedUpdateWithoutAggregatesInput = {
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   revokedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  customerId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   usageRecords?: Prisma.UsageRecordUncheckedUpdateManyWithoutApiKeyNestedInput
+}
+
+export type ApiKeyCreateWithoutCustomerInput = {
+  id: string
+  name: string
+  keyHash: string
+  prefix: string
+  status?: string
+  expiresAt?: Date | string | null
+  quotaNano?: bigint | number | null
+  rpm?: number | null
+  tpm?: number | null
+  metadata?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  budgetNano?: bigint | number | null
+  budgetPeriod?: string | null
+  previousKeyHash?: string | null
+  previousKeyExpiresAt?: Date | string | null
+  revision?: number
+  createdAt?: Date | string
+  updatedAt?: Date | string
+  revokedAt?: Date | string | null
+  vendor: Prisma.VendorCreateNestedOneWithoutApiKeysInput
+  serverOption: Prisma.ServerOptionCreateNestedOneWithoutApiKeysInput
+  usageRecords?: Prisma.UsageRecordCreateNestedManyWithoutApiKeyInput
+  aggregates?: Prisma.UsageAggregateCreateNestedManyWithoutApiKeyInput
+}
+
+export type ApiKeyUncheckedCreateWithoutCustomerInput = {
+  id: string
+  vendorId: string
+  serverOptionId: string
+  name: string
+  keyHash: string
+  prefix: string
+  status?: string
+  expiresAt?: Date | string | null
+  quotaNano?: bigint | number | null
+  rpm?: number | null
+  tpm?: number | null
+  metadata?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  budgetNano?: bigint | number | null
+  budgetPeriod?: string | null
+  previousKeyHash?: string | null
+  previousKeyExpiresAt?: Date | string | null
+  revision?: number
+  createdAt?: Date | string
+  updatedAt?: Date | string
+  revokedAt?: Date | string | null
+  usageRecords?: Prisma.UsageRecordUncheckedCreateNestedManyWithoutApiKeyInput
+  aggregates?: Prisma.UsageAggregateUncheckedCreateNestedManyWithoutApiKeyInput
+}
+
+export type ApiKeyCreateOrConnectWithoutCustomerInput = {
+  where: Prisma.ApiKeyWhereUniqueInput
+  create: Prisma.XOR<Prisma.ApiKeyCreateWithoutCustomerInput, Prisma.ApiKeyUncheckedCreateWithoutCustomerInput>
+}
+
+export type ApiKeyCreateManyCustomerInputEnvelope = {
+  data: Prisma.ApiKeyCreateManyCustomerInput | Prisma.ApiKeyCreateManyCustomerInput[]
+  skipDuplicates?: boolean
+}
+
+export type ApiKeyUpsertWithWhereUniqueWithoutCustomerInput = {
+  where: Prisma.ApiKeyWhereUniqueInput
+  update: Prisma.XOR<Prisma.ApiKeyUpdateWithoutCustomerInput, Prisma.ApiKeyUncheckedUpdateWithoutCustomerInput>
+  create: Prisma.XOR<Prisma.ApiKeyCreateWithoutCustomerInput, Prisma.ApiKeyUncheckedCreateWithoutCustomerInput>
+}
+
+export type ApiKeyUpdateWithWhereUniqueWithoutCustomerInput = {
+  where: Prisma.ApiKeyWhereUniqueInput
+  data: Prisma.XOR<Prisma.ApiKeyUpdateWithoutCustomerInput, Prisma.ApiKeyUncheckedUpdateWithoutCustomerInput>
+}
+
+export type ApiKeyUpdateManyWithWhereWithoutCustomerInput = {
+  where: Prisma.ApiKeyScalarWhereInput
+  data: Prisma.XOR<Prisma.ApiKeyUpdateManyMutationInput, Prisma.ApiKeyUncheckedUpdateManyWithoutCustomerInput>
 }
 
 export type ApiKeyCreateManyVendorInput = {
@@ -1260,6 +1415,7 @@ export type ApiKeyCreateManyVendorInput = {
   createdAt?: Date | string
   updatedAt?: Date | string
   revokedAt?: Date | string | null
+  customerId?: string | null
 }
 
 export type ApiKeyUpdateWithoutVendorInput = {
@@ -1282,6 +1438,7 @@ export type ApiKeyUpdateWithoutVendorInput = {
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   revokedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   serverOption?: Prisma.ServerOptionUpdateOneRequiredWithoutApiKeysNestedInput
+  customer?: Prisma.CustomerUpdateOneWithoutApiKeysNestedInput
   usageRecords?: Prisma.UsageRecordUpdateManyWithoutApiKeyNestedInput
   aggregates?: Prisma.UsageAggregateUpdateManyWithoutApiKeyNestedInput
 }
@@ -1306,6 +1463,7 @@ export type ApiKeyUncheckedUpdateWithoutVendorInput = {
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   revokedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  customerId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   usageRecords?: Prisma.UsageRecordUncheckedUpdateManyWithoutApiKeyNestedInput
   aggregates?: Prisma.UsageAggregateUncheckedUpdateManyWithoutApiKeyNestedInput
 }
@@ -1330,6 +1488,7 @@ export type ApiKeyUncheckedUpdateManyWithoutVendorInput = {
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   revokedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  customerId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
 }
 
 export type ApiKeyCreateManyServerOptionInput = {
@@ -1352,6 +1511,7 @@ export type ApiKeyCreateManyServerOptionInput = {
   createdAt?: Date | string
   updatedAt?: Date | string
   revokedAt?: Date | string | null
+  customerId?: string | null
 }
 
 export type ApiKeyUpdateWithoutServerOptionInput = {
@@ -1374,6 +1534,7 @@ export type ApiKeyUpdateWithoutServerOptionInput = {
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   revokedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   vendor?: Prisma.VendorUpdateOneRequiredWithoutApiKeysNestedInput
+  customer?: Prisma.CustomerUpdateOneWithoutApiKeysNestedInput
   usageRecords?: Prisma.UsageRecordUpdateManyWithoutApiKeyNestedInput
   aggregates?: Prisma.UsageAggregateUpdateManyWithoutApiKeyNestedInput
 }
@@ -1398,6 +1559,7 @@ export type ApiKeyUncheckedUpdateWithoutServerOptionInput = {
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   revokedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  customerId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   usageRecords?: Prisma.UsageRecordUncheckedUpdateManyWithoutApiKeyNestedInput
   aggregates?: Prisma.UsageAggregateUncheckedUpdateManyWithoutApiKeyNestedInput
 }
@@ -1405,6 +1567,103 @@ export type ApiKeyUncheckedUpdateWithoutServerOptionInput = {
 export type ApiKeyUncheckedUpdateManyWithoutServerOptionInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
   vendorId?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  keyHash?: Prisma.StringFieldUpdateOperationsInput | string
+  prefix?: Prisma.StringFieldUpdateOperationsInput | string
+  status?: Prisma.StringFieldUpdateOperationsInput | string
+  expiresAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  quotaNano?: Prisma.NullableBigIntFieldUpdateOperationsInput | bigint | number | null
+  rpm?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
+  tpm?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
+  metadata?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  budgetNano?: Prisma.NullableBigIntFieldUpdateOperationsInput | bigint | number | null
+  budgetPeriod?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  previousKeyHash?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  previousKeyExpiresAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  revision?: Prisma.IntFieldUpdateOperationsInput | number
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  revokedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  customerId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+}
+
+export type ApiKeyCreateManyCustomerInput = {
+  id: string
+  vendorId: string
+  serverOptionId: string
+  name: string
+  keyHash: string
+  prefix: string
+  status?: string
+  expiresAt?: Date | string | null
+  quotaNano?: bigint | number | null
+  rpm?: number | null
+  tpm?: number | null
+  metadata?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  budgetNano?: bigint | number | null
+  budgetPeriod?: string | null
+  previousKeyHash?: string | null
+  previousKeyExpiresAt?: Date | string | null
+  revision?: number
+  createdAt?: Date | string
+  updatedAt?: Date | string
+  revokedAt?: Date | string | null
+}
+
+export type ApiKeyUpdateWithoutCustomerInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  keyHash?: Prisma.StringFieldUpdateOperationsInput | string
+  prefix?: Prisma.StringFieldUpdateOperationsInput | string
+  status?: Prisma.StringFieldUpdateOperationsInput | string
+  expiresAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  quotaNano?: Prisma.NullableBigIntFieldUpdateOperationsInput | bigint | number | null
+  rpm?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
+  tpm?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
+  metadata?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  budgetNano?: Prisma.NullableBigIntFieldUpdateOperationsInput | bigint | number | null
+  budgetPeriod?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  previousKeyHash?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  previousKeyExpiresAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  revision?: Prisma.IntFieldUpdateOperationsInput | number
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  revokedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  vendor?: Prisma.VendorUpdateOneRequiredWithoutApiKeysNestedInput
+  serverOption?: Prisma.ServerOptionUpdateOneRequiredWithoutApiKeysNestedInput
+  usageRecords?: Prisma.UsageRecordUpdateManyWithoutApiKeyNestedInput
+  aggregates?: Prisma.UsageAggregateUpdateManyWithoutApiKeyNestedInput
+}
+
+export type ApiKeyUncheckedUpdateWithoutCustomerInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  vendorId?: Prisma.StringFieldUpdateOperationsInput | string
+  serverOptionId?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  keyHash?: Prisma.StringFieldUpdateOperationsInput | string
+  prefix?: Prisma.StringFieldUpdateOperationsInput | string
+  status?: Prisma.StringFieldUpdateOperationsInput | string
+  expiresAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  quotaNano?: Prisma.NullableBigIntFieldUpdateOperationsInput | bigint | number | null
+  rpm?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
+  tpm?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
+  metadata?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  budgetNano?: Prisma.NullableBigIntFieldUpdateOperationsInput | bigint | number | null
+  budgetPeriod?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  previousKeyHash?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  previousKeyExpiresAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  revision?: Prisma.IntFieldUpdateOperationsInput | number
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  revokedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  usageRecords?: Prisma.UsageRecordUncheckedUpdateManyWithoutApiKeyNestedInput
+  aggregates?: Prisma.UsageAggregateUncheckedUpdateManyWithoutApiKeyNestedInput
+}
+
+export type ApiKeyUncheckedUpdateManyWithoutCustomerInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  vendorId?: Prisma.StringFieldUpdateOperationsInput | string
+  serverOptionId?: Prisma.StringFieldUpdateOperationsInput | string
   name?: Prisma.StringFieldUpdateOperationsInput | string
   keyHash?: Prisma.StringFieldUpdateOperationsInput | string
   prefix?: Prisma.StringFieldUpdateOperationsInput | string
@@ -1485,8 +1744,10 @@ export type ApiKeySelect<ExtArgs extends runtime.Types.Extensions.InternalArgs =
   createdAt?: boolean
   updatedAt?: boolean
   revokedAt?: boolean
+  customerId?: boolean
   vendor?: boolean | Prisma.VendorDefaultArgs<ExtArgs>
   serverOption?: boolean | Prisma.ServerOptionDefaultArgs<ExtArgs>
+  customer?: boolean | Prisma.ApiKey$customerArgs<ExtArgs>
   usageRecords?: boolean | Prisma.ApiKey$usageRecordsArgs<ExtArgs>
   aggregates?: boolean | Prisma.ApiKey$aggregatesArgs<ExtArgs>
   _count?: boolean | Prisma.ApiKeyCountOutputTypeDefaultArgs<ExtArgs>
@@ -1513,8 +1774,10 @@ export type ApiKeySelectCreateManyAndReturn<ExtArgs extends runtime.Types.Extens
   createdAt?: boolean
   updatedAt?: boolean
   revokedAt?: boolean
+  customerId?: boolean
   vendor?: boolean | Prisma.VendorDefaultArgs<ExtArgs>
   serverOption?: boolean | Prisma.ServerOptionDefaultArgs<ExtArgs>
+  customer?: boolean | Prisma.ApiKey$customerArgs<ExtArgs>
 }, ExtArgs["result"]["apiKey"]>
 
 export type ApiKeySelectUpdateManyAndReturn<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetSelect<{
@@ -1538,8 +1801,10 @@ export type ApiKeySelectUpdateManyAndReturn<ExtArgs extends runtime.Types.Extens
   createdAt?: boolean
   updatedAt?: boolean
   revokedAt?: boolean
+  customerId?: boolean
   vendor?: boolean | Prisma.VendorDefaultArgs<ExtArgs>
   serverOption?: boolean | Prisma.ServerOptionDefaultArgs<ExtArgs>
+  customer?: boolean | Prisma.ApiKey$customerArgs<ExtArgs>
 }, ExtArgs["result"]["apiKey"]>
 
 export type ApiKeySelectScalar = {
@@ -1563,12 +1828,14 @@ export type ApiKeySelectScalar = {
   createdAt?: boolean
   updatedAt?: boolean
   revokedAt?: boolean
+  customerId?: boolean
 }
 
-export type ApiKeyOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "vendorId" | "serverOptionId" | "name" | "keyHash" | "prefix" | "status" | "expiresAt" | "quotaNano" | "rpm" | "tpm" | "metadata" | "budgetNano" | "budgetPeriod" | "previousKeyHash" | "previousKeyExpiresAt" | "revision" | "createdAt" | "updatedAt" | "revokedAt", ExtArgs["result"]["apiKey"]>
+export type ApiKeyOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "vendorId" | "serverOptionId" | "name" | "keyHash" | "prefix" | "status" | "expiresAt" | "quotaNano" | "rpm" | "tpm" | "metadata" | "budgetNano" | "budgetPeriod" | "previousKeyHash" | "previousKeyExpiresAt" | "revision" | "createdAt" | "updatedAt" | "revokedAt" | "customerId", ExtArgs["result"]["apiKey"]>
 export type ApiKeyInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   vendor?: boolean | Prisma.VendorDefaultArgs<ExtArgs>
   serverOption?: boolean | Prisma.ServerOptionDefaultArgs<ExtArgs>
+  customer?: boolean | Prisma.ApiKey$customerArgs<ExtArgs>
   usageRecords?: boolean | Prisma.ApiKey$usageRecordsArgs<ExtArgs>
   aggregates?: boolean | Prisma.ApiKey$aggregatesArgs<ExtArgs>
   _count?: boolean | Prisma.ApiKeyCountOutputTypeDefaultArgs<ExtArgs>
@@ -1576,10 +1843,12 @@ export type ApiKeyInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs 
 export type ApiKeyIncludeCreateManyAndReturn<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   vendor?: boolean | Prisma.VendorDefaultArgs<ExtArgs>
   serverOption?: boolean | Prisma.ServerOptionDefaultArgs<ExtArgs>
+  customer?: boolean | Prisma.ApiKey$customerArgs<ExtArgs>
 }
 export type ApiKeyIncludeUpdateManyAndReturn<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   vendor?: boolean | Prisma.VendorDefaultArgs<ExtArgs>
   serverOption?: boolean | Prisma.ServerOptionDefaultArgs<ExtArgs>
+  customer?: boolean | Prisma.ApiKey$customerArgs<ExtArgs>
 }
 
 export type $ApiKeyPayload<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
@@ -1587,6 +1856,7 @@ export type $ApiKeyPayload<ExtArgs extends runtime.Types.Extensions.InternalArgs
   objects: {
     vendor: Prisma.$VendorPayload<ExtArgs>
     serverOption: Prisma.$ServerOptionPayload<ExtArgs>
+    customer: Prisma.$CustomerPayload<ExtArgs> | null
     usageRecords: Prisma.$UsageRecordPayload<ExtArgs>[]
     aggregates: Prisma.$UsageAggregatePayload<ExtArgs>[]
   }
@@ -1632,6 +1902,10 @@ export type $ApiKeyPayload<ExtArgs extends runtime.Types.Extensions.InternalArgs
     createdAt: Date
     updatedAt: Date
     revokedAt: Date | null
+    /**
+     * the vendor's customer this key belongs to (contract section 19); null = none
+     */
+    customerId: string | null
   }, ExtArgs["result"]["apiKey"]>
   composites: {}
 }
@@ -2028,6 +2302,7 @@ export interface Prisma__ApiKeyClient<T, Null = never, ExtArgs extends runtime.T
   readonly [Symbol.toStringTag]: "PrismaPromise"
   vendor<T extends Prisma.VendorDefaultArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.VendorDefaultArgs<ExtArgs>>): Prisma.Prisma__VendorClient<runtime.Types.Result.GetResult<Prisma.$VendorPayload<ExtArgs>, T, "findUniqueOrThrow", GlobalOmitOptions> | Null, Null, ExtArgs, GlobalOmitOptions>
   serverOption<T extends Prisma.ServerOptionDefaultArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.ServerOptionDefaultArgs<ExtArgs>>): Prisma.Prisma__ServerOptionClient<runtime.Types.Result.GetResult<Prisma.$ServerOptionPayload<ExtArgs>, T, "findUniqueOrThrow", GlobalOmitOptions> | Null, Null, ExtArgs, GlobalOmitOptions>
+  customer<T extends Prisma.ApiKey$customerArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.ApiKey$customerArgs<ExtArgs>>): Prisma.Prisma__CustomerClient<runtime.Types.Result.GetResult<Prisma.$CustomerPayload<ExtArgs>, T, "findUniqueOrThrow", GlobalOmitOptions> | null, null, ExtArgs, GlobalOmitOptions>
   usageRecords<T extends Prisma.ApiKey$usageRecordsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.ApiKey$usageRecordsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$UsageRecordPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   aggregates<T extends Prisma.ApiKey$aggregatesArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.ApiKey$aggregatesArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$UsageAggregatePayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   /**
@@ -2079,6 +2354,7 @@ export interface ApiKeyFieldRefs {
   readonly createdAt: Prisma.FieldRef<"ApiKey", 'DateTime'>
   readonly updatedAt: Prisma.FieldRef<"ApiKey", 'DateTime'>
   readonly revokedAt: Prisma.FieldRef<"ApiKey", 'DateTime'>
+  readonly customerId: Prisma.FieldRef<"ApiKey", 'String'>
 }
     
 
@@ -2477,6 +2753,25 @@ export type ApiKeyDeleteManyArgs<ExtArgs extends runtime.Types.Extensions.Intern
    * Limit how many ApiKeys to delete.
    */
   limit?: number
+}
+
+/**
+ * ApiKey.customer
+ */
+export type ApiKey$customerArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  /**
+   * Select specific fields to fetch from the Customer
+   */
+  select?: Prisma.CustomerSelect<ExtArgs> | null
+  /**
+   * Omit specific fields from the Customer
+   */
+  omit?: Prisma.CustomerOmit<ExtArgs> | null
+  /**
+   * Choose, which related nodes to fetch as well
+   */
+  include?: Prisma.CustomerInclude<ExtArgs> | null
+  where?: Prisma.CustomerWhereInput
 }
 
 /**

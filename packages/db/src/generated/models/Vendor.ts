@@ -179,6 +179,10 @@ export type VendorWhereInput = {
   apiKeys?: Prisma.ApiKeyListRelationFilter
   idempotencyRecords?: Prisma.IdempotencyRecordListRelationFilter
   auditEntries?: Prisma.AuditEntryListRelationFilter
+  customers?: Prisma.CustomerListRelationFilter
+  plans?: Prisma.PlanListRelationFilter
+  redemptionCodes?: Prisma.RedemptionCodeListRelationFilter
+  webhooks?: Prisma.WebhookListRelationFilter
 }
 
 export type VendorOrderByWithRelationInput = {
@@ -191,6 +195,10 @@ export type VendorOrderByWithRelationInput = {
   apiKeys?: Prisma.ApiKeyOrderByRelationAggregateInput
   idempotencyRecords?: Prisma.IdempotencyRecordOrderByRelationAggregateInput
   auditEntries?: Prisma.AuditEntryOrderByRelationAggregateInput
+  customers?: Prisma.CustomerOrderByRelationAggregateInput
+  plans?: Prisma.PlanOrderByRelationAggregateInput
+  redemptionCodes?: Prisma.RedemptionCodeOrderByRelationAggregateInput
+  webhooks?: Prisma.WebhookOrderByRelationAggregateInput
 }
 
 export type VendorWhereUniqueInput = Prisma.AtLeast<{
@@ -206,6 +214,10 @@ export type VendorWhereUniqueInput = Prisma.AtLeast<{
   apiKeys?: Prisma.ApiKeyListRelationFilter
   idempotencyRecords?: Prisma.IdempotencyRecordListRelationFilter
   auditEntries?: Prisma.AuditEntryListRelationFilter
+  customers?: Prisma.CustomerListRelationFilter
+  plans?: Prisma.PlanListRelationFilter
+  redemptionCodes?: Prisma.RedemptionCodeListRelationFilter
+  webhooks?: Prisma.WebhookListRelationFilter
 }, "id" | "name">
 
 export type VendorOrderByWithAggregationInput = {
@@ -238,6 +250,10 @@ export type VendorCreateInput = {
   apiKeys?: Prisma.ApiKeyCreateNestedManyWithoutVendorInput
   idempotencyRecords?: Prisma.IdempotencyRecordCreateNestedManyWithoutVendorInput
   auditEntries?: Prisma.AuditEntryCreateNestedManyWithoutVendorInput
+  customers?: Prisma.CustomerCreateNestedManyWithoutVendorInput
+  plans?: Prisma.PlanCreateNestedManyWithoutVendorInput
+  redemptionCodes?: Prisma.RedemptionCodeCreateNestedManyWithoutVendorInput
+  webhooks?: Prisma.WebhookCreateNestedManyWithoutVendorInput
 }
 
 export type VendorUncheckedCreateInput = {
@@ -250,6 +266,10 @@ export type VendorUncheckedCreateInput = {
   apiKeys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutVendorInput
   idempotencyRecords?: Prisma.IdempotencyRecordUncheckedCreateNestedManyWithoutVendorInput
   auditEntries?: Prisma.AuditEntryUncheckedCreateNestedManyWithoutVendorInput
+  customers?: Prisma.CustomerUncheckedCreateNestedManyWithoutVendorInput
+  plans?: Prisma.PlanUncheckedCreateNestedManyWithoutVendorInput
+  redemptionCodes?: Prisma.RedemptionCodeUncheckedCreateNestedManyWithoutVendorInput
+  webhooks?: Prisma.WebhookUncheckedCreateNestedManyWithoutVendorInput
 }
 
 export type VendorUpdateInput = {
@@ -262,6 +282,10 @@ export type VendorUpdateInput = {
   apiKeys?: Prisma.ApiKeyUpdateManyWithoutVendorNestedInput
   idempotencyRecords?: Prisma.IdempotencyRecordUpdateManyWithoutVendorNestedInput
   auditEntries?: Prisma.AuditEntryUpdateManyWithoutVendorNestedInput
+  customers?: Prisma.CustomerUpdateManyWithoutVendorNestedInput
+  plans?: Prisma.PlanUpdateManyWithoutVendorNestedInput
+  redemptionCodes?: Prisma.RedemptionCodeUpdateManyWithoutVendorNestedInput
+  webhooks?: Prisma.WebhookUpdateManyWithoutVendorNestedInput
 }
 
 export type VendorUncheckedUpdateInput = {
@@ -274,6 +298,10 @@ export type VendorUncheckedUpdateInput = {
   apiKeys?: Prisma.ApiKeyUncheckedUpdateManyWithoutVendorNestedInput
   idempotencyRecords?: Prisma.IdempotencyRecordUncheckedUpdateManyWithoutVendorNestedInput
   auditEntries?: Prisma.AuditEntryUncheckedUpdateManyWithoutVendorNestedInput
+  customers?: Prisma.CustomerUncheckedUpdateManyWithoutVendorNestedInput
+  plans?: Prisma.PlanUncheckedUpdateManyWithoutVendorNestedInput
+  redemptionCodes?: Prisma.RedemptionCodeUncheckedUpdateManyWithoutVendorNestedInput
+  webhooks?: Prisma.WebhookUncheckedUpdateManyWithoutVendorNestedInput
 }
 
 export type VendorCreateManyInput = {
@@ -401,6 +429,62 @@ export type VendorUpdateOneRequiredWithoutAuditEntriesNestedInput = {
   update?: Prisma.XOR<Prisma.XOR<Prisma.VendorUpdateToOneWithWhereWithoutAuditEntriesInput, Prisma.VendorUpdateWithoutAuditEntriesInput>, Prisma.VendorUncheckedUpdateWithoutAuditEntriesInput>
 }
 
+export type VendorCreateNestedOneWithoutCustomersInput = {
+  create?: Prisma.XOR<Prisma.VendorCreateWithoutCustomersInput, Prisma.VendorUncheckedCreateWithoutCustomersInput>
+  connectOrCreate?: Prisma.VendorCreateOrConnectWithoutCustomersInput
+  connect?: Prisma.VendorWhereUniqueInput
+}
+
+export type VendorUpdateOneRequiredWithoutCustomersNestedInput = {
+  create?: Prisma.XOR<Prisma.VendorCreateWithoutCustomersInput, Prisma.VendorUncheckedCreateWithoutCustomersInput>
+  connectOrCreate?: Prisma.VendorCreateOrConnectWithoutCustomersInput
+  upsert?: Prisma.VendorUpsertWithoutCustomersInput
+  connect?: Prisma.VendorWhereUniqueInput
+  update?: Prisma.XOR<Prisma.XOR<Prisma.VendorUpdateToOneWithWhereWithoutCustomersInput, Prisma.VendorUpdateWithoutCustomersInput>, Prisma.VendorUncheckedUpdateWithoutCustomersInput>
+}
+
+export type VendorCreateNestedOneWithoutPlansInput = {
+  create?: Prisma.XOR<Prisma.VendorCreateWithoutPlansInput, Prisma.VendorUncheckedCreateWithoutPlansInput>
+  connectOrCreate?: Prisma.VendorCreateOrConnectWithoutPlansInput
+  connect?: Prisma.VendorWhereUniqueInput
+}
+
+export type VendorUpdateOneRequiredWithoutPlansNestedInput = {
+  create?: Prisma.XOR<Prisma.VendorCreateWithoutPlansInput, Prisma.VendorUncheckedCreateWithoutPlansInput>
+  connectOrCreate?: Prisma.VendorCreateOrConnectWithoutPlansInput
+  upsert?: Prisma.VendorUpsertWithoutPlansInput
+  connect?: Prisma.VendorWhereUniqueInput
+  update?: Prisma.XOR<Prisma.XOR<Prisma.VendorUpdateToOneWithWhereWithoutPlansInput, Prisma.VendorUpdateWithoutPlansInput>, Prisma.VendorUncheckedUpdateWithoutPlansInput>
+}
+
+export type VendorCreateNestedOneWithoutRedemptionCodesInput = {
+  create?: Prisma.XOR<Prisma.VendorCreateWithoutRedemptionCodesInput, Prisma.VendorUncheckedCreateWithoutRedemptionCodesInput>
+  connectOrCreate?: Prisma.VendorCreateOrConnectWithoutRedemptionCodesInput
+  connect?: Prisma.VendorWhereUniqueInput
+}
+
+export type VendorUpdateOneRequiredWithoutRedemptionCodesNestedInput = {
+  create?: Prisma.XOR<Prisma.VendorCreateWithoutRedemptionCodesInput, Prisma.VendorUncheckedCreateWithoutRedemptionCodesInput>
+  connectOrCreate?: Prisma.VendorCreateOrConnectWithoutRedemptionCodesInput
+  upsert?: Prisma.VendorUpsertWithoutRedemptionCodesInput
+  connect?: Prisma.VendorWhereUniqueInput
+  update?: Prisma.XOR<Prisma.XOR<Prisma.VendorUpdateToOneWithWhereWithoutRedemptionCodesInput, Prisma.VendorUpdateWithoutRedemptionCodesInput>, Prisma.VendorUncheckedUpdateWithoutRedemptionCodesInput>
+}
+
+export type VendorCreateNestedOneWithoutWebhooksInput = {
+  create?: Prisma.XOR<Prisma.VendorCreateWithoutWebhooksInput, Prisma.VendorUncheckedCreateWithoutWebhooksInput>
+  connectOrCreate?: Prisma.VendorCreateOrConnectWithoutWebhooksInput
+  connect?: Prisma.VendorWhereUniqueInput
+}
+
+export type VendorUpdateOneRequiredWithoutWebhooksNestedInput = {
+  create?: Prisma.XOR<Prisma.VendorCreateWithoutWebhooksInput, Prisma.VendorUncheckedCreateWithoutWebhooksInput>
+  connectOrCreate?: Prisma.VendorCreateOrConnectWithoutWebhooksInput
+  upsert?: Prisma.VendorUpsertWithoutWebhooksInput
+  connect?: Prisma.VendorWhereUniqueInput
+  update?: Prisma.XOR<Prisma.XOR<Prisma.VendorUpdateToOneWithWhereWithoutWebhooksInput, Prisma.VendorUpdateWithoutWebhooksInput>, Prisma.VendorUncheckedUpdateWithoutWebhooksInput>
+}
+
 export type VendorCreateWithoutTokensInput = {
   id: string
   name: string
@@ -410,6 +494,10 @@ export type VendorCreateWithoutTokensInput = {
   apiKeys?: Prisma.ApiKeyCreateNestedManyWithoutVendorInput
   idempotencyRecords?: Prisma.IdempotencyRecordCreateNestedManyWithoutVendorInput
   auditEntries?: Prisma.AuditEntryCreateNestedManyWithoutVendorInput
+  customers?: Prisma.CustomerCreateNestedManyWithoutVendorInput
+  plans?: Prisma.PlanCreateNestedManyWithoutVendorInput
+  redemptionCodes?: Prisma.RedemptionCodeCreateNestedManyWithoutVendorInput
+  webhooks?: Prisma.WebhookCreateNestedManyWithoutVendorInput
 }
 
 export type VendorUncheckedCreateWithoutTokensInput = {
@@ -421,6 +509,10 @@ export type VendorUncheckedCreateWithoutTokensInput = {
   apiKeys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutVendorInput
   idempotencyRecords?: Prisma.IdempotencyRecordUncheckedCreateNestedManyWithoutVendorInput
   auditEntries?: Prisma.AuditEntryUncheckedCreateNestedManyWithoutVendorInput
+  customers?: Prisma.CustomerUncheckedCreateNestedManyWithoutVendorInput
+  plans?: Prisma.PlanUncheckedCreateNestedManyWithoutVendorInput
+  redemptionCodes?: Prisma.RedemptionCodeUncheckedCreateNestedManyWithoutVendorInput
+  webhooks?: Prisma.WebhookUncheckedCreateNestedManyWithoutVendorInput
 }
 
 export type VendorCreateOrConnectWithoutTokensInput = {
@@ -448,6 +540,10 @@ export type VendorUpdateWithoutTokensInput = {
   apiKeys?: Prisma.ApiKeyUpdateManyWithoutVendorNestedInput
   idempotencyRecords?: Prisma.IdempotencyRecordUpdateManyWithoutVendorNestedInput
   auditEntries?: Prisma.AuditEntryUpdateManyWithoutVendorNestedInput
+  customers?: Prisma.CustomerUpdateManyWithoutVendorNestedInput
+  plans?: Prisma.PlanUpdateManyWithoutVendorNestedInput
+  redemptionCodes?: Prisma.RedemptionCodeUpdateManyWithoutVendorNestedInput
+  webhooks?: Prisma.WebhookUpdateManyWithoutVendorNestedInput
 }
 
 export type VendorUncheckedUpdateWithoutTokensInput = {
@@ -459,6 +555,10 @@ export type VendorUncheckedUpdateWithoutTokensInput = {
   apiKeys?: Prisma.ApiKeyUncheckedUpdateManyWithoutVendorNestedInput
   idempotencyRecords?: Prisma.IdempotencyRecordUncheckedUpdateManyWithoutVendorNestedInput
   auditEntries?: Prisma.AuditEntryUncheckedUpdateManyWithoutVendorNestedInput
+  customers?: Prisma.CustomerUncheckedUpdateManyWithoutVendorNestedInput
+  plans?: Prisma.PlanUncheckedUpdateManyWithoutVendorNestedInput
+  redemptionCodes?: Prisma.RedemptionCodeUncheckedUpdateManyWithoutVendorNestedInput
+  webhooks?: Prisma.WebhookUncheckedUpdateManyWithoutVendorNestedInput
 }
 
 export type VendorCreateWithoutServerOptionsInput = {
@@ -470,6 +570,10 @@ export type VendorCreateWithoutServerOptionsInput = {
   apiKeys?: Prisma.ApiKeyCreateNestedManyWithoutVendorInput
   idempotencyRecords?: Prisma.IdempotencyRecordCreateNestedManyWithoutVendorInput
   auditEntries?: Prisma.AuditEntryCreateNestedManyWithoutVendorInput
+  customers?: Prisma.CustomerCreateNestedManyWithoutVendorInput
+  plans?: Prisma.PlanCreateNestedManyWithoutVendorInput
+  redemptionCodes?: Prisma.RedemptionCodeCreateNestedManyWithoutVendorInput
+  webhooks?: Prisma.WebhookCreateNestedManyWithoutVendorInput
 }
 
 export type VendorUncheckedCreateWithoutServerOptionsInput = {
@@ -481,6 +585,10 @@ export type VendorUncheckedCreateWithoutServerOptionsInput = {
   apiKeys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutVendorInput
   idempotencyRecords?: Prisma.IdempotencyRecordUncheckedCreateNestedManyWithoutVendorInput
   auditEntries?: Prisma.AuditEntryUncheckedCreateNestedManyWithoutVendorInput
+  customers?: Prisma.CustomerUncheckedCreateNestedManyWithoutVendorInput
+  plans?: Prisma.PlanUncheckedCreateNestedManyWithoutVendorInput
+  redemptionCodes?: Prisma.RedemptionCodeUncheckedCreateNestedManyWithoutVendorInput
+  webhooks?: Prisma.WebhookUncheckedCreateNestedManyWithoutVendorInput
 }
 
 export type VendorCreateOrConnectWithoutServerOptionsInput = {
@@ -508,6 +616,10 @@ export type VendorUpdateWithoutServerOptionsInput = {
   apiKeys?: Prisma.ApiKeyUpdateManyWithoutVendorNestedInput
   idempotencyRecords?: Prisma.IdempotencyRecordUpdateManyWithoutVendorNestedInput
   auditEntries?: Prisma.AuditEntryUpdateManyWithoutVendorNestedInput
+  customers?: Prisma.CustomerUpdateManyWithoutVendorNestedInput
+  plans?: Prisma.PlanUpdateManyWithoutVendorNestedInput
+  redemptionCodes?: Prisma.RedemptionCodeUpdateManyWithoutVendorNestedInput
+  webhooks?: Prisma.WebhookUpdateManyWithoutVendorNestedInput
 }
 
 export type VendorUncheckedUpdateWithoutServerOptionsInput = {
@@ -519,6 +631,10 @@ export type VendorUncheckedUpdateWithoutServerOptionsInput = {
   apiKeys?: Prisma.ApiKeyUncheckedUpdateManyWithoutVendorNestedInput
   idempotencyRecords?: Prisma.IdempotencyRecordUncheckedUpdateManyWithoutVendorNestedInput
   auditEntries?: Prisma.AuditEntryUncheckedUpdateManyWithoutVendorNestedInput
+  customers?: Prisma.CustomerUncheckedUpdateManyWithoutVendorNestedInput
+  plans?: Prisma.PlanUncheckedUpdateManyWithoutVendorNestedInput
+  redemptionCodes?: Prisma.RedemptionCodeUncheckedUpdateManyWithoutVendorNestedInput
+  webhooks?: Prisma.WebhookUncheckedUpdateManyWithoutVendorNestedInput
 }
 
 export type VendorCreateWithoutApiKeysInput = {
@@ -530,6 +646,10 @@ export type VendorCreateWithoutApiKeysInput = {
   serverOptions?: Prisma.VendorServerOptionCreateNestedManyWithoutVendorInput
   idempotencyRecords?: Prisma.IdempotencyRecordCreateNestedManyWithoutVendorInput
   auditEntries?: Prisma.AuditEntryCreateNestedManyWithoutVendorInput
+  customers?: Prisma.CustomerCreateNestedManyWithoutVendorInput
+  plans?: Prisma.PlanCreateNestedManyWithoutVendorInput
+  redemptionCodes?: Prisma.RedemptionCodeCreateNestedManyWithoutVendorInput
+  webhooks?: Prisma.WebhookCreateNestedManyWithoutVendorInput
 }
 
 export type VendorUncheckedCreateWithoutApiKeysInput = {
@@ -541,6 +661,10 @@ export type VendorUncheckedCreateWithoutApiKeysInput = {
   serverOptions?: Prisma.VendorServerOptionUncheckedCreateNestedManyWithoutVendorInput
   idempotencyRecords?: Prisma.IdempotencyRecordUncheckedCreateNestedManyWithoutVendorInput
   auditEntries?: Prisma.AuditEntryUncheckedCreateNestedManyWithoutVendorInput
+  customers?: Prisma.CustomerUncheckedCreateNestedManyWithoutVendorInput
+  plans?: Prisma.PlanUncheckedCreateNestedManyWithoutVendorInput
+  redemptionCodes?: Prisma.RedemptionCodeUncheckedCreateNestedManyWithoutVendorInput
+  webhooks?: Prisma.WebhookUncheckedCreateNestedManyWithoutVendorInput
 }
 
 export type VendorCreateOrConnectWithoutApiKeysInput = {
@@ -568,6 +692,10 @@ export type VendorUpdateWithoutApiKeysInput = {
   serverOptions?: Prisma.VendorServerOptionUpdateManyWithoutVendorNestedInput
   idempotencyRecords?: Prisma.IdempotencyRecordUpdateManyWithoutVendorNestedInput
   auditEntries?: Prisma.AuditEntryUpdateManyWithoutVendorNestedInput
+  customers?: Prisma.CustomerUpdateManyWithoutVendorNestedInput
+  plans?: Prisma.PlanUpdateManyWithoutVendorNestedInput
+  redemptionCodes?: Prisma.RedemptionCodeUpdateManyWithoutVendorNestedInput
+  webhooks?: Prisma.WebhookUpdateManyWithoutVendorNestedInput
 }
 
 export type VendorUncheckedUpdateWithoutApiKeysInput = {
@@ -579,6 +707,10 @@ export type VendorUncheckedUpdateWithoutApiKeysInput = {
   serverOptions?: Prisma.VendorServerOptionUncheckedUpdateManyWithoutVendorNestedInput
   idempotencyRecords?: Prisma.IdempotencyRecordUncheckedUpdateManyWithoutVendorNestedInput
   auditEntries?: Prisma.AuditEntryUncheckedUpdateManyWithoutVendorNestedInput
+  customers?: Prisma.CustomerUncheckedUpdateManyWithoutVendorNestedInput
+  plans?: Prisma.PlanUncheckedUpdateManyWithoutVendorNestedInput
+  redemptionCodes?: Prisma.RedemptionCodeUncheckedUpdateManyWithoutVendorNestedInput
+  webhooks?: Prisma.WebhookUncheckedUpdateManyWithoutVendorNestedInput
 }
 
 export type VendorCreateWithoutIdempotencyRecordsInput = {
@@ -590,6 +722,10 @@ export type VendorCreateWithoutIdempotencyRecordsInput = {
   serverOptions?: Prisma.VendorServerOptionCreateNestedManyWithoutVendorInput
   apiKeys?: Prisma.ApiKeyCreateNestedManyWithoutVendorInput
   auditEntries?: Prisma.AuditEntryCreateNestedManyWithoutVendorInput
+  customers?: Prisma.CustomerCreateNestedManyWithoutVendorInput
+  plans?: Prisma.PlanCreateNestedManyWithoutVendorInput
+  redemptionCodes?: Prisma.RedemptionCodeCreateNestedManyWithoutVendorInput
+  webhooks?: Prisma.WebhookCreateNestedManyWithoutVendorInput
 }
 
 export type VendorUncheckedCreateWithoutIdempotencyRecordsInput = {
@@ -601,6 +737,10 @@ export type VendorUncheckedCreateWithoutIdempotencyRecordsInput = {
   serverOptions?: Prisma.VendorServerOptionUncheckedCreateNestedManyWithoutVendorInput
   apiKeys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutVendorInput
   auditEntries?: Prisma.AuditEntryUncheckedCreateNestedManyWithoutVendorInput
+  customers?: Prisma.CustomerUncheckedCreateNestedManyWithoutVendorInput
+  plans?: Prisma.PlanUncheckedCreateNestedManyWithoutVendorInput
+  redemptionCodes?: Prisma.RedemptionCodeUncheckedCreateNestedManyWithoutVendorInput
+  webhooks?: Prisma.WebhookUncheckedCreateNestedManyWithoutVendorInput
 }
 
 export type VendorCreateOrConnectWithoutIdempotencyRecordsInput = {
@@ -628,6 +768,10 @@ export type VendorUpdateWithoutIdempotencyRecordsInput = {
   serverOptions?: Prisma.VendorServerOptionUpdateManyWithoutVendorNestedInput
   apiKeys?: Prisma.ApiKeyUpdateManyWithoutVendorNestedInput
   auditEntries?: Prisma.AuditEntryUpdateManyWithoutVendorNestedInput
+  customers?: Prisma.CustomerUpdateManyWithoutVendorNestedInput
+  plans?: Prisma.PlanUpdateManyWithoutVendorNestedInput
+  redemptionCodes?: Prisma.RedemptionCodeUpdateManyWithoutVendorNestedInput
+  webhooks?: Prisma.WebhookUpdateManyWithoutVendorNestedInput
 }
 
 export type VendorUncheckedUpdateWithoutIdempotencyRecordsInput = {
@@ -639,6 +783,10 @@ export type VendorUncheckedUpdateWithoutIdempotencyRecordsInput = {
   serverOptions?: Prisma.VendorServerOptionUncheckedUpdateManyWithoutVendorNestedInput
   apiKeys?: Prisma.ApiKeyUncheckedUpdateManyWithoutVendorNestedInput
   auditEntries?: Prisma.AuditEntryUncheckedUpdateManyWithoutVendorNestedInput
+  customers?: Prisma.CustomerUncheckedUpdateManyWithoutVendorNestedInput
+  plans?: Prisma.PlanUncheckedUpdateManyWithoutVendorNestedInput
+  redemptionCodes?: Prisma.RedemptionCodeUncheckedUpdateManyWithoutVendorNestedInput
+  webhooks?: Prisma.WebhookUncheckedUpdateManyWithoutVendorNestedInput
 }
 
 export type VendorCreateWithoutAuditEntriesInput = {
@@ -650,6 +798,10 @@ export type VendorCreateWithoutAuditEntriesInput = {
   serverOptions?: Prisma.VendorServerOptionCreateNestedManyWithoutVendorInput
   apiKeys?: Prisma.ApiKeyCreateNestedManyWithoutVendorInput
   idempotencyRecords?: Prisma.IdempotencyRecordCreateNestedManyWithoutVendorInput
+  customers?: Prisma.CustomerCreateNestedManyWithoutVendorInput
+  plans?: Prisma.PlanCreateNestedManyWithoutVendorInput
+  redemptionCodes?: Prisma.RedemptionCodeCreateNestedManyWithoutVendorInput
+  webhooks?: Prisma.WebhookCreateNestedManyWithoutVendorInput
 }
 
 export type VendorUncheckedCreateWithoutAuditEntriesInput = {
@@ -661,6 +813,10 @@ export type VendorUncheckedCreateWithoutAuditEntriesInput = {
   serverOptions?: Prisma.VendorServerOptionUncheckedCreateNestedManyWithoutVendorInput
   apiKeys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutVendorInput
   idempotencyRecords?: Prisma.IdempotencyRecordUncheckedCreateNestedManyWithoutVendorInput
+  customers?: Prisma.CustomerUncheckedCreateNestedManyWithoutVendorInput
+  plans?: Prisma.PlanUncheckedCreateNestedManyWithoutVendorInput
+  redemptionCodes?: Prisma.RedemptionCodeUncheckedCreateNestedManyWithoutVendorInput
+  webhooks?: Prisma.WebhookUncheckedCreateNestedManyWithoutVendorInput
 }
 
 export type VendorCreateOrConnectWithoutAuditEntriesInput = {
@@ -688,6 +844,10 @@ export type VendorUpdateWithoutAuditEntriesInput = {
   serverOptions?: Prisma.VendorServerOptionUpdateManyWithoutVendorNestedInput
   apiKeys?: Prisma.ApiKeyUpdateManyWithoutVendorNestedInput
   idempotencyRecords?: Prisma.IdempotencyRecordUpdateManyWithoutVendorNestedInput
+  customers?: Prisma.CustomerUpdateManyWithoutVendorNestedInput
+  plans?: Prisma.PlanUpdateManyWithoutVendorNestedInput
+  redemptionCodes?: Prisma.RedemptionCodeUpdateManyWithoutVendorNestedInput
+  webhooks?: Prisma.WebhookUpdateManyWithoutVendorNestedInput
 }
 
 export type VendorUncheckedUpdateWithoutAuditEntriesInput = {
@@ -699,6 +859,314 @@ export type VendorUncheckedUpdateWithoutAuditEntriesInput = {
   serverOptions?: Prisma.VendorServerOptionUncheckedUpdateManyWithoutVendorNestedInput
   apiKeys?: Prisma.ApiKeyUncheckedUpdateManyWithoutVendorNestedInput
   idempotencyRecords?: Prisma.IdempotencyRecordUncheckedUpdateManyWithoutVendorNestedInput
+  customers?: Prisma.CustomerUncheckedUpdateManyWithoutVendorNestedInput
+  plans?: Prisma.PlanUncheckedUpdateManyWithoutVendorNestedInput
+  redemptionCodes?: Prisma.RedemptionCodeUncheckedUpdateManyWithoutVendorNestedInput
+  webhooks?: Prisma.WebhookUncheckedUpdateManyWithoutVendorNestedInput
+}
+
+export type VendorCreateWithoutCustomersInput = {
+  id: string
+  name: string
+  createdAt?: Date | string
+  updatedAt?: Date | string
+  tokens?: Prisma.VendorTokenCreateNestedManyWithoutVendorInput
+  serverOptions?: Prisma.VendorServerOptionCreateNestedManyWithoutVendorInput
+  apiKeys?: Prisma.ApiKeyCreateNestedManyWithoutVendorInput
+  idempotencyRecords?: Prisma.IdempotencyRecordCreateNestedManyWithoutVendorInput
+  auditEntries?: Prisma.AuditEntryCreateNestedManyWithoutVendorInput
+  plans?: Prisma.PlanCreateNestedManyWithoutVendorInput
+  redemptionCodes?: Prisma.RedemptionCodeCreateNestedManyWithoutVendorInput
+  webhooks?: Prisma.WebhookCreateNestedManyWithoutVendorInput
+}
+
+export type VendorUncheckedCreateWithoutCustomersInput = {
+  id: string
+  name: string
+  createdAt?: Date | string
+  updatedAt?: Date | string
+  tokens?: Prisma.VendorTokenUncheckedCreateNestedManyWithoutVendorInput
+  serverOptions?: Prisma.VendorServerOptionUncheckedCreateNestedManyWithoutVendorInput
+  apiKeys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutVendorInput
+  idempotencyRecords?: Prisma.IdempotencyRecordUncheckedCreateNestedManyWithoutVendorInput
+  auditEntries?: Prisma.AuditEntryUncheckedCreateNestedManyWithoutVendorInput
+  plans?: Prisma.PlanUncheckedCreateNestedManyWithoutVendorInput
+  redemptionCodes?: Prisma.RedemptionCodeUncheckedCreateNestedManyWithoutVendorInput
+  webhooks?: Prisma.WebhookUncheckedCreateNestedManyWithoutVendorInput
+}
+
+export type VendorCreateOrConnectWithoutCustomersInput = {
+  where: Prisma.VendorWhereUniqueInput
+  create: Prisma.XOR<Prisma.VendorCreateWithoutCustomersInput, Prisma.VendorUncheckedCreateWithoutCustomersInput>
+}
+
+export type VendorUpsertWithoutCustomersInput = {
+  update: Prisma.XOR<Prisma.VendorUpdateWithoutCustomersInput, Prisma.VendorUncheckedUpdateWithoutCustomersInput>
+  create: Prisma.XOR<Prisma.VendorCreateWithoutCustomersInput, Prisma.VendorUncheckedCreateWithoutCustomersInput>
+  where?: Prisma.VendorWhereInput
+}
+
+export type VendorUpdateToOneWithWhereWithoutCustomersInput = {
+  where?: Prisma.VendorWhereInput
+  data: Prisma.XOR<Prisma.VendorUpdateWithoutCustomersInput, Prisma.VendorUncheckedUpdateWithoutCustomersInput>
+}
+
+export type VendorUpdateWithoutCustomersInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  tokens?: Prisma.VendorTokenUpdateManyWithoutVendorNestedInput
+  serverOptions?: Prisma.VendorServerOptionUpdateManyWithoutVendorNestedInput
+  apiKeys?: Prisma.ApiKeyUpdateManyWithoutVendorNestedInput
+  idempotencyRecords?: Prisma.IdempotencyRecordUpdateManyWithoutVendorNestedInput
+  auditEntries?: Prisma.AuditEntryUpdateManyWithoutVendorNestedInput
+  plans?: Prisma.PlanUpdateManyWithoutVendorNestedInput
+  redemptionCodes?: Prisma.RedemptionCodeUpdateManyWithoutVendorNestedInput
+  webhooks?: Prisma.WebhookUpdateManyWithoutVendorNestedInput
+}
+
+export type VendorUncheckedUpdateWithoutCustomersInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  tokens?: Prisma.VendorTokenUncheckedUpdateManyWithoutVendorNestedInput
+  serverOptions?: Prisma.VendorServerOptionUncheckedUpdateManyWithoutVendorNestedInput
+  apiKeys?: Prisma.ApiKeyUncheckedUpdateManyWithoutVendorNestedInput
+  idempotencyRecords?: Prisma.IdempotencyRecordUncheckedUpdateManyWithoutVendorNestedInput
+  auditEntries?: Prisma.AuditEntryUncheckedUpdateManyWithoutVendorNestedInput
+  plans?: Prisma.PlanUncheckedUpdateManyWithoutVendorNestedInput
+  redemptionCodes?: Prisma.RedemptionCodeUncheckedUpdateManyWithoutVendorNestedInput
+  webhooks?: Prisma.WebhookUncheckedUpdateManyWithoutVendorNestedInput
+}
+
+export type VendorCreateWithoutPlansInput = {
+  id: string
+  name: string
+  createdAt?: Date | string
+  updatedAt?: Date | string
+  tokens?: Prisma.VendorTokenCreateNestedManyWithoutVendorInput
+  serverOptions?: Prisma.VendorServerOptionCreateNestedManyWithoutVendorInput
+  apiKeys?: Prisma.ApiKeyCreateNestedManyWithoutVendorInput
+  idempotencyRecords?: Prisma.IdempotencyRecordCreateNestedManyWithoutVendorInput
+  auditEntries?: Prisma.AuditEntryCreateNestedManyWithoutVendorInput
+  customers?: Prisma.CustomerCreateNestedManyWithoutVendorInput
+  redemptionCodes?: Prisma.RedemptionCodeCreateNestedManyWithoutVendorInput
+  webhooks?: Prisma.WebhookCreateNestedManyWithoutVendorInput
+}
+
+export type VendorUncheckedCreateWithoutPlansInput = {
+  id: string
+  name: string
+  createdAt?: Date | string
+  updatedAt?: Date | string
+  tokens?: Prisma.VendorTokenUncheckedCreateNestedManyWithoutVendorInput
+  serverOptions?: Prisma.VendorServerOptionUncheckedCreateNestedManyWithoutVendorInput
+  apiKeys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutVendorInput
+  idempotencyRecords?: Prisma.IdempotencyRecordUncheckedCreateNestedManyWithoutVendorInput
+  auditEntries?: Prisma.AuditEntryUncheckedCreateNestedManyWithoutVendorInput
+  customers?: Prisma.CustomerUncheckedCreateNestedManyWithoutVendorInput
+  redemptionCodes?: Prisma.RedemptionCodeUncheckedCreateNestedManyWithoutVendorInput
+  webhooks?: Prisma.WebhookUncheckedCreateNestedManyWithoutVendorInput
+}
+
+export type VendorCreateOrConnectWithoutPlansInput = {
+  where: Prisma.VendorWhereUniqueInput
+  create: Prisma.XOR<Prisma.VendorCreateWithoutPlansInput, Prisma.VendorUncheckedCreateWithoutPlansInput>
+}
+
+export type VendorUpsertWithoutPlansInput = {
+  update: Prisma.XOR<Prisma.VendorUpdateWithoutPlansInput, Prisma.VendorUncheckedUpdateWithoutPlansInput>
+  create: Prisma.XOR<Prisma.VendorCreateWithoutPlansInput, Prisma.VendorUncheckedCreateWithoutPlansInput>
+  where?: Prisma.VendorWhereInput
+}
+
+export type VendorUpdateToOneWithWhereWithoutPlansInput = {
+  where?: Prisma.VendorWhereInput
+  data: Prisma.XOR<Prisma.VendorUpdateWithoutPlansInput, Prisma.VendorUncheckedUpdateWithoutPlansInput>
+}
+
+export type VendorUpdateWithoutPlansInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  tokens?: Prisma.VendorTokenUpdateManyWithoutVendorNestedInput
+  serverOptions?: Prisma.VendorServerOptionUpdateManyWithoutVendorNestedInput
+  apiKeys?: Prisma.ApiKeyUpdateManyWithoutVendorNestedInput
+  idempotencyRecords?: Prisma.IdempotencyRecordUpdateManyWithoutVendorNestedInput
+  auditEntries?: Prisma.AuditEntryUpdateManyWithoutVendorNestedInput
+  customers?: Prisma.CustomerUpdateManyWithoutVendorNestedInput
+  redemptionCodes?: Prisma.RedemptionCodeUpdateManyWithoutVendorNestedInput
+  webhooks?: Prisma.WebhookUpdateManyWithoutVendorNestedInput
+}
+
+export type VendorUncheckedUpdateWithoutPlansInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  tokens?: Prisma.VendorTokenUncheckedUpdateManyWithoutVendorNestedInput
+  serverOptions?: Prisma.VendorServerOptionUncheckedUpdateManyWithoutVendorNestedInput
+  apiKeys?: Prisma.ApiKeyUncheckedUpdateManyWithoutVendorNestedInput
+  idempotencyRecords?: Prisma.IdempotencyRecordUncheckedUpdateManyWithoutVendorNestedInput
+  auditEntries?: Prisma.AuditEntryUncheckedUpdateManyWithoutVendorNestedInput
+  customers?: Prisma.CustomerUncheckedUpdateManyWithoutVendorNestedInput
+  redemptionCodes?: Prisma.RedemptionCodeUncheckedUpdateManyWithoutVendorNestedInput
+  webhooks?: Prisma.WebhookUncheckedUpdateManyWithoutVendorNestedInput
+}
+
+export type VendorCreateWithoutRedemptionCodesInput = {
+  id: string
+  name: string
+  createdAt?: Date | string
+  updatedAt?: Date | string
+  tokens?: Prisma.VendorTokenCreateNestedManyWithoutVendorInput
+  serverOptions?: Prisma.VendorServerOptionCreateNestedManyWithoutVendorInput
+  apiKeys?: Prisma.ApiKeyCreateNestedManyWithoutVendorInput
+  idempotencyRecords?: Prisma.IdempotencyRecordCreateNestedManyWithoutVendorInput
+  auditEntries?: Prisma.AuditEntryCreateNestedManyWithoutVendorInput
+  customers?: Prisma.CustomerCreateNestedManyWithoutVendorInput
+  plans?: Prisma.PlanCreateNestedManyWithoutVendorInput
+  webhooks?: Prisma.WebhookCreateNestedManyWithoutVendorInput
+}
+
+export type VendorUncheckedCreateWithoutRedemptionCodesInput = {
+  id: string
+  name: string
+  createdAt?: Date | string
+  updatedAt?: Date | string
+  tokens?: Prisma.VendorTokenUncheckedCreateNestedManyWithoutVendorInput
+  serverOptions?: Prisma.VendorServerOptionUncheckedCreateNestedManyWithoutVendorInput
+  apiKeys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutVendorInput
+  idempotencyRecords?: Prisma.IdempotencyRecordUncheckedCreateNestedManyWithoutVendorInput
+  auditEntries?: Prisma.AuditEntryUncheckedCreateNestedManyWithoutVendorInput
+  customers?: Prisma.CustomerUncheckedCreateNestedManyWithoutVendorInput
+  plans?: Prisma.PlanUncheckedCreateNestedManyWithoutVendorInput
+  webhooks?: Prisma.WebhookUncheckedCreateNestedManyWithoutVendorInput
+}
+
+export type VendorCreateOrConnectWithoutRedemptionCodesInput = {
+  where: Prisma.VendorWhereUniqueInput
+  create: Prisma.XOR<Prisma.VendorCreateWithoutRedemptionCodesInput, Prisma.VendorUncheckedCreateWithoutRedemptionCodesInput>
+}
+
+export type VendorUpsertWithoutRedemptionCodesInput = {
+  update: Prisma.XOR<Prisma.VendorUpdateWithoutRedemptionCodesInput, Prisma.VendorUncheckedUpdateWithoutRedemptionCodesInput>
+  create: Prisma.XOR<Prisma.VendorCreateWithoutRedemptionCodesInput, Prisma.VendorUncheckedCreateWithoutRedemptionCodesInput>
+  where?: Prisma.VendorWhereInput
+}
+
+export type VendorUpdateToOneWithWhereWithoutRedemptionCodesInput = {
+  where?: Prisma.VendorWhereInput
+  data: Prisma.XOR<Prisma.VendorUpdateWithoutRedemptionCodesInput, Prisma.VendorUncheckedUpdateWithoutRedemptionCodesInput>
+}
+
+export type VendorUpdateWithoutRedemptionCodesInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  tokens?: Prisma.VendorTokenUpdateManyWithoutVendorNestedInput
+  serverOptions?: Prisma.VendorServerOptionUpdateManyWithoutVendorNestedInput
+  apiKeys?: Prisma.ApiKeyUpdateManyWithoutVendorNestedInput
+  idempotencyRecords?: Prisma.IdempotencyRecordUpdateManyWithoutVendorNestedInput
+  auditEntries?: Prisma.AuditEntryUpdateManyWithoutVendorNestedInput
+  customers?: Prisma.CustomerUpdateManyWithoutVendorNestedInput
+  plans?: Prisma.PlanUpdateManyWithoutVendorNestedInput
+  webhooks?: Prisma.WebhookUpdateManyWithoutVendorNestedInput
+}
+
+export type VendorUncheckedUpdateWithoutRedemptionCodesInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  tokens?: Prisma.VendorTokenUncheckedUpdateManyWithoutVendorNestedInput
+  serverOptions?: Prisma.VendorServerOptionUncheckedUpdateManyWithoutVendorNestedInput
+  apiKeys?: Prisma.ApiKeyUncheckedUpdateManyWithoutVendorNestedInput
+  idempotencyRecords?: Prisma.IdempotencyRecordUncheckedUpdateManyWithoutVendorNestedInput
+  auditEntries?: Prisma.AuditEntryUncheckedUpdateManyWithoutVendorNestedInput
+  customers?: Prisma.CustomerUncheckedUpdateManyWithoutVendorNestedInput
+  plans?: Prisma.PlanUncheckedUpdateManyWithoutVendorNestedInput
+  webhooks?: Prisma.WebhookUncheckedUpdateManyWithoutVendorNestedInput
+}
+
+export type VendorCreateWithoutWebhooksInput = {
+  id: string
+  name: string
+  createdAt?: Date | string
+  updatedAt?: Date | string
+  tokens?: Prisma.VendorTokenCreateNestedManyWithoutVendorInput
+  serverOptions?: Prisma.VendorServerOptionCreateNestedManyWithoutVendorInput
+  apiKeys?: Prisma.ApiKeyCreateNestedManyWithoutVendorInput
+  idempotencyRecords?: Prisma.IdempotencyRecordCreateNestedManyWithoutVendorInput
+  auditEntries?: Prisma.AuditEntryCreateNestedManyWithoutVendorInput
+  customers?: Prisma.CustomerCreateNestedManyWithoutVendorInput
+  plans?: Prisma.PlanCreateNestedManyWithoutVendorInput
+  redemptionCodes?: Prisma.RedemptionCodeCreateNestedManyWithoutVendorInput
+}
+
+export type VendorUncheckedCreateWithoutWebhooksInput = {
+  id: string
+  name: string
+  createdAt?: Date | string
+  updatedAt?: Date | string
+  tokens?: Prisma.VendorTokenUncheckedCreateNestedManyWithoutVendorInput
+  serverOptions?: Prisma.VendorServerOptionUncheckedCreateNestedManyWithoutVendorInput
+  apiKeys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutVendorInput
+  idempotencyRecords?: Prisma.IdempotencyRecordUncheckedCreateNestedManyWithoutVendorInput
+  auditEntries?: Prisma.AuditEntryUncheckedCreateNestedManyWithoutVendorInput
+  customers?: Prisma.CustomerUncheckedCreateNestedManyWithoutVendorInput
+  plans?: Prisma.PlanUncheckedCreateNestedManyWithoutVendorInput
+  redemptionCodes?: Prisma.RedemptionCodeUncheckedCreateNestedManyWithoutVendorInput
+}
+
+export type VendorCreateOrConnectWithoutWebhooksInput = {
+  where: Prisma.VendorWhereUniqueInput
+  create: Prisma.XOR<Prisma.VendorCreateWithoutWebhooksInput, Prisma.VendorUncheckedCreateWithoutWebhooksInput>
+}
+
+export type VendorUpsertWithoutWebhooksInput = {
+  update: Prisma.XOR<Prisma.VendorUpdateWithoutWebhooksInput, Prisma.VendorUncheckedUpdateWithoutWebhooksInput>
+  create: Prisma.XOR<Prisma.VendorCreateWithoutWebhooksInput, Prisma.VendorUncheckedCreateWithoutWebhooksInput>
+  where?: Prisma.VendorWhereInput
+}
+
+export type VendorUpdateToOneWithWhereWithoutWebhooksInput = {
+  where?: Prisma.VendorWhereInput
+  data: Prisma.XOR<Prisma.VendorUpdateWithoutWebhooksInput, Prisma.VendorUncheckedUpdateWithoutWebhooksInput>
+}
+
+export type VendorUpdateWithoutWebhooksInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  tokens?: Prisma.VendorTokenUpdateManyWithoutVendorNestedInput
+  serverOptions?: Prisma.VendorServerOptionUpdateManyWithoutVendorNestedInput
+  apiKeys?: Prisma.ApiKeyUpdateManyWithoutVendorNestedInput
+  idempotencyRecords?: Prisma.IdempotencyRecordUpdateManyWithoutVendorNestedInput
+  auditEntries?: Prisma.AuditEntryUpdateManyWithoutVendorNestedInput
+  customers?: Prisma.CustomerUpdateManyWithoutVendorNestedInput
+  plans?: Prisma.PlanUpdateManyWithoutVendorNestedInput
+  redemptionCodes?: Prisma.RedemptionCodeUpdateManyWithoutVendorNestedInput
+}
+
+export type VendorUncheckedUpdateWithoutWebhooksInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  tokens?: Prisma.VendorTokenUncheckedUpdateManyWithoutVendorNestedInput
+  serverOptions?: Prisma.VendorServerOptionUncheckedUpdateManyWithoutVendorNestedInput
+  apiKeys?: Prisma.ApiKeyUncheckedUpdateManyWithoutVendorNestedInput
+  idempotencyRecords?: Prisma.IdempotencyRecordUncheckedUpdateManyWithoutVendorNestedInput
+  auditEntries?: Prisma.AuditEntryUncheckedUpdateManyWithoutVendorNestedInput
+  customers?: Prisma.CustomerUncheckedUpdateManyWithoutVendorNestedInput
+  plans?: Prisma.PlanUncheckedUpdateManyWithoutVendorNestedInput
+  redemptionCodes?: Prisma.RedemptionCodeUncheckedUpdateManyWithoutVendorNestedInput
 }
 
 
@@ -712,6 +1180,10 @@ export type VendorCountOutputType = {
   apiKeys: number
   idempotencyRecords: number
   auditEntries: number
+  customers: number
+  plans: number
+  redemptionCodes: number
+  webhooks: number
 }
 
 export type VendorCountOutputTypeSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
@@ -720,6 +1192,10 @@ export type VendorCountOutputTypeSelect<ExtArgs extends runtime.Types.Extensions
   apiKeys?: boolean | VendorCountOutputTypeCountApiKeysArgs
   idempotencyRecords?: boolean | VendorCountOutputTypeCountIdempotencyRecordsArgs
   auditEntries?: boolean | VendorCountOutputTypeCountAuditEntriesArgs
+  customers?: boolean | VendorCountOutputTypeCountCustomersArgs
+  plans?: boolean | VendorCountOutputTypeCountPlansArgs
+  redemptionCodes?: boolean | VendorCountOutputTypeCountRedemptionCodesArgs
+  webhooks?: boolean | VendorCountOutputTypeCountWebhooksArgs
 }
 
 /**
@@ -767,6 +1243,34 @@ export type VendorCountOutputTypeCountAuditEntriesArgs<ExtArgs extends runtime.T
   where?: Prisma.AuditEntryWhereInput
 }
 
+/**
+ * VendorCountOutputType without action
+ */
+export type VendorCountOutputTypeCountCustomersArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  where?: Prisma.CustomerWhereInput
+}
+
+/**
+ * VendorCountOutputType without action
+ */
+export type VendorCountOutputTypeCountPlansArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  where?: Prisma.PlanWhereInput
+}
+
+/**
+ * VendorCountOutputType without action
+ */
+export type VendorCountOutputTypeCountRedemptionCodesArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  where?: Prisma.RedemptionCodeWhereInput
+}
+
+/**
+ * VendorCountOutputType without action
+ */
+export type VendorCountOutputTypeCountWebhooksArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  where?: Prisma.WebhookWhereInput
+}
+
 
 export type VendorSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetSelect<{
   id?: boolean
@@ -778,6 +1282,10 @@ export type VendorSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs =
   apiKeys?: boolean | Prisma.Vendor$apiKeysArgs<ExtArgs>
   idempotencyRecords?: boolean | Prisma.Vendor$idempotencyRecordsArgs<ExtArgs>
   auditEntries?: boolean | Prisma.Vendor$auditEntriesArgs<ExtArgs>
+  customers?: boolean | Prisma.Vendor$customersArgs<ExtArgs>
+  plans?: boolean | Prisma.Vendor$plansArgs<ExtArgs>
+  redemptionCodes?: boolean | Prisma.Vendor$redemptionCodesArgs<ExtArgs>
+  webhooks?: boolean | Prisma.Vendor$webhooksArgs<ExtArgs>
   _count?: boolean | Prisma.VendorCountOutputTypeDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["vendor"]>
 
@@ -809,6 +1317,10 @@ export type VendorInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs 
   apiKeys?: boolean | Prisma.Vendor$apiKeysArgs<ExtArgs>
   idempotencyRecords?: boolean | Prisma.Vendor$idempotencyRecordsArgs<ExtArgs>
   auditEntries?: boolean | Prisma.Vendor$auditEntriesArgs<ExtArgs>
+  customers?: boolean | Prisma.Vendor$customersArgs<ExtArgs>
+  plans?: boolean | Prisma.Vendor$plansArgs<ExtArgs>
+  redemptionCodes?: boolean | Prisma.Vendor$redemptionCodesArgs<ExtArgs>
+  webhooks?: boolean | Prisma.Vendor$webhooksArgs<ExtArgs>
   _count?: boolean | Prisma.VendorCountOutputTypeDefaultArgs<ExtArgs>
 }
 export type VendorIncludeCreateManyAndReturn<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {}
@@ -822,6 +1334,10 @@ export type $VendorPayload<ExtArgs extends runtime.Types.Extensions.InternalArgs
     apiKeys: Prisma.$ApiKeyPayload<ExtArgs>[]
     idempotencyRecords: Prisma.$IdempotencyRecordPayload<ExtArgs>[]
     auditEntries: Prisma.$AuditEntryPayload<ExtArgs>[]
+    customers: Prisma.$CustomerPayload<ExtArgs>[]
+    plans: Prisma.$PlanPayload<ExtArgs>[]
+    redemptionCodes: Prisma.$RedemptionCodePayload<ExtArgs>[]
+    webhooks: Prisma.$WebhookPayload<ExtArgs>[]
   }
   scalars: runtime.Types.Extensions.GetPayloadResult<{
     id: string
@@ -1227,6 +1743,10 @@ export interface Prisma__VendorClient<T, Null = never, ExtArgs extends runtime.T
   apiKeys<T extends Prisma.Vendor$apiKeysArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Vendor$apiKeysArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$ApiKeyPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   idempotencyRecords<T extends Prisma.Vendor$idempotencyRecordsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Vendor$idempotencyRecordsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$IdempotencyRecordPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   auditEntries<T extends Prisma.Vendor$auditEntriesArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Vendor$auditEntriesArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$AuditEntryPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
+  customers<T extends Prisma.Vendor$customersArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Vendor$customersArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$CustomerPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
+  plans<T extends Prisma.Vendor$plansArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Vendor$plansArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$PlanPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
+  redemptionCodes<T extends Prisma.Vendor$redemptionCodesArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Vendor$redemptionCodesArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$RedemptionCodePayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
+  webhooks<T extends Prisma.Vendor$webhooksArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Vendor$webhooksArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$WebhookPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   /**
    * Attaches callbacks for the resolution and/or rejection of the Promise.
    * @param onfulfilled The callback to execute when the Promise is resolved.
@@ -1770,6 +2290,102 @@ export type Vendor$auditEntriesArgs<ExtArgs extends runtime.Types.Extensions.Int
   take?: number
   skip?: number
   distinct?: Prisma.AuditEntryScalarFieldEnum | Prisma.AuditEntryScalarFieldEnum[]
+}
+
+/**
+ * Vendor.customers
+ */
+export type Vendor$customersArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  /**
+   * Select specific fields to fetch from the Customer
+   */
+  select?: Prisma.CustomerSelect<ExtArgs> | null
+  /**
+   * Omit specific fields from the Customer
+   */
+  omit?: Prisma.CustomerOmit<ExtArgs> | null
+  /**
+   * Choose, which related nodes to fetch as well
+   */
+  include?: Prisma.CustomerInclude<ExtArgs> | null
+  where?: Prisma.CustomerWhereInput
+  orderBy?: Prisma.CustomerOrderByWithRelationInput | Prisma.CustomerOrderByWithRelationInput[]
+  cursor?: Prisma.CustomerWhereUniqueInput
+  take?: number
+  skip?: number
+  distinct?: Prisma.CustomerScalarFieldEnum | Prisma.CustomerScalarFieldEnum[]
+}
+
+/**
+ * Vendor.plans
+ */
+export type Vendor$plansArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  /**
+   * Select specific fields to fetch from the Plan
+   */
+  select?: Prisma.PlanSelect<ExtArgs> | null
+  /**
+   * Omit specific fields from the Plan
+   */
+  omit?: Prisma.PlanOmit<ExtArgs> | null
+  /**
+   * Choose, which related nodes to fetch as well
+   */
+  include?: Prisma.PlanInclude<ExtArgs> | null
+  where?: Prisma.PlanWhereInput
+  orderBy?: Prisma.PlanOrderByWithRelationInput | Prisma.PlanOrderByWithRelationInput[]
+  cursor?: Prisma.PlanWhereUniqueInput
+  take?: number
+  skip?: number
+  distinct?: Prisma.PlanScalarFieldEnum | Prisma.PlanScalarFieldEnum[]
+}
+
+/**
+ * Vendor.redemptionCodes
+ */
+export type Vendor$redemptionCodesArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  /**
+   * Select specific fields to fetch from the RedemptionCode
+   */
+  select?: Prisma.RedemptionCodeSelect<ExtArgs> | null
+  /**
+   * Omit specific fields from the RedemptionCode
+   */
+  omit?: Prisma.RedemptionCodeOmit<ExtArgs> | null
+  /**
+   * Choose, which related nodes to fetch as well
+   */
+  include?: Prisma.RedemptionCodeInclude<ExtArgs> | null
+  where?: Prisma.RedemptionCodeWhereInput
+  orderBy?: Prisma.RedemptionCodeOrderByWithRelationInput | Prisma.RedemptionCodeOrderByWithRelationInput[]
+  cursor?: Prisma.RedemptionCodeWhereUniqueInput
+  take?: number
+  skip?: number
+  distinct?: Prisma.RedemptionCodeScalarFieldEnum | Prisma.RedemptionCodeScalarFieldEnum[]
+}
+
+/**
+ * Vendor.webhooks
+ */
+export type Vendor$webhooksArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  /**
+   * Select specific fields to fetch from the Webhook
+   */
+  select?: Prisma.WebhookSelect<ExtArgs> | null
+  /**
+   * Omit specific fields from the Webhook
+   */
+  omit?: Prisma.WebhookOmit<ExtArgs> | null
+  /**
+   * Choose, which related nodes to fetch as well
+   */
+  include?: Prisma.WebhookInclude<ExtArgs> | null
+  where?: Prisma.WebhookWhereInput
+  orderBy?: Prisma.WebhookOrderByWithRelationInput | Prisma.WebhookOrderByWithRelationInput[]
+  cursor?: Prisma.WebhookWhereUniqueInput
+  take?: number
+  skip?: number
+  distinct?: Prisma.WebhookScalarFieldEnum | Prisma.WebhookScalarFieldEnum[]
 }
 
 /**
