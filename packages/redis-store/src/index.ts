@@ -6,3 +6,4 @@ export * from "./limit-store.ts";
 export * from "./orphan-release.ts";
 export * from "./in-flight-journal.ts";
 export * from "./upstream-health.ts";
+export * from "./wallet.ts";

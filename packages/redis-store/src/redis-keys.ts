@@ -21,7 +21,15 @@ export interface RedisKeys {
    * name the counters below from it (same hash tag, so the same cluster slot), which keeps their
    * arguments small. The suffixes are spelled in limit-scripts.ts too, and must stay the same.
    */
-  limits(keyId: string): string;
+  limits(keyId: string, customerId?: string | null): string;
+  /**
+   * One customer's counters (contract section 19): its wallet, its budget, its plan's windows,
+   * under the customer's `{customerId}` hash tag. The counters of a key that belongs to a customer
+   * live in the same slot (`limits(keyId, customerId)`), so one script checks both.
+   */
+  customer(customerId: string): string;
+  /** The customer's wallet: a hash of `credited`, `spent` and `reserved` (nano-USD integer strings). */
+  wallet(customerId: string): string;
   requestWindow(keyId: string, window: number): string;
   tokenWindow(keyId: string, window: number): string;
   quota(keyId: string): string;
@@ -42,7 +50,9 @@ export function redisKeys(prefix: string): RedisKeys {
     snapshot: `${base}routing-snapshot`,
     events: `${base}events`,
     queuePrefix: `${base}{bull}`,
-    limits: (keyId) => `${base}{${keyId}}`,
+    limits: (keyId, customerId) => (customerId ? `${base}{${customerId}}:key:${keyId}` : `${base}{${keyId}}`),
+    customer: (customerId) => `${base}{${customerId}}`,
+    wallet: (customerId) => `${base}{${customerId}}:wallet`,
     requestWindow: (keyId, window) => `${base}{${keyId}}:rpm:${window}`,
     tokenWindow: (keyId, window) => `${base}{${keyId}}:tpm:${window}`,
     quota: (keyId) => `${base}{${keyId}}:quota`,
