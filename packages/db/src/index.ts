@@ -8,6 +8,8 @@ export { DEFAULT_DATABASE_URL, databaseName, dropDatabase, ensureDatabase, withD
 export { applyMigrations, createMigration, diffDatabaseAgainstSchema, diffMigrationsAgainstSchema } from "./migrate.ts";
 export { API_KEY_STATUSES, UPSTREAM_SHAPES, USAGE_STATUSES } from "./domain.ts";
 export type { ApiKeyStatus, UpstreamShape, UsageStatus } from "./domain.ts";
+export { emitWebhookEvent, isWebhookEventType, WEBHOOK_EVENT_TYPES, webhookEventBody, webhookEventId } from "./webhook-events.ts";
+export type { EmittedWebhookEvent, WebhookEmitClient, WebhookEventInput, WebhookEventType } from "./webhook-events.ts";
 
 export interface DbOptions {
   url: string;
