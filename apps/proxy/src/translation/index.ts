@@ -4,11 +4,11 @@ import { chatToMessages } from "./chat-to-messages/index.ts";
 import { messagesToChat } from "./messages-to-chat/index.ts";
 import { responsesToChat } from "./responses-to-chat/index.ts";
 import { responsesToMessages } from "./responses-to-messages/index.ts";
-import { unsupported } from "./shared/fields.ts";
+import { unsupported } from "../core/fields.ts";
 import type { Translation } from "./types.ts";
 
 export type { StreamTranslator, Translation, TranslationName } from "./types.ts";
-export { DroppedParams, DROPPED_PARAMS_HEADER } from "./shared/dropped-params.ts";
+export { DroppedParams, DROPPED_PARAMS_HEADER } from "../core/drops.ts";
 
 /**
  * How a call to `clientEndpoint` reaches this upstream: null when the upstream speaks the

@@ -1,6 +1,6 @@
 import type { EventSourceMessage } from "eventsource-parser";
 import type { ParsedRequest, WireFormat } from "../upstreams/index.ts";
-import type { DroppedParams } from "./shared/dropped-params.ts";
+import type { DroppedParams } from "../core/drops.ts";
 
 export type TranslationName = "messages-to-chat" | "chat-to-messages" | "responses-to-chat" | "responses-to-messages";
 

@@ -1,6 +1,6 @@
 import { asRecord } from "../../upstreams/request-fields.ts";
-import { isSet, unsupported } from "../shared/fields.ts";
-import type { DroppedParams } from "../shared/dropped-params.ts";
+import { isSet, unsupported } from "../../core/fields.ts";
+import type { DroppedParams } from "../../core/drops.ts";
 
 const NO_SAMPLING = "Anthropic-shape models have no such sampling setting";
 

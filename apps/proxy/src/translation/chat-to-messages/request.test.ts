@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { DroppedParams } from "../shared/dropped-params.ts";
+import { DroppedParams } from "../../core/drops.ts";
 import { messagesRequestFromChat } from "./request.ts";
 import { outputBound } from "../../limits/output-bound.ts";
 import { foldSystemMessages } from "../shared/system-reminder.ts";

@@ -9,12 +9,12 @@ import {
   textBlock,
   type AnthropicBlock,
 } from "../shared/anthropic-request.ts";
-import { ANTHROPIC_MESSAGES, invalid, isSet, list, refuseUnhandledFields, unsupported } from "../shared/fields.ts";
+import { ANTHROPIC_MESSAGES, invalid, isSet, list, refuseUnhandledFields, unsupported } from "../../core/fields.ts";
 import { anthropicImageSource } from "../shared/images.ts";
 import { toolChoiceFromChat } from "../shared/tool-choice.ts";
 import { anthropicWebSearchFromChat } from "../shared/web-search.ts";
 import { chatOnlyFields } from "./refused-fields.ts";
-import type { DroppedParams } from "../shared/dropped-params.ts";
+import type { DroppedParams } from "../../core/drops.ts";
 
 const HANDLED = new Set([
   "model", "messages", "stream", "stream_options", "max_tokens", "max_completion_tokens", "stop", "temperature", "top_p",

@@ -1,8 +1,8 @@
 import { asRecord } from "../../upstreams/request-fields.ts";
-import { list } from "../shared/fields.ts";
-import { derivedId, nowSeconds } from "../shared/ids.ts";
+import { list } from "../../core/fields.ts";
+import { derivedId, nowSeconds } from "../../core/ids.ts";
 import { asAnthropicStopReason } from "../shared/stop-reasons.ts";
-import { argumentsFromToolInput } from "../shared/tool-input.ts";
+import { argumentsFromToolInput } from "../../core/tool-input.ts";
 import { chatUrlCitations } from "../shared/web-search.ts";
 import { chatFinishReason } from "./finish-reason.ts";
 import { chatUsageFromMessages } from "./usage.ts";

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { ChatCompletionStream } from "openai/lib/ChatCompletionStream";
 import { fixtureEvents, fixtureJson, payloads, runStream, sdkReadable } from "../__fixtures__/fixtures.ts";
 import { outputBound } from "../../limits/output-bound.ts";
-import { DroppedParams } from "../shared/dropped-params.ts";
+import { DroppedParams } from "../../core/drops.ts";
 import { messagesRequestFromChat } from "./request.ts";
 import { chatCompletionFromMessage } from "./response.ts";
 import { ChatStreamFromMessages } from "./stream.ts";

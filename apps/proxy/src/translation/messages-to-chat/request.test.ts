@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { GatewayError } from "@gateway/contracts";
-import { DroppedParams } from "../shared/dropped-params.ts";
+import { DroppedParams } from "../../core/drops.ts";
 import { chatRequestFromMessages } from "./request.ts";
 import { outputBound } from "../../limits/output-bound.ts";
 

@@ -1,11 +1,11 @@
 import { asRecord } from "../../upstreams/request-fields.ts";
-import { OPENAI_CHAT, invalid, isSet, list, refuseUnhandledFields, unsupported } from "../shared/fields.ts";
+import { OPENAI_CHAT, invalid, isSet, list, refuseUnhandledFields, unsupported } from "../../core/fields.ts";
 import { imageUrlFromSource } from "../shared/images.ts";
 import { openaiEffortFromThinking } from "../shared/reasoning-effort.ts";
 import { chatToolChoice, toolChoiceFromAnthropic } from "../shared/tool-choice.ts";
-import { argumentsFromToolInput } from "../shared/tool-input.ts";
+import { argumentsFromToolInput } from "../../core/tool-input.ts";
 import { ANTHROPIC_WEB_SEARCH_NAME, isAnthropicWebSearchTool } from "../shared/web-search.ts";
-import type { DroppedParams } from "../shared/dropped-params.ts";
+import type { DroppedParams } from "../../core/drops.ts";
 
 type ChatMessage = Record<string, unknown>;
 

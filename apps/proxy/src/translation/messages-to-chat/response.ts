@@ -1,9 +1,9 @@
 import { EMPTY_USAGE } from "@gateway/contracts";
 import { asRecord } from "../../upstreams/request-fields.ts";
-import { list } from "../shared/fields.ts";
-import { derivedId, itemId } from "../shared/ids.ts";
+import { list } from "../../core/fields.ts";
+import { derivedId, itemId } from "../../core/ids.ts";
 import { asChatFinishReason } from "../shared/stop-reasons.ts";
-import { toolInputFromArguments } from "../shared/tool-input.ts";
+import { toolInputFromArguments } from "../../core/tool-input.ts";
 import { anthropicUsageBody } from "../shared/usage-bodies.ts";
 import { anthropicStopReason } from "./stop-reason.ts";
 import { anthropicUsageFromChat } from "./usage.ts";

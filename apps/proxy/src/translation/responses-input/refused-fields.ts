@@ -1,6 +1,6 @@
 import { asRecord } from "../../upstreams/request-fields.ts";
-import { isSet, list, unsupported } from "../shared/fields.ts";
-import type { DroppedParams } from "../shared/dropped-params.ts";
+import { isSet, list, unsupported } from "../../core/fields.ts";
+import type { DroppedParams } from "../../core/drops.ts";
 
 /** What the upstream does with parts of a Responses request beyond the conversation itself. */
 export interface UpstreamMeets {

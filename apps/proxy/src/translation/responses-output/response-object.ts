@@ -1,5 +1,5 @@
 import type { Usage } from "@gateway/contracts";
-import { nowSeconds } from "../shared/ids.ts";
+import { nowSeconds } from "../../core/ids.ts";
 import type { ResponsesOutcome } from "../shared/stop-reasons.ts";
 import { responsesUsageBody } from "../shared/usage-bodies.ts";
 

@@ -1,8 +1,8 @@
 import type { Usage } from "@gateway/contracts";
 import { sseFrame } from "../../upstreams/sse.ts";
-import { itemId, nowSeconds } from "../shared/ids.ts";
+import { itemId, nowSeconds } from "../../core/ids.ts";
 import type { ResponsesOutcome } from "../shared/stop-reasons.ts";
-import { CustomInputStream } from "../shared/custom-tools.ts";
+import { CustomInputStream } from "../../core/custom-tools.ts";
 import {
   REDACTED_THINKING_PREFIX,
   customToolCallItem,

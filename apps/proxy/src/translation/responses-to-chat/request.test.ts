@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { fixtureJson } from "../__fixtures__/fixtures.ts";
-import { CUSTOM_TOOL_SCHEMA } from "../shared/custom-tools.ts";
-import { DroppedParams } from "../shared/dropped-params.ts";
+import { CUSTOM_TOOL_SCHEMA } from "../../core/custom-tools.ts";
+import { DroppedParams } from "../../core/drops.ts";
 import { chatRequestFromResponses as translateWith } from "./request.ts";
 import { outputBound } from "../../limits/output-bound.ts";
 

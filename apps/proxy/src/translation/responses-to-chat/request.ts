@@ -2,12 +2,12 @@ import { asRecord } from "../../upstreams/request-fields.ts";
 import { readInput, type InputItem, type InputPart } from "../responses-input/read-input.ts";
 import { STATEFUL_FIELDS, statefulFields } from "../responses-input/refused-fields.ts";
 import { screenUnhandledFields } from "../shared/bookkeeping-fields.ts";
-import { CUSTOM_TOOL_SCHEMA, customToolArguments, customToolDefinition } from "../shared/custom-tools.ts";
-import { OPENAI_CHAT, invalid, isSet, list, unsupported } from "../shared/fields.ts";
+import { CUSTOM_TOOL_SCHEMA, customToolArguments, customToolDefinition } from "../../core/custom-tools.ts";
+import { OPENAI_CHAT, invalid, isSet, list, unsupported } from "../../core/fields.ts";
 import { flattenNamespaces, namespacedName } from "../shared/namespace-tools.ts";
 import { isWebSearchTool } from "../shared/web-search.ts";
 import { chatToolChoice, toolChoiceFromResponses } from "../shared/tool-choice.ts";
-import type { DroppedParams } from "../shared/dropped-params.ts";
+import type { DroppedParams } from "../../core/drops.ts";
 
 type ChatMessage = Record<string, unknown>;
 

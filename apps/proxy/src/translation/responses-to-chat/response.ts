@@ -1,10 +1,10 @@
 import { chatUsage } from "../../upstreams/openai/usage.ts";
 import { asRecord } from "../../upstreams/request-fields.ts";
-import { customInputFromArguments } from "../shared/custom-tools.ts";
+import { customInputFromArguments } from "../../core/custom-tools.ts";
 import { customToolCallItem, functionCallItem, messageItem, outputTextPart, refusalPart, type MessagePart } from "../responses-output/output-items.ts";
 import { responseObject } from "../responses-output/response-object.ts";
-import { list } from "../shared/fields.ts";
-import { derivedId, itemId, nowSeconds } from "../shared/ids.ts";
+import { list } from "../../core/fields.ts";
+import { derivedId, itemId, nowSeconds } from "../../core/ids.ts";
 import { CalledTools } from "../shared/namespace-tools.ts";
 import { asChatFinishReason } from "../shared/stop-reasons.ts";
 import { responsesOutcomeFromChat } from "./outcome.ts";

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { fixtureJson } from "../__fixtures__/fixtures.ts";
-import { DroppedParams } from "../shared/dropped-params.ts";
-import { CUSTOM_TOOL_SCHEMA } from "../shared/custom-tools.ts";
+import { DroppedParams } from "../../core/drops.ts";
+import { CUSTOM_TOOL_SCHEMA } from "../../core/custom-tools.ts";
 import { messagesRequestFromResponses as translateWith } from "./request.ts";
 
 const messagesRequestFromResponses = (request: Record<string, unknown>, strict = false) => translateWith(request, new DroppedParams(strict), bound(request));

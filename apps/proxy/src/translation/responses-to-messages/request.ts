@@ -3,7 +3,7 @@ import { REDACTED_THINKING_PREFIX } from "../responses-output/output-items.ts";
 import { readInput, type InputItem, type InputPart } from "../responses-input/read-input.ts";
 import { STATEFUL_FIELDS, oneUserId, statefulFields } from "../responses-input/refused-fields.ts";
 import { screenUnhandledFields } from "../shared/bookkeeping-fields.ts";
-import { CUSTOM_TOOL_SCHEMA, customToolArguments, customToolDefinition } from "../shared/custom-tools.ts";
+import { CUSTOM_TOOL_SCHEMA, customToolArguments, customToolDefinition } from "../../core/custom-tools.ts";
 import { flattenNamespaces, namespacedName } from "../shared/namespace-tools.ts";
 import { ANTHROPIC_WEB_SEARCH_NAME, anthropicWebSearchTool, hasWebSearchTool, isWebSearchTool } from "../shared/web-search.ts";
 import {
@@ -16,10 +16,10 @@ import {
   textBlock,
   type AnthropicBlock,
 } from "../shared/anthropic-request.ts";
-import { ANTHROPIC_MESSAGES, invalid, isSet, unsupported } from "../shared/fields.ts";
+import { ANTHROPIC_MESSAGES, invalid, isSet, unsupported } from "../../core/fields.ts";
 import { anthropicImageSource } from "../shared/images.ts";
 import { toolChoiceFromResponses } from "../shared/tool-choice.ts";
-import type { DroppedParams } from "../shared/dropped-params.ts";
+import type { DroppedParams } from "../../core/drops.ts";
 
 const HANDLED = new Set([
   "model", "input", "instructions", "stream", "max_output_tokens", "temperature", "top_p", "user", "safety_identifier",

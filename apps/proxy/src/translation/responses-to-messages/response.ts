@@ -1,5 +1,5 @@
 import { asRecord } from "../../upstreams/request-fields.ts";
-import { customInputFromArguments } from "../shared/custom-tools.ts";
+import { customInputFromArguments } from "../../core/custom-tools.ts";
 import {
   REDACTED_THINKING_PREFIX,
   customToolCallItem,
@@ -12,11 +12,11 @@ import {
   type MessagePart,
 } from "../responses-output/output-items.ts";
 import { responseObject } from "../responses-output/response-object.ts";
-import { list } from "../shared/fields.ts";
-import { derivedId, itemId, nowSeconds } from "../shared/ids.ts";
+import { list } from "../../core/fields.ts";
+import { derivedId, itemId, nowSeconds } from "../../core/ids.ts";
 import { CalledTools } from "../shared/namespace-tools.ts";
 import { asAnthropicStopReason } from "../shared/stop-reasons.ts";
-import { argumentsFromToolInput } from "../shared/tool-input.ts";
+import { argumentsFromToolInput } from "../../core/tool-input.ts";
 import { anthropicUsage } from "../shared/usage-bodies.ts";
 import { urlCitations, wantsWebSearchSources, webSearchQuery, webSearchSources } from "../shared/web-search.ts";
 import { responsesOutcomeFromMessages } from "./outcome.ts";

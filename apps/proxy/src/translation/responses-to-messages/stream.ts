@@ -2,7 +2,7 @@ import type { EventSourceMessage } from "eventsource-parser";
 import type { Usage } from "@gateway/contracts";
 import { asRecord, tryJson } from "../../upstreams/request-fields.ts";
 import { ResponsesStreamWriter } from "../responses-output/stream-writer.ts";
-import { list } from "../shared/fields.ts";
+import { list } from "../../core/fields.ts";
 import { CalledTools } from "../shared/namespace-tools.ts";
 import { asAnthropicStopReason, type AnthropicStopReason } from "../shared/stop-reasons.ts";
 import { anthropicUsage } from "../shared/usage-bodies.ts";

@@ -3,7 +3,7 @@ import { ResponseStream } from "openai/lib/responses/ResponseStream";
 import type OpenAI from "openai";
 import { fixtureEvents, fixtureJson, payloads, runStream, sdkReadable, sseEvents } from "../__fixtures__/fixtures.ts";
 import { outputBound } from "../../limits/output-bound.ts";
-import { DroppedParams } from "../shared/dropped-params.ts";
+import { DroppedParams } from "../../core/drops.ts";
 import { responsesToMessages } from "./index.ts";
 import { messagesRequestFromResponses } from "./request.ts";
 import { responseFromMessage } from "./response.ts";

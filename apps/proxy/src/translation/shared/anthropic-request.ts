@@ -1,6 +1,6 @@
 import { asRecord } from "../../upstreams/request-fields.ts";
-import type { DroppedParams } from "./dropped-params.ts";
-import { invalid, isSet } from "./fields.ts";
+import type { DroppedParams } from "../../core/drops.ts";
+import { invalid, isSet } from "../../core/fields.ts";
 import { anthropicThinkingFromEffort } from "./reasoning-effort.ts";
 import { anthropicToolChoice, type ToolChoice } from "./tool-choice.ts";
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { messagesRequestFromChat } from "../chat-to-messages/request.ts";
 import { messagesRequestFromResponses } from "../responses-to-messages/request.ts";
 import { AnthropicTurns } from "./anthropic-request.ts";
-import { DroppedParams } from "./dropped-params.ts";
+import { DroppedParams } from "../../core/drops.ts";
 import { foldSystemMessages } from "./system-reminder.ts";
 
 type Message = { role: string; content: Record<string, unknown>[] };

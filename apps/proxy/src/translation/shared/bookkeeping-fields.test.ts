@@ -6,7 +6,7 @@ import { responsesToChat } from "../responses-to-chat/index.ts";
 import { responsesToMessages } from "../responses-to-messages/index.ts";
 import type { Translation } from "../types.ts";
 import { isBookkeepingField } from "./bookkeeping-fields.ts";
-import { DroppedParams } from "./dropped-params.ts";
+import { DroppedParams } from "../../core/drops.ts";
 
 /**
  * Contract section 15: across shapes, metadata is never a reason to fail. Every direction drops

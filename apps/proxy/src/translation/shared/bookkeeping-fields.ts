@@ -1,5 +1,5 @@
-import type { DroppedParams } from "./dropped-params.ts";
-import { isSet, unsupported } from "./fields.ts";
+import type { DroppedParams } from "../../core/drops.ts";
+import { isSet, unsupported } from "../../core/fields.ts";
 
 /**
  * Top-level fields no direction reads that carry only the client's own bookkeeping: ids and

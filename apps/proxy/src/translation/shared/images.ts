@@ -1,5 +1,5 @@
 import { asRecord } from "../../upstreams/request-fields.ts";
-import { invalid, unsupported } from "./fields.ts";
+import { invalid, unsupported } from "../../core/fields.ts";
 
 /** The media types Anthropic accepts in a base64 image source. */
 const ANTHROPIC_IMAGE_TYPES = new Set(["image/jpeg", "image/png", "image/gif", "image/webp"]);

@@ -4,7 +4,7 @@ import { chatFinishReason } from "../chat-to-messages/finish-reason.ts";
 import { anthropicStopReason } from "../messages-to-chat/stop-reason.ts";
 import { responsesOutcomeFromChat } from "../responses-to-chat/outcome.ts";
 import { responsesOutcomeFromMessages } from "../responses-to-messages/outcome.ts";
-import { DroppedParams } from "./dropped-params.ts";
+import { DroppedParams } from "../../core/drops.ts";
 import { anthropicThinkingFromEffort, openaiEffortFromThinking } from "./reasoning-effort.ts";
 import { asAnthropicStopReason, asChatFinishReason } from "./stop-reasons.ts";
 import { anthropicUsage, anthropicUsageBody, chatUsageBody, responsesUsageBody } from "./usage-bodies.ts";

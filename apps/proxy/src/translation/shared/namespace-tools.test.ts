@@ -10,8 +10,8 @@ import { ResponsesStreamFromChat } from "../responses-to-chat/stream.ts";
 import { messagesRequestFromResponses } from "../responses-to-messages/request.ts";
 import { responseFromMessage } from "../responses-to-messages/response.ts";
 import { ResponsesStreamFromMessages } from "../responses-to-messages/stream.ts";
-import { DroppedParams } from "./dropped-params.ts";
-import { CUSTOM_TOOL_SCHEMA } from "./custom-tools.ts";
+import { DroppedParams } from "../../core/drops.ts";
+import { CUSTOM_TOOL_SCHEMA } from "../../core/custom-tools.ts";
 import { CalledTools, flattenNamespaces } from "./namespace-tools.ts";
 
 /** Codex 0.171's sub-agent tools, as captured (descriptions shortened). */

@@ -1,5 +1,5 @@
 import { asRecord } from "../../upstreams/request-fields.ts";
-import { invalid, list, unsupported } from "./fields.ts";
+import { invalid, list, unsupported } from "../../core/fields.ts";
 
 /**
  * Responses `namespace` tools (openai-node `NamespaceTool`: `{type: "namespace", name, description,

@@ -1,6 +1,6 @@
 import { asRecord } from "../../upstreams/request-fields.ts";
-import type { DroppedParams } from "./dropped-params.ts";
-import { invalid, isSet } from "./fields.ts";
+import type { DroppedParams } from "../../core/drops.ts";
+import { invalid, isSet } from "../../core/fields.ts";
 
 /** OpenAI `reasoning_effort` values (openai-node `Shared.ReasoningEffort`). */
 export type OpenAIEffort = "none" | "minimal" | "low" | "medium" | "high" | "xhigh" | "max";

@@ -1,8 +1,8 @@
 import { asRecord } from "../../upstreams/request-fields.ts";
-import { invalid, unsupported } from "./fields.ts";
+import { invalid, unsupported } from "../../core/fields.ts";
+import type { ToolChoice } from "../../core/neutral-request.ts";
 
-/** The tool choices both shapes can express. */
-export type ToolChoice = { type: "auto" } | { type: "none" } | { type: "required" } | { type: "function"; name: string };
+export type { ToolChoice };
 
 /** Chat Completions `tool_choice`: "auto" | "none" | "required" | {type:"function", function:{name}}. */
 export function toolChoiceFromChat(value: unknown): ToolChoice {

@@ -1,6 +1,6 @@
 import { asRecord } from "../../upstreams/request-fields.ts";
-import type { DroppedParams } from "./dropped-params.ts";
-import { invalid, isSet, list } from "./fields.ts";
+import type { DroppedParams } from "../../core/drops.ts";
+import { invalid, isSet, list } from "../../core/fields.ts";
 
 /**
  * Responses web search tools (openai-node `WebSearchTool` and `WebSearchPreviewTool`). Codex sends
