@@ -6,6 +6,7 @@ import { healthRoute, readyRoute } from "./routes/health.ts";
 import { internalKeyUsageRoute } from "./routes/internal-key-usage.ts";
 import { mountVendorApi } from "./routes/vendor-api.ts";
 import { consoleRouter } from "./routes/console.ts";
+import { mountWalletRoutes } from "./wallet/mount-wallet-routes.ts";
 
 /** The control plane's HTTP surface: health, the vendor API (/api) and internal endpoints. */
 export function createControlPlaneApp(services: ControlPlaneServices, state: { shuttingDown: boolean }): Express {
@@ -23,6 +24,7 @@ export function createControlPlaneApp(services: ControlPlaneServices, state: { s
   app.get("/readyz", readyRoute(services, state));
   app.get("/internal/keys/:id/usage", internalKeyUsageRoute(services));
   mountVendorApi(app, services);
+  mountWalletRoutes(app, services);
   app.use("/console", consoleRouter());
   app.use(notFoundHandler);
   app.use(slowDownAuthFailures({ freeFailures: services.config.AUTH_FREE_FAILURES, windowMs: 60_000, maxDelayMs: 2_000 }));

@@ -31,6 +31,12 @@ export function loadControlPlaneConfig(env: Record<string, string | undefined> =
      * CIDR ranges; `false` trusts none. Anyone else is known by its socket address.
      */
     TRUST_PROXY: envVars.trustProxy(),
+    /** Stripe's secret key (`sk_live_...` / `sk_test_...`): card payments and auto top-up; unset: checkout answers 503. */
+    STRIPE_SECRET_KEY: z.string().min(1).optional(),
+    /** The signing secret of the `/webhooks/stripe` endpoint (`whsec_...`); unset: every webhook is refused (503). */
+    STRIPE_WEBHOOK_SECRET: z.string().min(1).optional(),
+    /** Where the Stripe SDK sends its calls instead of https://api.stripe.com (a local fake in tests). */
+    STRIPE_API_BASE: z.url({ protocol: /^https?$/ }).optional(),
   }, env);
 }
 

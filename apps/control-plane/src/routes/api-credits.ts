@@ -1,0 +1,75 @@
+import type { Request, Response } from "express";
+import { formatUsd, newId, parseUsdToNano } from "@gateway/contracts";
+import type { Prisma } from "@gateway/db";
+import type { ControlPlaneServices } from "../services.ts";
+import { hashRequest, readIdempotencyKey, responseCipher, runIdempotent } from "../vendors/idempotency.ts";
+import { parseInput } from "../vendors/parse-input.ts";
+import { actorOf } from "../vendors/vendor-auth.ts";
+import { creditWallet, walletBalanceNano } from "../wallet/credit-wallet.ts";
+import { findVendorCustomer } from "../wallet/vendor-customer.ts";
+import { grantBodySchema } from "../wallet/wallet-schemas.ts";
+import { newWalletId } from "../wallet/wallet-ids.ts";
+
+export interface WalletEntryObject {
+  id: string;
+  object: "wallet_entry";
+  customer_id: string;
+  kind: string;
+  amount: string;
+  reason: string;
+  balance: string;
+  created_at: string;
+}
+
+/**
+ * POST /api/customers/{id}/credits (scope customers:write): a manual grant, `{"amount","reason"}`
+ * -> 201 the wallet entry with the customer's balance after it. The entry, its audit entry
+ * (`customer.credited`, with the token and request id) and the Redis credit happen together or
+ * not at all; with an `Idempotency-Key` a retried grant is answered from the first, never credited twice.
+ */
+export function grantCreditRoute(services: ControlPlaneServices) {
+  const { prisma } = services.db;
+  const cipher = responseCipher(services.config.IDEMPOTENCY_SECRET);
+  const target = { redis: services.redis, prefix: services.config.REDIS_PREFIX };
+  return async (request: Request<{ id: string }>, response: Response): Promise<void> => {
+    const actor = actorOf(request);
+    const idempotencyKey = readIdempotencyKey(request.get("idempotency-key"));
+    const body = parseInput(grantBodySchema, request.body, "body");
+    const amountNano = parseUsdToNano(body.amount);
+    const grant = async (tx: Prisma.TransactionClient): Promise<WalletEntryObject> => {
+      const customer = await findVendorCustomer(tx, actor.vendorId, request.params.id);
+      // The audit entry first, the credit (and its Redis counter) last: nothing after it can roll back.
+      const entryId = newWalletId("we");
+      await tx.auditEntry.create({
+        data: {
+          id: newId("aud"),
+          vendorId: actor.vendorId,
+          tokenId: actor.tokenId,
+          requestId: actor.requestId,
+          action: "customer.credited",
+          keyId: null,
+          changes: { customer_id: customer.id, wallet_entry_id: entryId, amount: formatUsd(amountNano), reason: body.reason },
+        },
+      });
+      const entry = (await creditWallet(tx, target, { entryId, customerId: customer.id, kind: "grant", sourceId: null, amountNano, reason: body.reason, tokenId: actor.tokenId }))!;
+      return {
+        id: entry.id,
+        object: "wallet_entry",
+        customer_id: customer.id,
+        kind: entry.kind,
+        amount: formatUsd(entry.amount_nano),
+        reason: entry.reason,
+        balance: formatUsd(await walletBalanceNano(target, customer.id)),
+        created_at: entry.created_at.toISOString(),
+      };
+    };
+    if (idempotencyKey === undefined) {
+      response.status(201).json(await prisma.$transaction((tx) => grant(tx), { maxWait: 10_000, timeout: 15_000 }));
+      return;
+    }
+    const scope = { vendorId: actor.vendorId, key: idempotencyKey, requestHash: hashRequest(`POST /api/customers/${request.params.id}/credits`, request.body) };
+    const result = await runIdempotent(prisma, cipher, scope, (tx) => grant(tx));
+    if (result.replayed) response.setHeader("idempotent-replayed", "true");
+    response.status(201).json(result.value);
+  };
+}

@@ -1,0 +1,63 @@
+import express, { Router, type Express } from "express";
+import { formatUsd } from "@gateway/contracts";
+import { jsonBody } from "@gateway/http";
+import type { ControlPlaneServices } from "../services.ts";
+import { createCheckoutSessionRoute, getAutoTopUpRoute, setAutoTopUpRoute } from "../routes/api-checkout-sessions.ts";
+import { grantCreditRoute } from "../routes/api-credits.ts";
+import { createRedemptionCodesRoute, listRedemptionCodesRoute } from "../routes/api-redemption-codes.ts";
+import { internalRedeemRoute } from "../routes/internal-redeem.ts";
+import { stripeWebhookRoute } from "../routes/webhooks-stripe.ts";
+import { requireScope, vendorAuth } from "../vendors/vendor-auth.ts";
+import type { VendorScope } from "../vendors/vendor-tokens.ts";
+import { emitEvent } from "../webhooks/emit.ts";
+import { runAutoTopUp, type AutoTopUpContext, type AutoTopUpOutcome } from "./auto-top-up.ts";
+import { createStripeClient } from "./stripe-client.ts";
+import type { StripeEventContext } from "./stripe-events.ts";
+
+// The customers helper adds these to VENDOR_SCOPES (contract section 19).
+const CUSTOMERS_WRITE = "customers:write" as VendorScope;
+const CUSTOMERS_READ = "customers:read" as VendorScope;
+
+/** Stripe webhook bodies: the SDK signs at most a few kilobytes; far more than any event. */
+const WEBHOOK_BODY_LIMIT = "1mb";
+
+export interface Wallet {
+  /** Charges a customer's saved card when its balance is below its auto top-up threshold (auto-top-up.ts). */
+  runAutoTopUp(customerId: string): Promise<AutoTopUpOutcome>;
+}
+
+/**
+ * Money in (contract section 19, issue 38): grants, redemption codes, Stripe Checkout and its
+ * webhook, auto top-up. Vendor routes under /api (token, then scope, then body), the proxy's
+ * /internal/redeem, and /webhooks/stripe with its raw body (the signature covers the exact bytes).
+ */
+export function mountWalletRoutes(app: Express, services: ControlPlaneServices): Wallet {
+  const stripe = createStripeClient(services.config);
+  const context: StripeEventContext & AutoTopUpContext = {
+    prisma: services.db.prisma,
+    target: { redis: services.redis, prefix: services.config.REDIS_PREFIX },
+    logger: services.logger,
+    stripe,
+    async onCredited(credit) {
+      await emitEvent(services.db.prisma, {
+        vendorId: credit.vendorId,
+        type: "payment.succeeded",
+        eventId: `payment.succeeded:${credit.paymentId}`,
+        data: { customer_id: credit.customerId, payment_id: credit.paymentId, amount: formatUsd(credit.amountNano), kind: credit.kind },
+      }).catch((error: unknown) => services.logger.warn({ err: (error as Error).message, paymentId: credit.paymentId }, "could not queue payment.succeeded"));
+    },
+  };
+  const body = jsonBody(services.config.BODY_LIMIT_BYTES);
+  const authenticated = vendorAuth(services);
+  const router = Router();
+  router.post("/customers/:id/credits", authenticated, requireScope(CUSTOMERS_WRITE), body, grantCreditRoute(services));
+  router.post("/customers/:id/checkout-sessions", authenticated, requireScope(CUSTOMERS_WRITE), body, createCheckoutSessionRoute(services, stripe));
+  router.post("/customers/:id/auto-top-up", authenticated, requireScope(CUSTOMERS_WRITE), body, setAutoTopUpRoute(services));
+  router.get("/customers/:id/auto-top-up", authenticated, requireScope(CUSTOMERS_READ), getAutoTopUpRoute(services));
+  router.post("/redemption-codes", authenticated, requireScope(CUSTOMERS_WRITE), body, createRedemptionCodesRoute(services));
+  router.get("/redemption-codes", authenticated, requireScope(CUSTOMERS_READ), listRedemptionCodesRoute(services));
+  app.use("/api", router);
+  app.post("/internal/redeem", body, internalRedeemRoute(services));
+  app.post("/webhooks/stripe", express.raw({ type: () => true, limit: WEBHOOK_BODY_LIMIT }), stripeWebhookRoute(services, context));
+  return { runAutoTopUp: (customerId) => runAutoTopUp(context, customerId) };
+}
