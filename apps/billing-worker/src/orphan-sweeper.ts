@@ -105,8 +105,9 @@ export class OrphanSweeper {
       await releaseOrphanReservation(redis, prefix, entry.reservation, costNano, entry.usage.inputTokens + entry.usage.outputTokens);
     }
     if (meta !== null) {
-      const keyIds = new Set(entries.map((entry) => entry.reservation?.keyId ?? entry.apiKeyId));
-      for (const keyId of keyIds) await dropProcessLeases(redis, prefix, keyId, meta.processTag);
+      // A customer's key keeps its counters in its customer's slot (redisKeys.limits).
+      const keyIds = new Map(entries.map((entry) => [entry.reservation?.keyId ?? entry.apiKeyId, entry.reservation?.customerId ?? null] as const));
+      for (const [keyId, customerId] of keyIds) await dropProcessLeases(redis, prefix, keyId, meta.processTag, customerId);
     }
     await finishClaim(redis, prefix, processId);
     logger.warn({ processId, requests: events.length, host: meta?.host, pid: meta?.pid }, "billed the open requests of a dead proxy process as interrupted");

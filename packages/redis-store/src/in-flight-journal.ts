@@ -52,6 +52,8 @@ const heldReservationSchema = z.object({
   leaseId: z.string().nullable(),
   processTag: z.string(),
   tokensHolder: z.string().nullable().optional(),
+  customerId: z.string().nullable().optional(),
+  customer: z.string().optional(),
 }) satisfies z.ZodType<HeldReservation>;
 
 /**

@@ -55,7 +55,7 @@ local function give_back(hash_key, ends_key, field, amount)
     redis.call('ZREM', ends_key, field)
   end
 end
-local function settle_counters(base, token_window, budget_suffix, tokens, window, release, cost, has_quota, has_budget, budget_expiry, lease_id, lease_release, requests_back, requests_window, tokens_holder, tokens_release)
+local function settle_counters(base, token_window, budget_suffix, tokens, window, release, cost, has_quota, has_budget, budget_expiry, lease_id, lease_release, requests_back, requests_window, tokens_holder, tokens_release, customer_text)
   if lease_id ~= '' then give_back(base .. ':leases', base .. ':lease-ends', lease_id, lease_release) end
   if tokens_holder ~= '' then give_back(base .. ':tokens-held', base .. ':tokens-held-ends', tokens_holder, tokens_release) end
   if tonumber(requests_back) > 0 then
@@ -81,14 +81,35 @@ local function settle_counters(base, token_window, budget_suffix, tokens, window
     settle(budget_key)
     redis.call('PEXPIREAT', budget_key, budget_expiry)
   end
+  -- The key's customer (same slot): its wallet, its budget's period, its plan's USD windows (each
+  -- only while it is still the window the requests were admitted in: a window gone is not reopened).
+  if customer_text ~= nil and customer_text ~= '' then
+    local customer = cjson.decode(customer_text)
+    if customer.w == 1 then settle(customer.c .. ':wallet') end
+    if customer.bs ~= nil then
+      local customer_budget = customer.c .. ':budget:' .. customer.bs
+      settle(customer_budget)
+      redis.call('PEXPIREAT', customer_budget, tonumber(customer.be))
+    end
+    for _, plan_window in ipairs(customer.p or {}) do
+      local window_key = customer.c .. ':' .. plan_window.k
+      if redis.call('HGET', window_key, 'start') == plan_window.s then settle(window_key) end
+    end
+  end
 end
 `;
 
-/** SETTLE_FUNCTION's call on the 14 settlement arguments from ARGV[first] (after the counter base and the window ms). */
+/**
+ * SETTLE_FUNCTION's call on the 15 settlement arguments from ARGV[first] (after the counter base
+ * and the window ms); the 15th is the customer's part (settlement.ts, '' = none).
+ */
 function settleCall(first: number, windowMs: string): string {
   const at = (offset: number) => `ARGV[${first + offset}]`;
-  return `settle_counters(base, ${at(0)}, ${at(1)}, tonumber(${at(2)}), ${windowMs}, ${at(3)}, ${at(4)}, ${at(5)}, ${at(6)}, tonumber(${at(7)}), ${at(8)}, ${at(9)}, ${at(10)}, ${at(11)}, ${at(12)}, ${at(13)})`;
+  return `settle_counters(base, ${at(0)}, ${at(1)}, tonumber(${at(2)}), ${windowMs}, ${at(3)}, ${at(4)}, ${at(5)}, ${at(6)}, tonumber(${at(7)}), ${at(8)}, ${at(9)}, ${at(10)}, ${at(11)}, ${at(12)}, ${at(13)}, ${at(14)})`;
 }
+
+/** A plan window's hash lives this long past its end, so a late settlement still finds it. */
+export const PLAN_WINDOW_GRACE_MS = 86_400_000;
 
 /**
  * KEYS: the key's counter base (`redisKeys.limits`); the counters are named from it, as
@@ -105,14 +126,18 @@ function settleCall(first: number, windowMs: string): string {
  *       lease is granted nothing is counted or held, and a lease's requests are all left for later);
  *       16 the request's tokens (input estimate + output bound; held in flight until it settles),
  *       17 the holder of this process's own admissions' tokens (`<tag>.t<period>`);
- *       18 whether a settlement of this key rides along (1/0) and, if so, 19-32 its token window,
+ *       18 whether a settlement of this key rides along (1/0) and, if so, 19-33 its token window,
  *       budget `<period>:<start>`, tokens, release, cost, has-quota, has-budget, budget expiry,
  *       lease id ('' = none), lease release, requests given back and their window, tokens holder
- *       ('' = none) and its release. The settlement is booked first, so the check sees it: one call
- *       instead of two, and never a refusal because of this proxy's own finished requests.
+ *       ('' = none) and its release, the customer's part ('' = none). The settlement is booked first, so the check sees it: one call
+ *       instead of two, and never a refusal because of this proxy's own finished requests;
+ *       last (19 or 34), for a key of a customer with limits, the customer's limits (JSON, see
+ *       limit-store.ts): absent for every other key.
  * Returns {verdict, requests used, tokens used (window + in flight, this request's included),
- * quota committed, requests granted, nano-USD granted (an integer string), tokens granted}; verdict 0 = admitted,
- * 1 = requests limited, 2 = tokens limited, 3 = quota exhausted, 4 = budget exhausted. More than
+ * quota committed, requests granted, nano-USD granted (an integer string), tokens granted, and for
+ * a customer's key the plan windows' starts (verdict 0, "s1,s2") or the retry ms (verdict 7)}; verdict 0 = admitted,
+ * 1 = requests limited, 2 = tokens limited, 3 = quota exhausted, 4 = budget exhausted, 5 = the
+ * customer's budget exhausted, 6 = the customer's balance exhausted, 7 = a plan window full. More than
  * one request granted is a lease: the requests are counted now, the nano-USD and tokens (when the
  * key has such limits) are held as the lease's and cover this request's, which are then not
  * added to `reserved` / the process's tokens.
@@ -123,6 +148,12 @@ if ARGV[18] == '1' then
   ${settleCall(19, "tonumber(ARGV[4])")}
 end
 local own = ARGV[15] == '1'
+-- The key's customer's limits (a JSON object, see limit-store.ts customerArgument), last: absent
+-- for a key without a customer, which then costs nothing more.
+local customer = nil
+local customer_text = ARGV[19]
+if ARGV[18] == '1' then customer_text = ARGV[34] end
+if customer_text ~= nil and customer_text ~= '' then customer = cjson.decode(customer_text) end
 local current = tonumber(ARGV[9])
 local requests_now = base .. ':rpm:' .. ARGV[9]
 local requests_before = base .. ':rpm:' .. string.format('%d', current - 1)
@@ -224,12 +255,58 @@ if budget >= 0 then
   local period_committed = committed_of(budget_key)
   if not fits(period_committed, ARGV[7]) then return {4, math.floor(requests), math.floor(tokens), approx(period_committed), 0, 0, 0} end
 end
+-- The customer's limits, over all its keys: its budget, its wallet (credited - spent - reserved, a
+-- quota), its plan's rolling windows (a window opens at its first request and lasts its length;
+-- past its end the next request opens a new one). 5: budget, 6: balance, 7: plan window (its
+-- retry in ms, the window's end, last).
+local plan_fresh = {}
+local plan_starts = {}
+if customer ~= nil then
+  local customer_base = customer.c
+  local function committed_at(key)
+    local state = redis.call('HMGET', key, 'spent', 'reserved')
+    return plus(limbs(state[1] or '0'), limbs(state[2] or '0'))
+  end
+  if customer.b ~= nil then
+    local customer_committed = committed_at(customer_base .. ':budget:' .. customer.bs)
+    if not fits(customer_committed, customer.b) then return {5, math.floor(requests), math.floor(tokens), approx(customer_committed), 0, 0, 0, 0} end
+  end
+  if customer.w == 1 then
+    local wallet_key = customer_base .. ':wallet'
+    local wallet_committed = committed_at(wallet_key)
+    if not fits(wallet_committed, redis.call('HGET', wallet_key, 'credited') or '0') then return {6, math.floor(requests), math.floor(tokens), approx(wallet_committed), 0, 0, 0, 0} end
+  end
+  for index, plan_window in ipairs(customer.p or {}) do
+    local window_key = customer_base .. ':' .. plan_window.k
+    local state = redis.call('HMGET', window_key, 'start', 'requests', 'spent', 'reserved')
+    local start = tonumber(state[1] or '-1')
+    local fresh = start < 0 or now >= start + plan_window.len
+    local window_requests = 0
+    local window_committed = {0, 0}
+    if not fresh then
+      window_requests = tonumber(state[2] or '0')
+      window_committed = plus(limbs(state[3] or '0'), limbs(state[4] or '0'))
+    end
+    local room = true
+    if plan_window.rq >= 0 and window_requests + 1 > plan_window.rq then room = false end
+    if room and plan_window.usd ~= nil then room = fits(window_committed, plan_window.usd) end
+    if not room then
+      local wait = plan_window.len
+      if not fresh then wait = start + plan_window.len - now end
+      return {7, math.floor(requests), math.floor(tokens), 0, 0, 0, 0, wait}
+    end
+    plan_fresh[index] = fresh
+    if fresh then plan_starts[index] = now else plan_starts[index] = start end
+  end
+end
 -- The lease: at most LEASE_SHARE-th of what is left of each limit, and at least this request's
 -- share of each (a slice it would not fit in is no lease); none near a limit.
 local granted = 1
 local slice = 0
 local token_slice = 0
 local asked = tonumber(ARGV[11])
+-- A customer's key admits one request a call: its customer's counters are shared by all its keys.
+if customer ~= nil then asked = 0 end
 if asked > 1 then
   if rpm > 0 then asked = math.min(asked, math.floor((rpm - requests) / ${LEASE_SHARE})) end
   if asked > 1 and tpm > 0 then
@@ -262,6 +339,28 @@ else
     redis.call('PEXPIREAT', budget_key, tonumber(ARGV[8]))
   end
   if limit >= 0 then redis.call('HINCRBY', quota_key, 'reserved', ARGV[6]) end
+  if customer ~= nil then
+    local customer_base = customer.c
+    if customer.b ~= nil then
+      local customer_budget = customer_base .. ':budget:' .. customer.bs
+      redis.call('HINCRBY', customer_budget, 'reserved', ARGV[6])
+      redis.call('PEXPIREAT', customer_budget, tonumber(customer.be))
+    end
+    if customer.w == 1 then redis.call('HINCRBY', customer_base .. ':wallet', 'reserved', ARGV[6]) end
+    for index, plan_window in ipairs(customer.p or {}) do
+      local window_key = customer_base .. ':' .. plan_window.k
+      local held = '0'
+      if plan_window.usd ~= nil then held = ARGV[6] end
+      if plan_fresh[index] then
+        redis.call('DEL', window_key)
+        redis.call('HSET', window_key, 'start', string.format('%d', now), 'requests', 1, 'spent', 0, 'reserved', held)
+        redis.call('PEXPIREAT', window_key, now + plan_window.len + ${PLAN_WINDOW_GRACE_MS})
+      else
+        redis.call('HINCRBY', window_key, 'requests', 1)
+        redis.call('HINCRBY', window_key, 'reserved', held)
+      end
+    end
+  end
   if tpm > 0 and request_tokens > 0 then
     redis.call('HINCRBY', held_key, ARGV[17], ARGV[16])
     keep_until(held_key, held_ends_key, ARGV[17], now + ${LEASE_HOLD_MS})
@@ -271,16 +370,22 @@ if rpm > 0 then
   redis.call('INCRBY', requests_now, granted)
   redis.call('PEXPIRE', requests_now, window * 2)
 end
-return {0, math.floor(requests) + 1, math.floor(tokens) + request_tokens, approx(plus(committed, reservation)), granted, slice_text, token_slice}
+local starts_text = ''
+for index = 1, #plan_starts do
+  if index > 1 then starts_text = starts_text .. ',' end
+  starts_text = starts_text .. string.format('%d', plan_starts[index])
+end
+return {0, math.floor(requests) + 1, math.floor(tokens) + request_tokens, approx(plus(committed, reservation)), granted, slice_text, token_slice, starts_text}
 `;
 
 /**
- * KEYS: the key's counter base (as ADMIT_SCRIPT). ARGV: 1 window ms, then 2-15 the settlement as
+ * KEYS: the key's counter base (as ADMIT_SCRIPT). ARGV: 1 window ms, then 2-16 the settlement as
  * ADMIT_SCRIPT carries it: the token window's number, the budget's `<period>:<start>` (of the
  * period the requests were admitted in), tokens used, reservation to release as a negative integer
  * string, cost to add (nano-USD), whether the key has a quota (1/0), whether it has a budget (1/0),
  * budget expiry (epoch ms), lease id ('' = none), the lease's release as a negative integer string,
- * requests given back, their window's number, tokens holder ('' = none), its release (negative).
+ * requests given back, their window's number, tokens holder ('' = none), its release (negative),
+ * 16 the customer's part ('' = none; settlement.ts CustomerSettlement).
  */
 export const SETTLE_SCRIPT = `${SETTLE_FUNCTION}
 local base = KEYS[1]
@@ -290,7 +395,7 @@ return 1
 
 /**
  * A request whose process died, settled by another process (the sweeper) exactly once: KEYS the
- * counter base; ARGV 1 the request id, 2 window ms, 3-16 the settlement as SETTLE_SCRIPT takes it.
+ * counter base; ARGV 1 the request id, 2 window ms, 3-17 the settlement as SETTLE_SCRIPT takes it.
  * A marker under the key's hash tag remembers the release (ORPHAN_MARK_MS); returns 1 when this
  * call released it, 0 when an earlier one had.
  */

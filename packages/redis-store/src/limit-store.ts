@@ -2,8 +2,10 @@ import { randomBytes } from "node:crypto";
 import type { RedisClient } from "./connect.ts";
 import { ADMIT_SCRIPT, LEASE_HOLD_MS, SETTLE_SCRIPT } from "./limit-scripts.ts";
 import { redisKeys, type RedisKeys } from "./redis-keys.ts";
-import { NO_BUDGET, settleArguments, type SettlementCounters } from "./settlement.ts";
+import { customerSettlementText, NO_BUDGET, settleArguments, type CustomerSettlement, type SettlementCounters } from "./settlement.ts";
 import {
+  customerCounts,
+  type CustomerLimits,
   BUDGET_COUNTER_GRACE_MS,
   budgetCounter,
   deferred,
@@ -19,6 +21,7 @@ import {
 
 export { LEASE_HOLD_MS } from "./limit-scripts.ts";
 // The store's public types, as they were before they moved apart (BUDGET_COUNTER_GRACE_MS and deferred stay inside).
+export { customerCounts, PLAN_WINDOW_MS, PLAN_WINDOWS, type CustomerLimits, type PlanWindow, type PlanWindowLimit } from "./limit-types.ts";
 export { budgetCounter, RATE_WINDOW_MS, type AdmissionLease, type AdmitInput, type AdmitResult, type AdmitVerdict, type BudgetCounter, type LimitStoreOptions, type SettleInput } from "./limit-types.ts";
 
 /** ADMIT_SCRIPT's lease arguments when none is asked for (the call admits its own request). */
@@ -26,10 +29,10 @@ const NO_LEASE = [0, "0", "", 0, 1] as const;
 /** ADMIT_SCRIPT's arguments when no settlement rides along. */
 const NO_SETTLEMENT = ["0"] as const;
 
-const VERDICTS: AdmitVerdict[] = ["admitted", "requests_limited", "tokens_limited", "quota_exhausted", "budget_exhausted"];
+const VERDICTS: AdmitVerdict[] = ["admitted", "requests_limited", "tokens_limited", "quota_exhausted", "budget_exhausted", "customer_budget_exhausted", "balance_exhausted", "plan_limited"];
 
 type LimitCommands = {
-  gatewayAdmit(...args: (string | number)[]): Promise<[number, number, number, number, number, number | string, number]>;
+  gatewayAdmit(...args: (string | number)[]): Promise<[number, number, number, number, number, number | string, number, (number | string)?]>;
   gatewaySettle(...args: (string | number)[]): Promise<number>;
 };
 
@@ -37,6 +40,7 @@ type LimitCommands = {
 interface PendingSettlement extends SettlementCounters {
   group: string;
   keyId: string;
+  customerId: string | null;
   waiters: { resolve: () => void; reject: (error: unknown) => void }[];
 }
 
@@ -58,6 +62,11 @@ function leasePart(lease: AdmissionLease, releaseNano: bigint, requestsBack = 0,
     tokensHolder: holdsTokens ? lease.id : "",
     tokensRelease: holdsTokens ? tokensRelease : 0,
   };
+}
+
+/** Whether a customer's limits hold money (a budget, a wallet, a USD window): requests reserve for them. */
+function holdsCustomerMoney(customer: CustomerLimits | null): boolean {
+  return customer !== null && (customer.budget !== null || customer.wallet || customer.windows.some((window) => window.usdNano !== null));
 }
 
 /** Whether a request's limits are the ones a lease was granted under. */
@@ -93,6 +102,7 @@ export class LimitStore {
   private readonly leaseMs: number;
   private readonly renewAhead: boolean;
   private readonly onWriteError: (error: unknown) => void;
+  private readonly clock: () => number;
   private pending = new Map<string, PendingSettlement>();
   /** The group of each api key's first pending settlement: the one its next admission carries. */
   private pendingByKey = new Map<string, string>();
@@ -115,6 +125,7 @@ export class LimitStore {
     this.leaseMs = options.leaseMs ?? 1000;
     this.renewAhead = options.renewAhead ?? false;
     this.onWriteError = options.onWriteError ?? (() => undefined);
+    this.clock = options.clock ?? Date.now;
     if (!("gatewayAdmit" in redis)) {
       redis.defineCommand("gatewayAdmit", { numberOfKeys: 1, lua: ADMIT_SCRIPT });
       redis.defineCommand("gatewaySettle", { numberOfKeys: 1, lua: SETTLE_SCRIPT });
@@ -128,9 +139,10 @@ export class LimitStore {
    * request, which is most requests of a busy key; else once Redis has answered.
    */
   admit(input: AdmitInput): AdmitResult | Promise<AdmitResult> {
-    const leasing = this.leaseRequests > 1 && input.lease !== false;
-    if (!leasing) return this.call(input, input.now ?? Date.now(), false);
-    const now = input.now ?? Date.now();
+    // A customer with limits shares its counters among its keys: one call per admission.
+    const leasing = this.leaseRequests > 1 && input.lease !== false && !customerCounts(input.customer);
+    if (!leasing) return this.call(input, input.now ?? this.clock(), false);
+    const now = input.now ?? this.clock();
     return this.fromLease(input, now) ?? this.afterLease(input, now);
   }
 
@@ -142,7 +154,7 @@ export class LimitStore {
   private async afterLease(input: AdmitInput, now: number): Promise<AdmitResult> {
     for (let round = 0; ; round += 1) {
       if (round > 0) {
-        now = input.now ?? Date.now();
+        now = input.now ?? this.clock();
         const local = this.fromLease(input, now);
         if (local !== null) return local;
       }
@@ -208,7 +220,8 @@ export class LimitStore {
   private async call(input: AdmitInput, now: number, asking: boolean, own = true): Promise<AdmitResult> {
     const window = Math.floor(now / RATE_WINDOW_MS);
     const elapsed = now - window * RATE_WINDOW_MS;
-    const reservationNano = input.quotaNano !== null || input.budget !== null ? input.reservationNano : 0n;
+    const customer = customerCounts(input.customer) ? input.customer : null;
+    const reservationNano = input.quotaNano !== null || input.budget !== null || holdsCustomerMoney(customer) ? input.reservationNano : 0n;
     const tokens = input.tpm !== null ? (input.tokens ?? 0) : 0;
     const leaseId = asking ? `${this.processTag}.${++this.leaseCount}` : "";
     const tokensHolder = this.tokensHolder(now);
@@ -217,8 +230,9 @@ export class LimitStore {
     const live = this.leases.get(input.keyId);
     if (live !== undefined) this.queueLeaseSettlements(live, true);
     const carried = this.takePending(input.keyId);
+    const customerArgs = customer ? this.customerAdmission(customer, now) : null;
     const admitted = this.redis.gatewayAdmit(
-      this.keys.limits(input.keyId),
+      this.keys.limits(input.keyId, input.customerId),
       input.rpm ?? 0,
       input.tpm ?? 0,
       elapsed,
@@ -233,6 +247,7 @@ export class LimitStore {
       tokens,
       tokensHolder,
       ...(carried ? ["1", ...settleArguments(carried)] : NO_SETTLEMENT),
+      ...(customerArgs ? [customerArgs.text] : []),
     );
     if (carried) admitted.then(() => carried.waiters.forEach((waiter) => waiter.resolve()), (error: unknown) => carried.waiters.forEach((waiter) => waiter.reject(error)));
     if (asking) this.leaseAsked.set(input.keyId, admitted);
@@ -242,13 +257,44 @@ export class LimitStore {
     } finally {
       if (asking) this.leaseAsked.delete(input.keyId);
     }
-    const [verdict, requestsUsed, tokensUsed, , granted, slice, tokenSlice] = reply;
+    const [verdict, requestsUsed, tokensUsed, , granted, slice, tokenSlice, extra] = reply;
     const result: AdmitResult = { verdict: VERDICTS[verdict] ?? "admitted", requestsUsed, tokensUsed, resetMs: RATE_WINDOW_MS - elapsed, budget, lease: null, tokensHolder: verdict === 0 && granted <= 1 && tokens > 0 ? tokensHolder : null };
+    if (customerArgs && verdict === 0) result.customer = customerSettlementText(customerArgs.settlement(String(extra ?? "")));
+    if (verdict === 7) result.retryMs = Number(extra ?? 0);
     if (verdict === 0 && granted > 1) {
       const ownHold = own ? { reservationNano, tokens } : null;
       result.lease = this.startLease(input, leaseId, now, window, granted, { nano: BigInt(slice), tokens: tokenSlice }, ownHold, requestsUsed, tokensUsed, budget);
     }
     return result;
+  }
+
+  /**
+   * The customer's limits as ADMIT_SCRIPT reads them (JSON; fields left out when unused, as Lua's
+   * cjson reads null as a value), and how its settlement is named once the script has said where
+   * each plan window starts.
+   */
+  private customerAdmission(customer: CustomerLimits, now: number): { text: string; settlement: (starts: string) => CustomerSettlement } {
+    const base = this.keys.customer(customer.id);
+    const budget = customer.budget && budgetCounter(customer.budget.period, now);
+    const args = {
+      c: base,
+      ...(customer.budget && budget ? { b: customer.budget.limitNano.toString(), bs: `${budget.period}:${budget.periodStart}`, be: String(budget.expiresAt) } : {}),
+      ...(customer.wallet ? { w: 1 } : {}),
+      p: customer.windows.map((window) => ({ k: window.key, len: window.lengthMs, rq: window.requests ?? -1, ...(window.usdNano !== null ? { usd: window.usdNano.toString() } : {}) })),
+    };
+    return {
+      text: JSON.stringify(args),
+      settlement: (starts) => {
+        const at = starts === "" ? [] : starts.split(",");
+        const windows = customer.windows.flatMap((window, index) => (window.usdNano !== null && at[index] !== undefined ? [{ k: window.key, s: at[index]! }] : []));
+        return {
+          c: base,
+          ...(customer.wallet ? { w: 1 as const } : {}),
+          ...(budget ? { bs: `${budget.period}:${budget.periodStart}`, be: String(budget.expiresAt) } : {}),
+          ...(windows.length > 0 ? { p: windows } : {}),
+        };
+      },
+    };
   }
 
   /**
@@ -270,6 +316,7 @@ export class LimitStore {
     const lease: AdmissionLease = {
       id,
       keyId: input.keyId,
+      customerId: input.customerId ?? null,
       limits: { rpm: input.rpm, tpm: input.tpm, quotaNano: input.quotaNano, budget: input.budget },
       endsAt,
       capped: endsAt < now + this.leaseMs,
@@ -320,7 +367,7 @@ export class LimitStore {
       return;
     }
     this.queue(
-      { keyId: lease.keyId, tokens: 0, reservationNano: 0n, costNano: 0n, hasQuota: lease.hasQuota, budget: lease.budget },
+      { keyId: lease.keyId, customerId: lease.customerId, tokens: 0, reservationNano: 0n, costNano: 0n, hasQuota: lease.hasQuota, budget: lease.budget },
       leasePart(lease, leaseReleaseNano > 0n ? leaseReleaseNano : 0n, requestsBack, Math.max(0, tokensRelease)),
     ).catch(this.onWriteError);
   }
@@ -329,7 +376,7 @@ export class LimitStore {
   private queueLeaseSettlements(lease: AdmissionLease, soon = false): void {
     const written = lease.written;
     if (written === null) return;
-    const settlement = { keyId: lease.keyId, tokens: lease.unwrittenTokens, reservationNano: 0n, costNano: lease.unwrittenCostNano, hasQuota: lease.hasQuota, budget: lease.budget };
+    const settlement = { keyId: lease.keyId, customerId: lease.customerId, tokens: lease.unwrittenTokens, reservationNano: 0n, costNano: lease.unwrittenCostNano, hasQuota: lease.hasQuota, budget: lease.budget };
     const shrink = leasePart(lease, lease.unwrittenCostNano, 0, lease.unwrittenTokens);
     lease.unwrittenTokens = 0;
     lease.unwrittenCostNano = 0n;
@@ -388,19 +435,23 @@ export class LimitStore {
   }
 
   private queue(input: SettleInput, part: LeasePart | null, soon = true): Promise<void> {
-    const tokenWindow = String(Math.floor((input.now ?? Date.now()) / RATE_WINDOW_MS));
+    const tokenWindow = String(Math.floor((input.now ?? this.clock()) / RATE_WINDOW_MS));
+    const customer = input.customer ?? "";
+    const customerId = input.customerId ?? null;
     const budgetSuffix = input.budget ? `${input.budget.period}:${input.budget.periodStart}` : NO_BUDGET;
     const leaseId = part?.leaseId ?? "";
     const requestsWindow = part?.requestsBack ? part.requestsWindow : 0;
     // A request admitted by a call of its own held its tokens under the holder its admission named.
     const tokensRelease = part ? part.tokensRelease : input.tokensHolder ? (input.heldTokens ?? 0) : 0;
     const tokensHolder = part ? part.tokensHolder : tokensRelease > 0 ? input.tokensHolder! : "";
-    const group = `${input.keyId}\n${tokenWindow}\n${budgetSuffix}\n${input.hasQuota ? 1 : 0}\n${leaseId}\n${requestsWindow}\n${tokensHolder}`;
+    const group = `${input.keyId}\n${tokenWindow}\n${budgetSuffix}\n${input.hasQuota ? 1 : 0}\n${leaseId}\n${requestsWindow}\n${tokensHolder}\n${customerId ?? ""}\n${customer}`;
     let entry = this.pending.get(group);
     if (entry === undefined) {
       entry = {
         group,
         keyId: input.keyId,
+        customerId,
+        customer,
         tokenWindow,
         budgetSuffix,
         tokens: 0,
@@ -447,7 +498,7 @@ export class LimitStore {
     await Promise.all(
       [...batch.values()].map((entry) =>
         this.redis
-          .gatewaySettle(this.keys.limits(entry.keyId), RATE_WINDOW_MS, ...settleArguments(entry))
+          .gatewaySettle(this.keys.limits(entry.keyId, entry.customerId), RATE_WINDOW_MS, ...settleArguments(entry))
           .then(
             () => entry.waiters.forEach((waiter) => waiter.resolve()),
             (error: unknown) => entry.waiters.forEach((waiter) => waiter.reject(error)),
@@ -469,38 +520,40 @@ export class LimitStore {
    * (reservations in flight are forgotten), or when a key gains a budget
    * (before proxies see it, so no request holds a reservation on it yet).
    */
-  async setBudgetSpent(keyId: string, counter: BudgetCounter, spentNano: bigint): Promise<void> {
-    const key = this.keys.budget(keyId, counter.period, counter.periodStart);
+  async setBudgetSpent(keyId: string, counter: BudgetCounter, spentNano: bigint, customerId?: string | null): Promise<void> {
+    const key = `${this.keys.limits(keyId, customerId)}:budget:${counter.period}:${counter.periodStart}`;
     await this.redis.hset(key, { spent: spentNano.toString(), reserved: "0" });
     await this.redis.pexpireat(key, counter.expiresAt);
   }
 
   /** The budget's spend and what is held against it: reservations and live leases' slices, as admissions count them. */
-  async readBudget(keyId: string, counter: BudgetCounter): Promise<{ spent: bigint; reserved: bigint }> {
-    const [spent, reserved] = await this.redis.hmget(this.keys.budget(keyId, counter.period, counter.periodStart), "spent", "reserved");
-    return { spent: BigInt(spent ?? "0"), reserved: BigInt(reserved ?? "0") + (await this.leased(keyId)) };
+  async readBudget(keyId: string, counter: BudgetCounter, customerId?: string | null): Promise<{ spent: bigint; reserved: bigint }> {
+    const [spent, reserved] = await this.redis.hmget(`${this.keys.limits(keyId, customerId)}:budget:${counter.period}:${counter.periodStart}`, "spent", "reserved");
+    return { spent: BigInt(spent ?? "0"), reserved: BigInt(reserved ?? "0") + (await this.leased(keyId, customerId)) };
   }
 
   /** The ledger's figure replaces the counter; reservations in flight are forgotten. */
-  async setSpent(keyId: string, spentNano: bigint): Promise<void> {
-    await this.redis.hset(this.keys.quota(keyId), { spent: spentNano.toString(), reserved: "0" });
+  async setSpent(keyId: string, spentNano: bigint, customerId?: string | null): Promise<void> {
+    await this.redis.hset(`${this.keys.limits(keyId, customerId)}:quota`, { spent: spentNano.toString(), reserved: "0" });
   }
 
   /** The quota's spend and what is held against it: reservations and live leases' slices, as admissions count them. */
-  async readQuota(keyId: string): Promise<{ spent: bigint; reserved: bigint }> {
-    const [spent, reserved] = await this.redis.hmget(this.keys.quota(keyId), "spent", "reserved");
-    return { spent: BigInt(spent ?? "0"), reserved: BigInt(reserved ?? "0") + (await this.leased(keyId)) };
+  async readQuota(keyId: string, customerId?: string | null): Promise<{ spent: bigint; reserved: bigint }> {
+    const [spent, reserved] = await this.redis.hmget(`${this.keys.limits(keyId, customerId)}:quota`, "spent", "reserved");
+    return { spent: BigInt(spent ?? "0"), reserved: BigInt(reserved ?? "0") + (await this.leased(keyId, customerId)) };
   }
 
   /** nano-USD the key's live leases hold (every process's). */
-  private async leased(keyId: string): Promise<bigint> {
-    const [slices, live] = await Promise.all([this.redis.hgetall(this.keys.leases(keyId)), this.redis.zrangebyscore(this.keys.leaseEnds(keyId), Date.now(), "+inf")]);
+  private async leased(keyId: string, customerId?: string | null): Promise<bigint> {
+    const base = this.keys.limits(keyId, customerId);
+    const [slices, live] = await Promise.all([this.redis.hgetall(`${base}:leases`), this.redis.zrangebyscore(`${base}:lease-ends`, Date.now(), "+inf")]);
     return live.reduce((sum, id) => sum + BigInt(slices[id] ?? "0"), 0n);
   }
 
   /** Tokens the key's requests in flight and live leases hold against its TPM (every process's), as admissions count them. */
-  async readTokensHeld(keyId: string): Promise<number> {
-    const [held, live] = await Promise.all([this.redis.hgetall(this.keys.tokensHeld(keyId)), this.redis.zrangebyscore(this.keys.tokensHeldEnds(keyId), Date.now(), "+inf")]);
+  async readTokensHeld(keyId: string, customerId?: string | null): Promise<number> {
+    const base = this.keys.limits(keyId, customerId);
+    const [held, live] = await Promise.all([this.redis.hgetall(`${base}:tokens-held`), this.redis.zrangebyscore(`${base}:tokens-held-ends`, Date.now(), "+inf")]);
     return live.reduce((sum, holder) => sum + Number(held[holder] ?? "0"), 0);
   }
 }

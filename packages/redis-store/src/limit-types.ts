@@ -7,7 +7,49 @@ import { budgetWindow, type BudgetPeriod } from "@gateway/contracts";
 
 export const RATE_WINDOW_MS = 60_000;
 
-export type AdmitVerdict = "admitted" | "requests_limited" | "tokens_limited" | "quota_exhausted" | "budget_exhausted";
+export type AdmitVerdict =
+  | "admitted"
+  | "requests_limited"
+  | "tokens_limited"
+  | "quota_exhausted"
+  | "budget_exhausted"
+  | "customer_budget_exhausted"
+  | "balance_exhausted"
+  | "plan_limited";
+
+/** A plan's rolling windows and their lengths (contract section 19). */
+export const PLAN_WINDOWS = ["5h", "day", "week", "month"] as const;
+export type PlanWindow = (typeof PLAN_WINDOWS)[number];
+/** A month window is 30 days: rolling from its first request, not a calendar month. */
+export const PLAN_WINDOW_MS: Record<PlanWindow, number> = { "5h": 5 * 3_600_000, day: 86_400_000, week: 7 * 86_400_000, month: 30 * 86_400_000 };
+
+/** One window of a customer's plan, as admission checks it. */
+export interface PlanWindowLimit {
+  /** Its counter's name under the customer (`plan:<subscription id>:<index>`): a new subscription starts afresh. */
+  key: string;
+  lengthMs: number;
+  /** Requests per window; null = not limited. */
+  requests: number | null;
+  /** nano-USD per window; null = not limited. */
+  usdNano: bigint | null;
+}
+
+/**
+ * The limits of the customer a key belongs to, over all its keys together (contract section 19):
+ * checked and reserved in the same script call as the key's own.
+ */
+export interface CustomerLimits {
+  id: string;
+  budget: { limitNano: bigint; period: BudgetPeriod } | null;
+  /** Prepaid: its keys draw on its wallet (credited - spent - reserved). */
+  wallet: boolean;
+  windows: PlanWindowLimit[];
+}
+
+/** Whether a customer's limits need any counting (a customer without any costs nothing more). */
+export function customerCounts(customer: CustomerLimits | null | undefined): customer is CustomerLimits {
+  return customer != null && (customer.budget !== null || customer.wallet || customer.windows.length > 0);
+}
 
 /** A budget counter outlives its period by a day, so a late settlement still finds it. */
 export const BUDGET_COUNTER_GRACE_MS = 86_400_000;
@@ -42,6 +84,12 @@ export interface AdmitInput {
   /** Whether this admission may be served from, or ask for, a lease (false: one call, one request). */
   lease?: boolean;
   now?: number;
+  /**
+   * The customer the key belongs to (its counters then live in the customer's slot), with its
+   * limits; absent or null for a key without one.
+   */
+  customerId?: string | null;
+  customer?: CustomerLimits | null;
 }
 
 export interface AdmitResult {
@@ -56,6 +104,10 @@ export interface AdmitResult {
   lease: AdmissionLease | null;
   /** Where an admission of its own holds its tokens in flight (hand it to `settle`); null under a lease or without tokens. */
   tokensHolder: string | null;
+  /** Where the settlement also goes on the key's customer (hand it to `settle`); '' = nowhere. */
+  customer?: string;
+  /** plan_limited: ms until the full window ends. */
+  retryMs?: number;
 }
 
 /**
@@ -67,6 +119,8 @@ export interface AdmitResult {
 export interface AdmissionLease {
   readonly id: string;
   readonly keyId: string;
+  /** The key's customer: where its counters live. */
+  readonly customerId: string | null;
   /** The limits it was granted under; a request under other limits (a changed key) ends it. */
   readonly limits: Pick<AdmitInput, "rpm" | "tpm" | "quotaNano" | "budget">;
   readonly endsAt: number;
@@ -121,6 +175,8 @@ export interface LimitStoreOptions {
    * new lease replaces the old one when granted, and what is left of the old one goes back.
    */
   renewAhead?: boolean;
+  /** The time admissions and settlements are made at when they name none (tests inject one). */
+  clock?: () => number;
 }
 
 export interface SettleInput {
@@ -137,6 +193,9 @@ export interface SettleInput {
   /** Where they were held (AdmitResult.tokensHolder); unused under a lease. */
   tokensHolder?: string | null;
   now?: number;
+  /** The key's customer (AdmitInput.customerId), and where the settlement also goes (AdmitResult.customer). */
+  customerId?: string | null;
+  customer?: string;
 }
 
 /** A promise with its resolve and reject: the write a lease's settlements share. */

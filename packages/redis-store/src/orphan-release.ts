@@ -25,6 +25,9 @@ export interface HeldReservation {
   processTag: string;
   /** Where its tokens are held (AdmitResult.tokensHolder); absent: its lease's id. */
   tokensHolder?: string | null;
+  /** The key's customer (where the key's counters live), and what it holds there (AdmitResult.customer); absent: none. */
+  customerId?: string | null;
+  customer?: string;
 }
 
 type SweeperCommands = {
@@ -64,8 +67,9 @@ export async function releaseOrphanReservation(redis: RedisClient, prefix: strin
     requestsWindow: 0,
     tokensHolder: held.tokens > 0 ? (held.tokensHolder ?? held.leaseId ?? "") : "",
     tokensRelease: held.tokens,
+    customer: held.customer ?? "",
   };
-  const released = await withCommands(redis).gatewayReleaseOrphan(redisKeys(prefix).limits(held.keyId), held.requestId, RATE_WINDOW_MS, ...settleArguments(counters));
+  const released = await withCommands(redis).gatewayReleaseOrphan(redisKeys(prefix).limits(held.keyId, held.customerId), held.requestId, RATE_WINDOW_MS, ...settleArguments(counters));
   return released === 1;
 }
 
@@ -76,6 +80,6 @@ export async function releaseOrphanReservation(redis: RedisClient, prefix: strin
  * reservations on `reserved` are given back one by one (`releaseOrphanReservation`). Resolves
  * to the number of holds dropped.
  */
-export async function dropProcessLeases(redis: RedisClient, prefix: string, keyId: string, processTag: string): Promise<number> {
-  return withCommands(redis).gatewayDropProcess(redisKeys(prefix).limits(keyId), processTag);
+export async function dropProcessLeases(redis: RedisClient, prefix: string, keyId: string, processTag: string, customerId?: string | null): Promise<number> {
+  return withCommands(redis).gatewayDropProcess(redisKeys(prefix).limits(keyId, customerId), processTag);
 }

@@ -24,6 +24,30 @@ export interface SettlementCounters {
   /** Who held the requests' in-flight tokens (a process tag or a lease id; '' = none), and how many it gives back. */
   tokensHolder: string;
   tokensRelease: number;
+  /** The key's customer's counters the same release and cost go to: `customerSettlement`'s JSON, '' = none. */
+  customer?: string;
+}
+
+/**
+ * Where a customer's key's settlement also goes (same slot as the key's counters): the wallet, the
+ * budget period admitted in, the plan's USD windows as admitted in (`s`: the window's start; a
+ * window since replaced is left alone). JSON for the scripts; fields left out when unused (Lua's
+ * cjson reads null as a value).
+ */
+export interface CustomerSettlement {
+  /** The customer's counter base (`redisKeys.customer`). */
+  c: string;
+  w?: 1;
+  bs?: string;
+  be?: string;
+  p?: { k: string; s: string }[];
+}
+
+export function customerSettlementText(settlement: CustomerSettlement | null): string {
+  if (settlement === null) return "";
+  const hasWindows = settlement.p !== undefined && settlement.p.length > 0;
+  if (settlement.w !== 1 && settlement.bs === undefined && !hasWindows) return "";
+  return JSON.stringify({ ...settlement, p: hasWindows ? settlement.p : undefined });
 }
 
 /** The budget suffix of a key without a budget (never read by the scripts then). */
@@ -46,5 +70,6 @@ export function settleArguments(entry: SettlementCounters): (string | number)[] 
     entry.requestsWindow,
     entry.tokensHolder,
     String(-entry.tokensRelease),
+    entry.customer ?? "",
   ];
 }

@@ -1,5 +1,6 @@
 import type { RedisClient } from "./connect.ts";
 import { redisKeys } from "./redis-keys.ts";
+import type { BudgetCounter } from "./limit-types.ts";
 
 /**
  * A prepaid customer's wallet in Redis (contract section 19): `credited` (every WalletEntry's
@@ -38,4 +39,20 @@ export async function readWallet(redis: RedisClient, prefix: string, customerId:
  */
 export async function rebuildWalletCounters(redis: RedisClient, prefix: string, customerId: string, creditedNano: bigint, spentNano: bigint): Promise<void> {
   await redis.hset(redisKeys(prefix).wallet(customerId), { credited: creditedNano.toString(), spent: spentNano.toString(), reserved: "0" });
+}
+
+/** A customer's budget counter for one period (its keys' spend together), as admissions see it. */
+export async function readCustomerBudget(redis: RedisClient, prefix: string, customerId: string, counter: BudgetCounter): Promise<{ spent: bigint; reserved: bigint }> {
+  const [spent, reserved] = await redis.hmget(`${redisKeys(prefix).customer(customerId)}:budget:${counter.period}:${counter.periodStart}`, "spent", "reserved");
+  return { spent: BigInt(spent ?? "0"), reserved: BigInt(reserved ?? "0") };
+}
+
+/**
+ * The ledger's spend of the customer's keys in the budget's current period replaces its counter:
+ * after a rebuild, or when the customer gains a budget (before proxies see it).
+ */
+export async function setCustomerBudgetSpent(redis: RedisClient, prefix: string, customerId: string, counter: BudgetCounter, spentNano: bigint): Promise<void> {
+  const key = `${redisKeys(prefix).customer(customerId)}:budget:${counter.period}:${counter.periodStart}`;
+  await redis.hset(key, { spent: spentNano.toString(), reserved: "0" });
+  await redis.pexpireat(key, counter.expiresAt);
 }
