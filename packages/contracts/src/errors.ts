@@ -14,6 +14,8 @@ export type ErrorCode =
   | "key_disabled"
   | "key_revoked"
   | "budget_exceeded"
+  | "balance_exhausted"
+  | "plan_limit_exceeded"
   | "model_not_allowed"
   | "missing_scope"
   | "server_option_not_allowed"
@@ -73,6 +75,10 @@ const CATALOG: Record<ErrorCode, { status: number; type: ErrorType }> = {
   insufficient_quota: { status: 429, type: "insufficient_quota" },
   /** The key's periodic budget is spent for the current day/week/month (contract section 9). */
   budget_exceeded: { status: 429, type: "insufficient_quota" },
+  /** A prepaid customer's wallet is spent: its keys wait for a credit (contract section 19). */
+  balance_exhausted: { status: 429, type: "insufficient_quota" },
+  /** A window of the customer's plan is full; `retry-after` says when it frees (contract section 19). */
+  plan_limit_exceeded: { status: 429, type: "rate_limit_error" },
   internal_error: { status: 500, type: "api_error" },
   upstream_error: { status: 502, type: "api_error" },
   dependency_unavailable: { status: 503, type: "overloaded_error" },
