@@ -31,6 +31,22 @@ export function loadControlPlaneConfig(env: Record<string, string | undefined> =
      * CIDR ranges; `false` trusts none. Anyone else is known by its socket address.
      */
     TRUST_PROXY: envVars.trustProxy(),
+    /**
+     * Webhooks to the vendor (contract section 19): `true` lets a webhook URL resolve to a private,
+     * loopback or link-local address, or one of this host's own (refused with a 400 otherwise).
+     */
+    WEBHOOK_ALLOW_PRIVATE: envVars.bool(false),
+    /** How long one delivery attempt waits for the vendor's answer. */
+    WEBHOOK_TIMEOUT_MS: envVars.positiveInt(10_000),
+    /** Pause after the first failed attempt; each later one doubles (with jitter) up to WEBHOOK_RETRY_MAX_MS. */
+    WEBHOOK_RETRY_BASE_MS: envVars.positiveInt(10_000),
+    WEBHOOK_RETRY_MAX_MS: envVars.positiveInt(3_600_000),
+    /** A delivery still unacknowledged this long after its event is `failed`. */
+    WEBHOOK_GIVE_UP_MS: envVars.positiveInt(86_400_000),
+    /** How often the deliverer looks for due deliveries (it also wakes at once after an emit in this process). */
+    WEBHOOK_POLL_INTERVAL_MS: envVars.positiveInt(1_000),
+    /** Deliveries one control plane sends at once. */
+    WEBHOOK_CONCURRENCY: envVars.positiveInt(16),
     /** Stripe's secret key (`sk_live_...` / `sk_test_...`): card payments and auto top-up; unset: checkout answers 503. */
     STRIPE_SECRET_KEY: z.string().min(1).optional(),
     /** The signing secret of the `/webhooks/stripe` endpoint (`whsec_...`); unset: every webhook is refused (503). */

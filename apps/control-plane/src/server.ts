@@ -8,6 +8,8 @@ import type { ControlPlaneConfig } from "./config.ts";
 import { applyGatewayFile } from "./config-file/apply-gateway-file.ts";
 import { rebuildRedis } from "./rebuild-redis.ts";
 import { RedisWatchdog } from "./redis-watchdog.ts";
+import { createWebhookDeliverer } from "./webhooks/start-deliverer.ts";
+import type { WebhookDeliverer } from "./webhooks/deliverer.ts";
 
 export interface RunningControlPlane {
   url: string;
@@ -15,6 +17,8 @@ export interface RunningControlPlane {
   http: Listening;
   services: ControlPlaneServices;
   watchdog: RedisWatchdog;
+  /** Sends due webhook deliveries (one loop per process). */
+  deliverer: WebhookDeliverer;
   close(): Promise<void>;
 }
 
@@ -36,6 +40,8 @@ export async function startControlPlane(config: ControlPlaneConfig, logger?: Con
   const http = await listen(createControlPlaneApp(services, state), config.PORT, config.HOST);
   const watchdog = new RedisWatchdog(services, config.REDIS_WATCH_INTERVAL_MS);
   watchdog.start();
+  const deliverer = createWebhookDeliverer(services);
+  deliverer.start();
   let closing: Promise<void> | null = null;
   return {
     url: http.url,
@@ -43,10 +49,12 @@ export async function startControlPlane(config: ControlPlaneConfig, logger?: Con
     http,
     services,
     watchdog,
+    deliverer,
     close() {
       closing ??= (async () => {
         state.shuttingDown = true;
         await watchdog.stop();
+        await deliverer.stop();
         await http.close(config.SHUTDOWN_DEADLINE_MS);
         await services.close();
       })();

@@ -9,6 +9,8 @@ import { hashRequest, readIdempotencyKey, responseCipher, runIdempotent } from "
 import { findVendorKey, presentKey } from "../vendors/key-object.ts";
 import { parseInput } from "../vendors/parse-input.ts";
 import { actorOf, vendorOf } from "../vendors/vendor-auth.ts";
+import { emitEvent } from "../webhooks/emit.ts";
+import { keyRevokedData } from "../webhooks/event-data.ts";
 
 /** GET /api/keys/{id}: one of the vendor's keys, without the plaintext (scope keys:read). */
 export function getKeyRoute(services: ControlPlaneServices) {
@@ -27,6 +29,8 @@ export function revokeKeyRoute(services: ControlPlaneServices) {
   return async (request: Request<{ id: string }>, response: Response): Promise<void> => {
     const owned = await findVendorKey(services.db.prisma, vendorOf(request).vendorId, request.params.id);
     const { row } = await revokeKey(services.db.prisma, services.records, owned.id, actorOf(request));
+    // Once per key (the event id is the key's): a repeated DELETE re-emits nothing new, and one whose emit failed retries it.
+    await emitEvent(services.db.prisma, { vendorId: row.vendorId, type: "key.revoked", eventId: `key.revoked:${row.id}`, data: keyRevokedData(row) });
     response.json(await presentKey(services.db.prisma, row, owned.serverOption));
   };
 }

@@ -14,6 +14,9 @@ import { requestLogRoute } from "./api-requests.ts";
 import { auditLogRoute } from "./api-audit-log.ts";
 import { tokenRoute } from "./api-token.ts";
 import { upstreamHealthRoute } from "./api-upstreams.ts";
+import { createWebhookRoute, deleteWebhookRoute, getWebhookRoute, listDeliveriesRoute, listWebhooksRoute, webhookId } from "./api-webhooks.ts";
+import { usageCsvRoute } from "./api-usage-csv.ts";
+import { requestsCsvRoute } from "./api-requests-csv.ts";
 
 /**
  * The vendor (reseller) API under /api (contract section 6). Order per route: the token, then the
@@ -39,9 +42,16 @@ export function mountVendorApi(app: Express, services: ControlPlaneServices): vo
   router.post("/keys/:id/rotate", authenticated, requireScope("keys:update"), keyId, jsonBody(services.config.BODY_LIMIT_BYTES, { optional: true }), rotateKeyRoute(services));
   router.delete("/keys/:id", authenticated, requireScope("keys:revoke"), keyId, revokeKeyRoute(services));
   router.get("/keys/:id/usage", authenticated, requireScope("usage:read"), keyId, keyUsageRoute(services));
+  router.get("/usage.csv", authenticated, requireScope("usage:read"), usageCsvRoute(services));
   router.get("/usage", authenticated, requireScope("usage:read"), usageReportRoute(services));
+  router.get("/requests.csv", authenticated, requireScope("usage:read"), requestsCsvRoute(services));
   router.get("/requests", authenticated, requireScope("usage:read"), requestLogRoute(services));
   router.get("/audit-log", authenticated, auditLogRoute(services));
   router.get("/upstreams", authenticated, requireScope("upstreams:read"), upstreamHealthRoute(services));
+  router.post("/webhooks", authenticated, requireScope("webhooks:write"), jsonBody(services.config.BODY_LIMIT_BYTES), createWebhookRoute(services));
+  router.get("/webhooks", authenticated, requireScope("webhooks:write"), listWebhooksRoute(services));
+  router.get("/webhooks/:id", authenticated, requireScope("webhooks:write"), webhookId, getWebhookRoute(services));
+  router.delete("/webhooks/:id", authenticated, requireScope("webhooks:write"), webhookId, deleteWebhookRoute(services));
+  router.get("/webhooks/:id/deliveries", authenticated, requireScope("webhooks:write"), webhookId, listDeliveriesRoute(services));
   app.use("/api", router);
 }

@@ -20,7 +20,7 @@ export interface RequestLogFilter {
   to?: Date;
 }
 
-interface LedgerRow {
+export interface LedgerRow {
   request_id: string;
   api_key_id: string;
   model: string;
@@ -84,7 +84,7 @@ export function requestLogQuery(filter: RequestLogFilter, limit: number, after: 
     ORDER BY r.finished_at DESC, r.request_id DESC`;
 }
 
-function toRequestObject(row: LedgerRow): RequestObject {
+export function toRequestObject(row: LedgerRow): RequestObject {
   return {
     id: row.request_id,
     object: "request",

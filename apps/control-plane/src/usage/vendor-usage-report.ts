@@ -14,7 +14,7 @@ export interface UsageReportInput {
 }
 
 /** The sums of one group, as Postgres returns them (bigint). */
-interface Sums {
+export interface Sums {
   requests: bigint;
   input_tokens: bigint;
   output_tokens: bigint;
@@ -41,7 +41,7 @@ const SUM_COLUMNS: SumColumn[] = [
   "web_search_requests",
 ];
 
-interface GroupRow extends Sums {
+export interface GroupRow extends Sums {
   grp: string | Date;
   name?: string;
   prefix?: string;
@@ -125,7 +125,7 @@ function sumsOf(requests: Prisma.Sql): Prisma.Sql {
   return Prisma.join([Prisma.sql`${requests}::bigint AS requests`, ...sums]);
 }
 
-function toReportRow(row: GroupRow): UsageReportRow {
+export function toReportRow(row: GroupRow): UsageReportRow {
   const group = row.grp instanceof Date ? isoDay(row.grp) : row.grp;
   const key = row.name === undefined ? {} : { name: row.name, prefix: row.prefix ?? "" };
   return { group, ...key, ...toFigures(row) };
