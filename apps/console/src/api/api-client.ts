@@ -14,6 +14,8 @@ export interface CallOptions {
 
 export interface ApiClient {
   call<Result>(path: string, options?: CallOptions): Promise<Result>;
+  /** A GET whose answer is a file (CSV exports): the body as a Blob, errors as for `call`. */
+  fetchBlob(path: string, options?: Pick<CallOptions, "query" | "scope">): Promise<Blob>;
 }
 
 export interface ApiHooks {
@@ -38,29 +40,37 @@ export function withQuery(path: string, query: Query = {}): string {
  * token in the Authorization header (never in a URL), JSON both ways, every failure an ApiError.
  */
 export function createApiClient(token: string, hooks: ApiHooks): ApiClient {
+  const send = async (path: string, options: CallOptions, accept: string): Promise<Response> => {
+    const headers: Record<string, string> = { authorization: `Bearer ${token}`, accept, ...options.headers };
+    if (options.body !== undefined) headers["content-type"] = "application/json";
+    let response: Response;
+    try {
+      response = await fetch(withQuery(path, options.query), {
+        method: options.method ?? "GET",
+        headers,
+        body: options.body === undefined ? undefined : JSON.stringify(options.body),
+        cache: "no-store",
+        credentials: "omit",
+      });
+    } catch (cause) {
+      throw networkError(cause);
+    }
+    if (!response.ok) {
+      const error = await errorFromResponse(response);
+      if (error.isUnauthorized) hooks.onUnauthorized(error);
+      else if (error.isMissingScope && options.scope) hooks.onMissingScope(options.scope, error);
+      throw error;
+    }
+    return response;
+  };
   return {
     async call<Result>(path: string, options: CallOptions = {}): Promise<Result> {
-      const headers: Record<string, string> = { authorization: `Bearer ${token}`, accept: "application/json", ...options.headers };
-      if (options.body !== undefined) headers["content-type"] = "application/json";
-      let response: Response;
-      try {
-        response = await fetch(withQuery(path, options.query), {
-          method: options.method ?? "GET",
-          headers,
-          body: options.body === undefined ? undefined : JSON.stringify(options.body),
-          cache: "no-store",
-          credentials: "omit",
-        });
-      } catch (cause) {
-        throw networkError(cause);
-      }
-      if (!response.ok) {
-        const error = await errorFromResponse(response);
-        if (error.isUnauthorized) hooks.onUnauthorized(error);
-        else if (error.isMissingScope && options.scope) hooks.onMissingScope(options.scope, error);
-        throw error;
-      }
+      const response = await send(path, options, "application/json");
       return (await response.json()) as Result;
+    },
+    async fetchBlob(path: string, options: Pick<CallOptions, "query" | "scope"> = {}): Promise<Blob> {
+      const response = await send(path, options, "text/csv, application/json");
+      return await response.blob();
     },
   };
 }

@@ -2,7 +2,17 @@
  * The vendor API's shapes as the console reads them (contract sections 6 and 9), limited to the
  * fields it shows. The control plane's zod schemas (apps/control-plane/src/vendors/) are the source.
  */
-export type Scope = "keys:create" | "keys:read" | "keys:update" | "keys:revoke" | "usage:read" | "upstreams:read";
+export type Scope =
+  | "keys:create"
+  | "keys:read"
+  | "keys:update"
+  | "keys:revoke"
+  | "usage:read"
+  | "upstreams:read"
+  | "customers:read"
+  | "customers:write"
+  | "plans:write"
+  | "webhooks:write";
 
 export type KeyStatus = "active" | "disabled" | "revoked";
 export type BudgetPeriod = "day" | "week" | "month";
@@ -35,6 +45,8 @@ export interface ApiKey {
   metadata: Record<string, unknown>;
   budget: { limit: string; period: BudgetPeriod; used: string; resets_at: string } | null;
   last_used_at: string | null;
+  /** The customer the key belongs to (contract section 19), when it belongs to one. */
+  customer_id?: string | null;
 }
 
 /** The mint and rotate responses: the key object with its plaintext, shown once. */
@@ -183,4 +195,105 @@ export interface ErrorEnvelope {
   type: "error";
   error: { type: string; message: string; code: string | null; param: string | null };
   request_id: string;
+}
+
+/* ---- The reseller's business (contract section 19) ---- */
+
+export type Billing = "postpaid" | "prepaid";
+export type CustomerStatus = "active" | "disabled";
+
+export interface Customer {
+  id: string;
+  object: "customer";
+  name: string;
+  email: string | null;
+  status: CustomerStatus;
+  billing: Billing;
+  /** The wallet's balance, USD. */
+  balance: string;
+  budget: { limit: string; period: BudgetPeriod; used?: string; resets_at?: string } | null;
+  metadata?: Record<string, unknown>;
+  created_at: string;
+}
+
+export type PlanWindow = "5h" | "day" | "week" | "month";
+
+export interface PlanLimit {
+  window: PlanWindow;
+  requests?: number | null;
+  usd?: string | null;
+}
+
+export interface Plan {
+  id: string;
+  object: "plan";
+  name: string;
+  price: string;
+  period: BudgetPeriod;
+  limits: PlanLimit[];
+  models?: string[];
+  status?: string;
+  created_at?: string;
+}
+
+export interface Subscription {
+  id: string;
+  object: "subscription";
+  customer_id: string;
+  plan_id: string;
+  status: "active" | "canceled" | string;
+  current_period_start: string;
+  current_period_end: string;
+  created_at?: string;
+}
+
+/** A credit to a customer's wallet: a grant, a payment, a redeemed code, an auto top-up. */
+export interface WalletEntry {
+  id: string;
+  object?: string;
+  amount: string;
+  kind: string;
+  reason?: string;
+  created_at: string;
+}
+
+export interface RedemptionCode {
+  id: string;
+  object?: string;
+  /** The plaintext, only in the create answer. */
+  code?: string;
+  prefix?: string;
+  amount: string;
+  expires_at?: string | null;
+  redeemed_at?: string | null;
+  created_at?: string;
+}
+
+export interface CheckoutSession {
+  id: string;
+  url: string;
+}
+
+export const WEBHOOK_EVENTS = ["key.quota_low", "key.quota_exhausted", "key.budget_exceeded", "customer.balance_low", "payment.succeeded", "key.revoked"] as const;
+export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
+
+export interface Webhook {
+  id: string;
+  object: "webhook";
+  url: string;
+  events: string[];
+  created_at?: string;
+}
+
+export interface WebhookWithSecret extends Webhook {
+  secret: string;
+}
+
+export interface WebhookDelivery {
+  id: string;
+  event: string;
+  status: string;
+  attempts: number;
+  response_status: number | null;
+  created_at: string;
 }

@@ -1,5 +1,30 @@
 import type { ApiClient, Query } from "./api-client.ts";
-import type { ApiKey, ApiKeyWithSecret, BudgetPeriod, KeyStatus, List, RateLimits, RequestRow, ServerOption, UpstreamHealthReport, UsageGroup, UsageReport, VendorToken } from "./types.ts";
+import type {
+  ApiKey,
+  ApiKeyWithSecret,
+  Billing,
+  BudgetPeriod,
+  CheckoutSession,
+  Customer,
+  CustomerStatus,
+  KeyStatus,
+  List,
+  Plan,
+  PlanLimit,
+  RateLimits,
+  RedemptionCode,
+  RequestRow,
+  ServerOption,
+  Subscription,
+  UpstreamHealthReport,
+  UsageGroup,
+  UsageReport,
+  VendorToken,
+  WalletEntry,
+  Webhook,
+  WebhookDelivery,
+  WebhookWithSecret,
+} from "./types.ts";
 
 /**
  * Every vendor API route the console calls, once, with the scope it needs (contract sections 6
@@ -21,6 +46,8 @@ export interface NewKey {
   rate_limits: RateLimits;
   metadata: Record<string, unknown>;
   budget: { limit: string; period: BudgetPeriod } | null;
+  /** The customer the key belongs to (contract section 19); left out when none. */
+  customer_id?: string;
 }
 
 export interface KeyChanges {
@@ -44,7 +71,37 @@ export interface RequestFilter {
   cursor?: string | null;
 }
 
+export interface NewCustomer {
+  name: string;
+  email?: string;
+  billing: Billing;
+  budget: { limit: string; period: BudgetPeriod } | null;
+}
+
+export interface CustomerChanges {
+  name?: string;
+  email?: string | null;
+  budget?: { limit: string; period: BudgetPeriod } | null;
+  status?: CustomerStatus;
+}
+
+export interface NewPlan {
+  name: string;
+  price: string;
+  period: BudgetPeriod;
+  limits: PlanLimit[];
+  models?: string[];
+}
+
+export interface ListPage {
+  limit: number;
+  cursor?: string | null;
+  search?: string;
+}
+
 const keyPath = (id: string) => `/api/keys/${encodeURIComponent(id)}`;
+const customerPath = (id: string) => `/api/customers/${encodeURIComponent(id)}`;
+const webhookPath = (id: string) => `/api/webhooks/${encodeURIComponent(id)}`;
 
 export const vendorApi = {
   /** Any valid token may read itself: sign-in checks the token and learns its scopes with it. */
@@ -71,4 +128,54 @@ export const vendorApi = {
   requests: (api: ApiClient, filter: RequestFilter) => api.call<List<RequestRow>>("/api/requests", { query: { ...filter } satisfies Query, scope: "usage:read" }),
 
   upstreams: (api: ApiClient) => api.call<UpstreamHealthReport>("/api/upstreams", { scope: "upstreams:read" }),
+
+  key: (api: ApiClient, id: string) => api.call<ApiKey>(keyPath(id), { scope: "keys:read" }),
+
+  /** One key's totals in a window (the /v1/usage body, read by the vendor). */
+  keyUsage: (api: ApiClient, id: string, window: { from: string; to: string }) =>
+    api.call<KeyUsage>(`${keyPath(id)}/usage`, { query: window, scope: "usage:read" }),
+
+  /* ---- Contract section 19: the reseller's business ---- */
+
+  listCustomers: (api: ApiClient, page: ListPage) => api.call<List<Customer>>("/api/customers", { query: { ...page }, scope: "customers:read" }),
+  customer: (api: ApiClient, id: string) => api.call<Customer>(customerPath(id), { scope: "customers:read" }),
+  createCustomer: (api: ApiClient, body: NewCustomer) => api.call<Customer>("/api/customers", { method: "POST", body, scope: "customers:write" }),
+  updateCustomer: (api: ApiClient, id: string, changes: CustomerChanges) => api.call<Customer>(customerPath(id), { method: "PATCH", body: changes, scope: "customers:write" }),
+  customerKeys: (api: ApiClient, id: string) => api.call<List<ApiKey>>("/api/keys", { query: { customer_id: id, limit: 100 }, scope: "keys:read" }),
+  customerSubscriptions: (api: ApiClient, id: string) => api.call<List<Subscription>>(`${customerPath(id)}/subscriptions`, { query: { limit: 100 }, scope: "customers:read" }),
+  subscribe: (api: ApiClient, id: string, planId: string) =>
+    api.call<Subscription>(`${customerPath(id)}/subscriptions`, { method: "POST", body: { plan_id: planId }, scope: "customers:write" }),
+  cancelSubscription: (api: ApiClient, customerId: string, subscriptionId: string) =>
+    api.call<Subscription>(`${customerPath(customerId)}/subscriptions/${encodeURIComponent(subscriptionId)}`, { method: "DELETE", scope: "customers:write" }),
+  walletEntries: (api: ApiClient, id: string) => api.call<List<WalletEntry>>(`${customerPath(id)}/wallet`, { query: { limit: 50 }, scope: "customers:read" }),
+  grantCredits: (api: ApiClient, id: string, amount: string, reason: string) =>
+    api.call<Customer | WalletEntry>(`${customerPath(id)}/credits`, { method: "POST", body: { amount, reason }, scope: "customers:write" }),
+  createCheckoutSession: (api: ApiClient, id: string, body: { amount: string; success_url: string; cancel_url: string }) =>
+    api.call<CheckoutSession>(`${customerPath(id)}/checkout-sessions`, { method: "POST", body, scope: "customers:write" }),
+
+  listPlans: (api: ApiClient, page: ListPage) => api.call<List<Plan>>("/api/plans", { query: { ...page } }),
+  createPlan: (api: ApiClient, body: NewPlan) => api.call<Plan>("/api/plans", { method: "POST", body, scope: "plans:write" }),
+
+  listRedemptionCodes: (api: ApiClient, page: ListPage) => api.call<List<RedemptionCode>>("/api/redemption-codes", { query: { ...page }, scope: "customers:read" }),
+  createRedemptionCodes: (api: ApiClient, body: { count: number; amount: string; expires_at?: string | null }) =>
+    api.call<List<RedemptionCode>>("/api/redemption-codes", { method: "POST", body, scope: "customers:write" }),
+
+  listWebhooks: (api: ApiClient, page: ListPage) => api.call<List<Webhook>>("/api/webhooks", { query: { ...page }, scope: "webhooks:write" }),
+  webhook: (api: ApiClient, id: string) => api.call<Webhook>(webhookPath(id), { scope: "webhooks:write" }),
+  createWebhook: (api: ApiClient, body: { url: string; events: string[] }) => api.call<WebhookWithSecret>("/api/webhooks", { method: "POST", body, scope: "webhooks:write" }),
+  deleteWebhook: (api: ApiClient, id: string) => api.call<unknown>(webhookPath(id), { method: "DELETE", scope: "webhooks:write" }),
+  webhookDeliveries: (api: ApiClient, id: string, page: ListPage) =>
+    api.call<List<WebhookDelivery>>(`${webhookPath(id)}/deliveries`, { query: { ...page }, scope: "webhooks:write" }),
+
+  /** CSV exports (contract section 19): the same filters as the JSON reports. */
+  usageCsv: (api: ApiClient, query: Query) => api.fetchBlob("/api/usage.csv", { query, scope: "usage:read" }),
+  requestsCsv: (api: ApiClient, query: Query) => api.fetchBlob("/api/requests.csv", { query, scope: "usage:read" }),
 };
+
+/** GET /api/keys/{id}/usage: the /v1/usage body (contract section 5). */
+export interface KeyUsage {
+  object: "usage";
+  quota: { limit: string | null; used: string; remaining: string | null; currency: string };
+  consumption: { requests: number; input_tokens: number; output_tokens: number; images: number; cost: string };
+  by_model: { model: string; requests: number; input_tokens: number; output_tokens: number; cost: string }[];
+}

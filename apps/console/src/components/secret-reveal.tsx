@@ -8,7 +8,7 @@ type CopyState = "idle" | "copied" | "select";
  * the clipboard API is unavailable (an insecure origin) or refused, the text is selected for the
  * user to copy by hand.
  */
-export function SecretReveal(props: { secret: string; label: string }) {
+export function SecretReveal(props: { secret: string; label: string; warning?: string }) {
   const input = useRef<HTMLInputElement>(null);
   const [state, setState] = useState<CopyState>("idle");
 
@@ -30,7 +30,7 @@ export function SecretReveal(props: { secret: string; label: string }) {
 
   return (
     <div className={styles.reveal}>
-      <p className={styles.warning}>Copy this key now: it is shown only once and cannot be shown again.</p>
+      <p className={styles.warning}>{props.warning ?? "Copy this key now: it is shown only once and cannot be shown again."}</p>
       <label htmlFor="secret-value">{props.label}</label>
       <div className={styles.row}>
         <input id="secret-value" ref={input} readOnly value={props.secret} className={styles.secret} data-testid="secret" onFocus={selectAll} data-autofocus />

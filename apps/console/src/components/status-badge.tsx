@@ -12,6 +12,13 @@ const TONE: Record<string, string | undefined> = {
   half_open: styles.warn,
   open: styles.danger,
   stale: styles.warn,
+  // customers, subscriptions, codes, payments and webhook deliveries
+  canceled: styles.warn,
+  redeemed: styles.warn,
+  expired: styles.danger,
+  pending: styles.warn,
+  succeeded: styles.ok,
+  failed: styles.danger,
   // why an upstream attempt failed (an attempt that answered is `ok`)
   http_429: styles.warn,
   circuit_open: styles.warn,

@@ -17,9 +17,13 @@ import styles from "./key-dialogs.module.css";
 const EMPTY_LIMITS: LimitValues = { quota: "", budgetLimit: "", budgetPeriod: "month", rpm: "", tpm: "", expiresAt: "" };
 
 /** Mint a key on one of the vendor's server options; its plaintext is shown once, with copy. */
-export function KeyCreateDialog(props: { onClose(): void; onCreated(): void }) {
-  const { api } = useSession();
+export function KeyCreateDialog(props: { onClose(): void; onCreated(): void; customerId?: string }) {
+  const { api, can } = useSession();
   const options = useResource(() => vendorApi.serverOptions(api), "server-options");
+  // The customer picker (contract section 19): the vendor's customers, when the token may read them.
+  const pickCustomer = props.customerId === undefined && can("customers:read");
+  const customers = useResource(() => vendorApi.listCustomers(api, { limit: 100 }), "customers-for-key", pickCustomer);
+  const [customerId, setCustomerId] = useState(props.customerId ?? "");
   const [serverOption, setServerOption] = useState("");
   const [name, setName] = useState("");
   const [limits, setLimits] = useState(EMPTY_LIMITS);
@@ -44,6 +48,7 @@ export function KeyCreateDialog(props: { onClose(): void; onCreated(): void }) {
           rate_limits: { rpm: integerOrNull(limits.rpm), tpm: integerOrNull(limits.tpm) },
           metadata: {},
           budget: budgetOrNull(limits.budgetLimit, limits.budgetPeriod),
+          ...(customerId ? { customer_id: customerId } : {}),
         },
         idempotencyKey,
       );
@@ -76,6 +81,7 @@ export function KeyCreateDialog(props: { onClose(): void; onCreated(): void }) {
     <Dialog title="Create key" onClose={props.onClose}>
       {options.loading && !options.data ? <Loading label="Loading server options…" /> : null}
       <ErrorBanner error={options.error} />
+      <ErrorBanner error={customers.error} />
       <form className={styles.form} onSubmit={submit}>
         <Field label="Server option">
           {(id) => (
@@ -92,6 +98,21 @@ export function KeyCreateDialog(props: { onClose(): void; onCreated(): void }) {
         <Field label="Name">
           {(id) => <input id={id} value={name} maxLength={200} onChange={(event) => setName(event.target.value)} placeholder="e.g. customer-42 production" />}
         </Field>
+        {pickCustomer ? (
+          <Field label="Customer" hint="The key spends within the customer's budget, wallet and plan.">
+            {(id, hint) => (
+              <select id={id} aria-describedby={hint} value={customerId} onChange={(event) => setCustomerId(event.target.value)}>
+                <option value="">None</option>
+                {(customers.data?.data ?? []).map((customer) => (
+                  <option key={customer.id} value={customer.id}>
+                    {customer.name}
+                    {customer.email ? ` (${customer.email})` : ""}
+                  </option>
+                ))}
+              </select>
+            )}
+          </Field>
+        ) : null}
         <KeyLimitFields values={limits} onChange={setLimits} />
         <ErrorBanner error={error} />
         <div className={styles.actions}>

@@ -4,6 +4,7 @@ import { StatusBadge } from "../components/status-badge.tsx";
 import { count, dateTime, usd } from "../format.ts";
 import { KeyActions, type KeyAction } from "./key-actions.tsx";
 import styles from "./keys.module.css";
+import { PageLink } from "../router/page-link.tsx";
 
 function budgetText(budget: ApiKey["budget"]): string {
   return budget ? `${usd(budget.used)} of ${usd(budget.limit)} / ${budget.period}` : "None";
@@ -16,7 +17,9 @@ export function KeysTable(props: { keys: ApiKey[]; busyId: string | null; onActi
       header: "Key",
       cell: (key) => (
         <div className={styles.keyCell}>
-          <strong>{key.name || "Unnamed key"}</strong>
+          <PageLink page="keys" detail={key.id} aria-label={`Open ${key.name || key.prefix}`}>
+            <strong>{key.name || "Unnamed key"}</strong>
+          </PageLink>
           <code className="muted">{key.prefix}…</code>
           <code className={`muted ${styles.id}`}>{key.id}</code>
         </div>

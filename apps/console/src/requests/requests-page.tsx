@@ -12,6 +12,9 @@ import { useSession } from "../session/session-context.tsx";
 import { RequestAttemptsDialog } from "./request-attempts-dialog.tsx";
 import { NO_FILTERS, RequestFilters, type RequestFilterValues } from "./request-filters.tsx";
 import { RequestsTable } from "./requests-table.tsx";
+import { CsvDownload } from "../components/csv-download.tsx";
+import { useKeyNames } from "../hooks/use-key-names.ts";
+import styles from "./requests.module.css";
 
 const PAGE_SIZE = 25;
 
@@ -22,6 +25,7 @@ export function RequestsPage() {
   const [attemptsOf, setAttemptsOf] = useState<RequestRow | null>(null);
   const pages = useCursorPages(JSON.stringify(filters));
   const readable = can("usage:read");
+  const keyNames = useKeyNames();
 
   const log = useResource(
     () => vendorApi.requests(api, { id: filters.id, key_id: filters.keyId, model: filters.model, status: filters.status, limit: PAGE_SIZE, cursor: pages.cursor }),
@@ -40,9 +44,13 @@ export function RequestsPage() {
 
   const rows = log.data?.data ?? [];
   const filtered = Object.values(filters).some((value) => value !== "");
+  const csvQuery = { id: filters.id, key_id: filters.keyId, model: filters.model, status: filters.status };
   return (
     <>
-      <h1>Requests</h1>
+      <div className={styles.exportRow}>
+        <h1>Requests</h1>
+        <CsvDownload label="Export CSV" filename="requests.csv" load={() => vendorApi.requestsCsv(api, csvQuery)} />
+      </div>
       <RequestFilters value={filters} onApply={setFilters} />
       <ErrorBanner error={log.error} />
       {log.loading && !log.data ? <Loading label="Loading requests…" /> : null}
@@ -53,7 +61,7 @@ export function RequestsPage() {
       ) : null}
       {rows.length > 0 ? (
         <div aria-busy={log.loading}>
-          <RequestsTable rows={rows} onShowAttempts={setAttemptsOf} />
+          <RequestsTable rows={rows} onShowAttempts={setAttemptsOf} keyNames={keyNames} />
         </div>
       ) : null}
       <Pager

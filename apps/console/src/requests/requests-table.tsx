@@ -1,7 +1,10 @@
 import type { RequestRow } from "../api/types.ts";
 import { DataTable, type Column } from "../components/data-table.tsx";
+import { ShortId } from "../components/short-id.tsx";
 import { StatusBadge } from "../components/status-badge.tsx";
 import { cacheWrites, count, dateTime, milliseconds, usd } from "../format.ts";
+import type { KeyName } from "../hooks/use-key-names.ts";
+import { PageLink } from "../router/page-link.tsx";
 import styles from "./requests.module.css";
 
 /** "1 attempt", "2 attempts (failover)". */
@@ -10,12 +13,36 @@ function attemptsLabel(row: RequestRow): string {
   return attempts === 1 ? "1 attempt" : `${attempts} attempts (failover)`;
 }
 
-/** The request log, newest first: one row per request as the ledger recorded it; a row's attempts open in a dialog. */
-export function RequestsTable(props: { rows: RequestRow[]; onShowAttempts(row: RequestRow): void }) {
+/**
+ * The request log, newest first: one row per request as the ledger recorded it; a row's attempts
+ * open in a dialog. Ids are shortened (full value on hover and copy) and keys carry their names,
+ * so a row stays readable at 1280 px without scrolling sideways.
+ */
+export function RequestsTable(props: { rows: RequestRow[]; onShowAttempts(row: RequestRow): void; keyNames?: ReadonlyMap<string, KeyName>; hideKey?: boolean }) {
+  const names = props.keyNames ?? new Map<string, KeyName>();
   const columns: Column<RequestRow>[] = [
     { header: "Time", cell: (row) => dateTime(row.created_at) },
-    { header: "Request id", cell: (row) => <code>{row.id}</code> },
-    { header: "Key", cell: (row) => <code>{row.key_id}</code> },
+    { header: "Request id", cell: (row) => <ShortId id={row.id} /> },
+  ];
+  if (!props.hideKey) {
+    columns.push({
+      header: "Key",
+      cell: (row) => {
+        const known = names.get(row.key_id);
+        return (
+          <span className={styles.keyCell} data-testid="request-key">
+            {known ? (
+              <PageLink page="keys" detail={row.key_id} className={styles.keyName} title={`${known.name || "Unnamed key"} (${row.key_id})`}>
+                {known.name || `${known.prefix}…`}
+              </PageLink>
+            ) : null}
+            <ShortId id={row.key_id} />
+          </span>
+        );
+      },
+    });
+  }
+  columns.push(
     { header: "Model", cell: (row) => row.model },
     { header: "Endpoint", cell: (row) => `${row.endpoint}${row.stream ? " (stream)" : ""}` },
     {
@@ -37,6 +64,6 @@ export function RequestsTable(props: { rows: RequestRow[]; onShowAttempts(row: R
     { header: "Web searches", cell: (row) => count(row.web_search_requests), numeric: true },
     { header: "Cost", cell: (row) => usd(row.cost, "$0.00"), numeric: true },
     { header: "First byte / total", cell: (row) => `${milliseconds(row.ttfb_ms)} / ${milliseconds(row.duration_ms)}`, numeric: true },
-  ];
+  );
   return <DataTable caption="Requests" columns={columns} rows={props.rows} rowKey={(row) => row.id} testId="requests-table" />;
 }

@@ -1,20 +1,28 @@
 import { useCallback, useEffect, useState } from "react";
-import { pageAt, pathOf, type Page } from "./routes.ts";
+import { detailAt, navigate, pageAt, type Page } from "./routes.ts";
 
-/** The current page from the address bar, kept in step with back/forward; `go` pushes a page. */
-export function usePage(): { page: Page; go(page: Page): void } {
-  const [page, setPage] = useState<Page>(() => pageAt(window.location.pathname));
+interface Location {
+  page: Page;
+  detail: string | null;
+}
+
+function here(): Location {
+  return { page: pageAt(window.location.pathname), detail: detailAt(window.location.pathname) };
+}
+
+/** The current page (and its detail) from the address bar, kept in step with back/forward; `go` pushes a page. */
+export function usePage(): { page: Page; detail: string | null; go(page: Page, detail?: string | null): void } {
+  const [location, setLocation] = useState<Location>(here);
 
   useEffect(() => {
-    const onPop = () => setPage(pageAt(window.location.pathname));
+    const onPop = () => setLocation((current) => {
+      const next = here();
+      return next.page === current.page && next.detail === current.detail ? current : next;
+    });
     window.addEventListener("popstate", onPop);
     return () => window.removeEventListener("popstate", onPop);
   }, []);
 
-  const go = useCallback((next: Page) => {
-    if (window.location.pathname !== pathOf(next)) window.history.pushState(null, "", pathOf(next));
-    setPage(next);
-  }, []);
-
-  return { page, go };
+  const go = useCallback((next: Page, detail?: string | null) => navigate(next, detail), []);
+  return { ...location, go };
 }

@@ -7,12 +7,30 @@ import { RequestsPage } from "../requests/requests-page.tsx";
 import { ServerOptionsPage } from "../server-options/server-options-page.tsx";
 import { UpstreamsPage } from "../upstreams/upstreams-page.tsx";
 import { UsagePage } from "../usage/usage-page.tsx";
+import { CustomersPage } from "../customers/customers-page.tsx";
+import { CustomerPage } from "../customers/customer-page.tsx";
+import { PlansPage } from "../plans/plans-page.tsx";
+import { RedemptionCodesPage } from "../codes/redemption-codes-page.tsx";
+import { WebhooksPage } from "../webhooks/webhooks-page.tsx";
+import { WebhookPage } from "../webhooks/webhook-page.tsx";
+import { KeyPage } from "../keys/key-page.tsx";
+import { PlaygroundPage } from "../playground/playground-page.tsx";
 import styles from "./app-shell.module.css";
 
-function PageBody(props: { page: Page }) {
+function PageBody(props: { page: Page; detail: string | null }) {
   switch (props.page) {
     case "keys":
-      return <KeysPage />;
+      return props.detail ? <KeyPage key={props.detail} keyId={props.detail} /> : <KeysPage />;
+    case "customers":
+      return props.detail ? <CustomerPage key={props.detail} customerId={props.detail} /> : <CustomersPage />;
+    case "plans":
+      return <PlansPage />;
+    case "codes":
+      return <RedemptionCodesPage />;
+    case "webhooks":
+      return props.detail ? <WebhookPage key={props.detail} webhookId={props.detail} /> : <WebhooksPage />;
+    case "playground":
+      return <PlaygroundPage />;
     case "usage":
       return <UsagePage />;
     case "requests":
@@ -30,8 +48,9 @@ function PageBody(props: { page: Page }) {
 
 /** Header with the navigation, the token's vendor and prefix, sign-out, and the page the address names. */
 export function AppShell() {
-  const { signOut, identity } = useSession();
-  const { page, go } = usePage();
+  const { signOut, identity, can } = useSession();
+  const { page, detail, go } = usePage();
+  const routes = ROUTES.filter((route) => route.page === page || route.scopes.length === 0 || route.scopes.some((scope) => can(scope)));
 
   useEffect(() => {
     document.title = `${titleOf(page)} · Gateway console`;
@@ -45,7 +64,7 @@ export function AppShell() {
       <header className={styles.header}>
         <span className={styles.brand}>Gateway console</span>
         <nav aria-label="Console" className={styles.nav}>
-          {ROUTES.map((route) => (
+          {routes.map((route) => (
             <a
               key={route.page}
               href={pathOf(route.page)}
@@ -69,7 +88,7 @@ export function AppShell() {
         </button>
       </header>
       <main id="main" className={styles.main} tabIndex={-1}>
-        <PageBody page={page} />
+        <PageBody page={page} detail={detail} />
       </main>
     </div>
   );

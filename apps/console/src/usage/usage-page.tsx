@@ -12,6 +12,8 @@ import { UsageBreakdown } from "./usage-breakdown.tsx";
 import { UsageChart } from "./usage-chart.tsx";
 import { UsageTotals } from "./usage-totals.tsx";
 import styles from "./usage.module.css";
+import { CsvDownload } from "../components/csv-download.tsx";
+import pageStyles from "../components/page.module.css";
 
 const keyCell = (row: UsageRow) => (
   <span>
@@ -50,7 +52,10 @@ export function UsagePage() {
   const data = reports.data;
   return (
     <>
-      <h1>Usage</h1>
+      <div className={pageStyles.heading}>
+        <h1>Usage</h1>
+        <CsvDownload label="Export CSV" filename={`usage-${range.from}-${range.to}.csv`} load={() => vendorApi.usageCsv(api, { ...toQuery(range), group_by: "day" })} />
+      </div>
       <DateRangePicker value={range} onChange={setRange} />
       <ErrorBanner error={reports.error} />
       {reports.loading && !data ? <Loading label="Loading usage…" /> : null}
