@@ -6,6 +6,7 @@ import { createLedgerBatcher, createQueueWorker } from "./queue-worker.ts";
 import { createWorkerMetrics } from "./worker-metrics.ts";
 import { createBillingWorkerServices, type BillingWorkerServices } from "./services.ts";
 import { OrphanSweeper } from "./orphan-sweeper.ts";
+import { watchCrossings } from "./quota-crossings.ts";
 
 export interface RunningBillingWorker {
   /** Base URL of /healthz and /readyz. */
@@ -23,6 +24,8 @@ export interface RunningBillingWorker {
 export async function startBillingWorker(config: BillingWorkerConfig, logger?: BillingWorkerServices["logger"]): Promise<RunningBillingWorker> {
   const services = createBillingWorkerServices(config, logger);
   const batcher = createLedgerBatcher(services);
+  // Webhook events of keys whose spend crossed 80 % / 100 % of their quota or their budget.
+  batcher.onWritten(watchCrossings(services.db.prisma, services.logger));
   const worker = createQueueWorker(services, batcher);
   const state = { shuttingDown: false };
   const sweeper = new OrphanSweeper({
