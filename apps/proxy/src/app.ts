@@ -15,6 +15,7 @@ import { imagesGenerationsRoute } from "./routes/v1-images-generations.ts";
 import { countTokensRoute } from "./routes/v1-count-tokens.ts";
 import { embeddingsRoute } from "./routes/v1-embeddings.ts";
 import { usageRoute } from "./routes/v1-usage.ts";
+import { redeemRoute } from "./routes/v1-redeem.ts";
 import { apiRelayRoute } from "./routes/api-relay.ts";
 import { relayPattern, type RelayPattern } from "./routes/api-relay-request.ts";
 import type { KeyedRouteHandler, RouteHandler } from "./routes/route-handler.ts";
@@ -88,12 +89,15 @@ export function createProxyHandler(services: ProxyServices): RequestListener {
   post("/v1/images/generations", imagesGenerationsRoute(services));
   post("/v1/messages/count_tokens", countTokensRoute(services));
   post("/v1/embeddings", embeddingsRoute(services));
+  post("/v1/redeem", redeemRoute(services));
   const modelById: Route = { pattern: `${MODEL_BY_ID}*id`, handler: getModelRoute(services), readsBody: false };
   // The vendor API and console, any method, relayed to the control plane with the body streamed.
   const apiRelay = apiRelayRoute(services);
   const relays: Record<RelayPattern, Route> = {
     "/api/*": { pattern: "/api/*", handler: apiRelay, readsBody: false },
     "/console/*": { pattern: "/console/*", handler: apiRelay, readsBody: false },
+    // Stripe's webhook (and any later provider's): the body relayed byte for byte, its signature covers it.
+    "/webhooks/*": { pattern: "/webhooks/*", handler: apiRelay, readsBody: false },
   };
 
   const fail = (request: GatewayRequest, path: string, response: ServerResponse, error: unknown) =>

@@ -56,6 +56,7 @@ describe("GET /api/openapi.json", () => {
         "POST /v1/images/generations",
         "POST /v1/messages/count_tokens",
         "POST /v1/embeddings",
+        "POST /v1/redeem",
         "POST /api/keys",
         "GET /api/keys",
         "GET /api/keys/{id}",

@@ -5,7 +5,7 @@ import type { IncomingHttpHeaders } from "node:http";
  * vendor API and the console, never `/internal/*` by any spelling) and the headers.
  */
 
-export type RelayPattern = "/api/*" | "/console/*";
+export type RelayPattern = "/api/*" | "/console/*" | "/webhooks/*";
 
 /** A path as sent: RFC 3986 path characters only (no `\`, no spaces, nothing outside ASCII). */
 const PATH_CHARACTERS = /^[A-Za-z0-9\-._~!$&'()*+,;=:@%/]*$/;
@@ -42,6 +42,7 @@ export function relayPattern(target: string | undefined): RelayPattern | null {
 function prefixPattern(lower: string): RelayPattern | null {
   if (lower === "/api" || lower.startsWith("/api/")) return "/api/*";
   if (lower === "/console" || lower.startsWith("/console/")) return "/console/*";
+  if (lower.startsWith("/webhooks/")) return "/webhooks/*";
   return null;
 }
 

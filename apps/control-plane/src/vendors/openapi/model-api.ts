@@ -1,3 +1,4 @@
+import { z } from "zod";
 import { usageQuerySchema } from "../api-schemas.ts";
 import { errorResponses, jsonRequestBody, jsonResponse, queryParameters, type JsonObject, type NamedSchemas } from "./json-schema.ts";
 import {
@@ -33,6 +34,7 @@ export const modelApiSchemas: { input: NamedSchemas; output: NamedSchemas } = {
     [imageGenerationRequestSchema, "ImageGenerationRequest"],
     [countTokensRequestSchema, "CountTokensRequest"],
     [embeddingRequestSchema, "EmbeddingRequest"],
+    [z.strictObject({ code: z.string().describe("The redemption code, `rc_...`.") }), "RedeemRequest"],
   ],
   output: [
     [discoverySchema, "Discovery"],
@@ -44,6 +46,14 @@ export const modelApiSchemas: { input: NamedSchemas; output: NamedSchemas } = {
     [imagesResponseSchema, "ImagesResponse"],
     [countTokensSchema, "TokenCount"],
     [embeddingListSchema, "EmbeddingList"],
+    [
+      z.object({
+        object: z.literal("redemption"),
+        amount: z.string().describe("USD credited."),
+        balance: z.string().describe("The customer's wallet balance after it, USD."),
+      }),
+      "Redemption",
+    ],
   ],
 };
 
@@ -132,6 +142,14 @@ export function modelApiPaths(): Record<string, JsonObject> {
         parameters: [...messagesHeaders, { name: "beta", in: "query", required: false, description: "Sent by the Anthropic SDK's beta client; ignored.", schema: { type: "string" } }],
         requestBody: jsonRequestBody("CountTokensRequest", true),
         responses: { "200": jsonResponse("TokenCount", "The upstream's count, or the gateway's.", { headers: modelAnswerHeaders }), ...errorResponses(...RELAY_ERRORS) },
+      }),
+    },
+    "/v1/redeem": {
+      post: operation("redeemCode", "Redeem a code into your customer's wallet", {
+        description:
+          "Credits the code's amount to the wallet of the customer the key belongs to, once: a used, expired or unknown code is a 400 `code_invalid`; a key without a customer is a 400 `customer_required` and leaves the code unused.",
+        requestBody: jsonRequestBody("RedeemRequest", true),
+        responses: { "200": jsonResponse("Redemption", "The amount credited and the balance after it.", { headers: requestIdHeader }), ...errorResponses("400", "401", "500", "503") },
       }),
     },
     "/v1/embeddings": {
