@@ -1,5 +1,31 @@
 import { BUDGET_PERIODS, shapeSchema } from "@gateway/contracts";
 import { z } from "zod";
+import { PLAN_WINDOWS } from "./limit-types.ts";
+
+/**
+ * The customer a key belongs to, as every proxy needs it on the hot path (contract section 19):
+ * written into each of its keys' records, rewritten (and the keys evicted) when the customer, its
+ * budget or its subscription changes.
+ */
+export const customerRecordSchema = z.object({
+  id: z.string(),
+  /** A disabled customer's keys get 401 key_disabled. */
+  status: z.enum(["active", "disabled"]),
+  /** Prepaid: its keys draw on its wallet. */
+  prepaid: z.boolean(),
+  /** Its budget over all its keys, nano-USD per UTC period; null = none. */
+  budget: z.object({ limitNano: z.string().regex(/^\d+$/), period: z.enum(BUDGET_PERIODS) }).nullable(),
+  /** The active subscription's plan, null = none. */
+  plan: z
+    .object({
+      subscriptionId: z.string(),
+      /** Public model names allowed; empty = every model of the key's server option. */
+      models: z.array(z.string()),
+      windows: z.array(z.object({ window: z.enum(PLAN_WINDOWS), requests: z.number().int().positive().nullable(), usdNano: z.string().regex(/^\d+$/).nullable() })),
+    })
+    .nullable(),
+});
+export type CustomerRecord = z.infer<typeof customerRecordSchema>;
 
 /**
  * The records the control plane writes to Redis and every proxy reads. Defined once, here: the
@@ -28,6 +54,8 @@ export const keyRecordSchema = z.object({
   secretExpiresAt: z.number().int().nullable().default(null),
   /** The row's revision: a write carrying an older revision never replaces a newer record. */
   revision: z.number().int().nonnegative().default(0),
+  /** The customer the key belongs to; null or absent = none (records written before customers read so). */
+  customer: customerRecordSchema.nullable().optional(),
 });
 export type KeyRecord = z.infer<typeof keyRecordSchema>;
 

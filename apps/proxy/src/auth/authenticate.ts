@@ -31,6 +31,8 @@ function usableKey(record: KeyRecord | null): KeyRecord {
   if (!record) throw new GatewayError("invalid_api_key", INVALID);
   if (record.status === "revoked") throw new GatewayError("invalid_api_key", "This API key has been revoked.");
   if (record.status === "disabled") throw new GatewayError("key_disabled", "This API key is disabled by its owner.");
+  // A disabled customer's keys are paused with it (contract section 19); its record carries the status.
+  if (record.customer?.status === "disabled") throw new GatewayError("key_disabled", "This API key's customer is disabled by its owner.");
   const now = Date.now();
   if (record.secretExpiresAt !== null && record.secretExpiresAt <= now) {
     throw new GatewayError("invalid_api_key", "This API key was rotated; use the new key.");

@@ -1,6 +1,6 @@
 import { costOfUsage, GatewayError, type BillingEvent, type ScaledPrices } from "@gateway/contracts";
 import type { Logger } from "@gateway/logger";
-import type { AdmissionLease, AdmitResult, BudgetCounter, HeldReservation, KeyRecord, LimitStore, ServerOptionRecord } from "@gateway/redis-store";
+import { customerCounts, PLAN_WINDOW_MS, type AdmissionLease, type AdmitResult, type BudgetCounter, type CustomerLimits, type HeldReservation, type KeyRecord, type LimitStore, type ServerOptionRecord } from "@gateway/redis-store";
 import type { EndpointName, ParsedRequest } from "../upstreams/index.ts";
 import { outputBoundField, requestBoundNano, requestTokens, unitPrices } from "./request-bound.ts";
 
@@ -14,6 +14,9 @@ interface Held {
   budget: BudgetCounter | null;
   prices: ScaledPrices | null;
   lease: AdmissionLease | null;
+  /** The key's customer, and where the settlement also goes there ('' = nowhere). */
+  customerId: string | null;
+  customer: string;
 }
 
 /** Redis counters are signed 64-bit: an amount past this cannot even be compared there. */
@@ -50,6 +53,41 @@ interface Limits {
   prices: ScaledPrices | null;
   /** Whether the request is settled later (its tokens and cost booked); false for a request-only admission. */
   settles: boolean;
+  /** The key's customer's limits (null: no customer, or one without limits). */
+  customer: CustomerLimits | null;
+}
+
+/** A key record's customer as admission checks it, made once per record (records are replaced, never changed). */
+const customerLimitsOf = new WeakMap<KeyRecord, CustomerLimits | null>();
+
+function customerLimits(key: KeyRecord): CustomerLimits | null {
+  const customer = key.customer;
+  if (customer == null) return null;
+  let limits = customerLimitsOf.get(key);
+  if (limits === undefined) {
+    const plan = customer.plan;
+    limits = {
+      id: customer.id,
+      budget: customer.budget && { limitNano: BigInt(customer.budget.limitNano), period: customer.budget.period },
+      wallet: customer.prepaid,
+      windows: plan
+        ? plan.windows.map((window, index) => ({
+            key: `plan:${plan.subscriptionId}:${index}`,
+            lengthMs: PLAN_WINDOW_MS[window.window],
+            requests: window.requests,
+            usdNano: window.usdNano === null ? null : BigInt(window.usdNano),
+          }))
+        : [],
+    };
+    if (!customerCounts(limits)) limits = null;
+    customerLimitsOf.set(key, limits);
+  }
+  return limits;
+}
+
+/** Whether the customer's limits hold money: requests reserve their worst case for them. */
+function holdsMoney(customer: CustomerLimits | null): boolean {
+  return customer !== null && (customer.budget !== null || customer.wallet || customer.windows.some((window) => window.usdNano !== null));
 }
 
 /** "1s" to "60s": a rate window's reset is at most a minute away, so no string is made per request. */
@@ -92,9 +130,15 @@ export class Limiter {
     const tpm = key.tpm ?? option.tpm;
     const quotaNano = key.quotaNano === null ? null : BigInt(key.quotaNano);
     const budget = key.budget && { limitNano: BigInt(key.budget.limitNano), period: key.budget.period };
-    if (rpm === null && tpm === null && quotaNano === null && budget === null) return NO_LIMITS;
+    // A key without a customer pays nothing more here: one null check.
+    const customer = key.customer == null ? null : customerLimits(key);
+    const models = key.customer?.plan?.models;
+    if (models !== undefined && models.length > 0 && !models.includes(model)) {
+      return { headers: {}, refusal: new GatewayError("model_not_allowed", `The model '${model}' is not part of this key's plan.`, { param: "model" }) };
+    }
+    if (rpm === null && tpm === null && quotaNano === null && budget === null && customer === null) return NO_LIMITS;
     const prices = unitPrices(option, model);
-    const reservationNano = (quotaNano !== null || budget !== null) && prices ? requestBoundNano(request, requestBytes, prices, endpoint) : 0n;
+    const reservationNano = (quotaNano !== null || budget !== null || holdsMoney(customer)) && prices ? requestBoundNano(request, requestBytes, prices, endpoint) : 0n;
     const tokens = tpm !== null ? requestTokens(request, requestBytes, endpoint) : 0;
     // Checked before any script call: an amount no counter can hold is the request's own error,
     // never a failed check that would leave it unchecked.
@@ -107,7 +151,7 @@ export class Limiter {
       // It could never fit, whatever the window holds: refused as OpenAI refuses it, nothing counted.
       return { headers: {}, refusal: new GatewayError("rate_limit_exceeded", `Request too large: ${tokens} tokens (input estimate and output limit), above this key's limit of ${tpm} tokens per minute.`) };
     }
-    return this.check(requestId, key, { rpm, tpm, quotaNano, budget, reservationNano, tokens, prices, settles: true });
+    return this.check(requestId, key, { rpm, tpm, quotaNano, budget, reservationNano, tokens, prices, settles: true, customer });
   }
 
   /**
@@ -119,8 +163,11 @@ export class Limiter {
     const rpm = key.rpm ?? option.rpm;
     const quotaNano = key.quotaNano === null ? null : BigInt(key.quotaNano);
     const budget = key.budget && { limitNano: BigInt(key.budget.limitNano), period: key.budget.period };
-    if (rpm === null && quotaNano === null && budget === null) return NO_LIMITS;
-    return this.check(requestId, key, { rpm, tpm: null, quotaNano, budget, reservationNano: 0n, tokens: 0, prices: null, settles: false });
+    // Its customer's money limits refuse it once spent; a plan's windows do not count it.
+    const limits = key.customer == null ? null : customerLimits(key);
+    const customer = limits && (limits.budget !== null || limits.wallet) ? { ...limits, windows: [] } : null;
+    if (rpm === null && quotaNano === null && budget === null && customer === null) return NO_LIMITS;
+    return this.check(requestId, key, { rpm, tpm: null, quotaNano, budget, reservationNano: 0n, tokens: 0, prices: null, settles: false, customer });
   }
 
   /**
@@ -141,6 +188,7 @@ export class Limiter {
       leaseId: held.lease?.id ?? null,
       processTag: this.store.processTag,
       tokensHolder: held.tokensHolder,
+      ...(held.customerId !== null ? { customerId: held.customerId, customer: held.customer } : {}),
     };
   }
 
@@ -148,7 +196,7 @@ export class Limiter {
     const { rpm, tpm, quotaNano, budget, reservationNano, tokens } = limits;
     let result: AdmitResult | Promise<AdmitResult>;
     try {
-      result = this.store.admit({ keyId: key.id, rpm, tpm, quotaNano, budget, reservationNano, tokens, lease: limits.settles });
+      result = this.store.admit({ keyId: key.id, rpm, tpm, quotaNano, budget, reservationNano, tokens, lease: limits.settles, ...(key.customer != null ? { customerId: key.customer.id, customer: limits.customer } : {}) });
     } catch (error) {
       return this.unavailable(requestId, error);
     }
@@ -218,6 +266,14 @@ export class Limiter {
         return { headers, refusal: new GatewayError("insufficient_quota", "This key's quota is used up.") };
       case "budget_exhausted":
         return { headers, refusal: new GatewayError("budget_exceeded", `This key's ${budget?.period ?? "periodic"} budget is used up; it starts again at the next period.`) };
+      case "customer_budget_exhausted":
+        return { headers, refusal: new GatewayError("budget_exceeded", `This customer's ${limits.customer?.budget?.period ?? "periodic"} budget is used up; it starts again at the next period.`) };
+      case "balance_exhausted":
+        return { headers, refusal: new GatewayError("balance_exhausted", "This customer's balance is used up; add credits to continue.") };
+      case "plan_limited": {
+        const retryAfterPlan = Math.max(1, Math.ceil((result.retryMs ?? 1000) / 1000));
+        return { headers, refusal: new GatewayError("plan_limit_exceeded", `This customer's plan limit is reached; it frees in ${retryAfterPlan} s.`, { retryAfter: retryAfterPlan }) };
+      }
       default: {
         const never: never = result.verdict;
         throw new Error(`unknown verdict ${String(never)}`);
@@ -228,7 +284,7 @@ export class Limiter {
   /** What an admitted request holds until it is settled or released. */
   private holding(key: KeyRecord, limits: Limits, result: AdmitResult): Held {
     const { reservationNano, tokens, quotaNano, prices } = limits;
-    return { keyId: key.id, reservationNano, tokens, tokensHolder: result.tokensHolder, hasQuota: quotaNano !== null, budget: result.budget, prices, lease: result.lease };
+    return { keyId: key.id, reservationNano, tokens, tokensHolder: result.tokensHolder, hasQuota: quotaNano !== null, budget: result.budget, prices, lease: result.lease, customerId: key.customer?.id ?? null, customer: result.customer ?? "" };
   }
 
   /** Called with the request's billing event: releases the reservation, books the real cost and tokens. */
@@ -249,7 +305,7 @@ export class Limiter {
   }
 
   private write(requestId: string, held: Held, tokens: number, costNano: bigint): void {
-    const written = this.store.settle({ keyId: held.keyId, tokens, reservationNano: held.reservationNano, costNano, hasQuota: held.hasQuota, budget: held.budget, lease: held.lease, heldTokens: held.tokens, tokensHolder: held.tokensHolder });
+    const written = this.store.settle({ keyId: held.keyId, tokens, reservationNano: held.reservationNano, costNano, hasQuota: held.hasQuota, budget: held.budget, lease: held.lease, heldTokens: held.tokens, tokensHolder: held.tokensHolder, customerId: held.customerId, customer: held.customer });
     if (this.watched.has(written)) return;
     this.watched.add(written);
     written.catch((error: unknown) => this.logger.warn({ requestId, err: (error as Error).message }, "limit settlement failed"));
