@@ -10,6 +10,8 @@ describe("relayPattern", () => {
     ["/api/keys/key%5F1", "/api/*"],
     ["/console", "/console/*"],
     ["/console/assets/app.js", "/console/*"],
+    ["/webhooks/stripe", "/webhooks/*"],
+    ["/Webhooks/Stripe", "/webhooks/*"],
   ])("relays %s as %s", (target, pattern) => {
     expect(relayPattern(target)).toBe(pattern);
   });
@@ -35,6 +37,10 @@ describe("relayPattern", () => {
     "/console/../internal/keys/x/usage",
     "/apikeys",
     "/consoles",
+    "/webhooks",
+    "/webhooks/../internal/redeem",
+    "/webhooks/%2e%2e/internal/redeem",
+    "/webhooksx/stripe",
     "http://control-plane:8081/internal/keys/x/usage",
     "/api/keys?x=a b",
     "/v1/models",
