@@ -183,7 +183,7 @@ export function PlaygroundPage() {
       ) : null}
       <ErrorBanner error={error} />
 
-      <form className={styles.composer} onSubmit={send} aria-label="Message">
+      <form className={styles.composer} onSubmit={send} aria-label="Send a message">
         <Field label="Message">
           {(id) => (
             <textarea

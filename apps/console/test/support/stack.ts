@@ -10,10 +10,13 @@ import { startSimulator, type Simulator } from "@gateway/simulator";
 import { applyGatewayFile, createVendorToken, loadControlPlaneConfig, startControlPlane, type RunningControlPlane } from "@gateway/control-plane";
 import { loadBillingWorkerConfig, startBillingWorker, type RunningBillingWorker } from "@gateway/billing-worker";
 import { consoleGatewayYaml } from "./gateway-file.ts";
+import { startFakeStripe } from "./fake-stripe.ts";
 
 const PROXY_MAIN = fileURLToPath(new URL("../../../proxy/src/main.ts", import.meta.url));
 const SIMULATOR_SECRET = "console-sim-secret-0123456789";
 const ALL_SCOPES = ["keys:create", "keys:read", "keys:update", "keys:revoke", "usage:read", "upstreams:read"];
+/** Contract section 19's scopes, given to the full token once the control plane knows them. */
+const BUSINESS_SCOPES = ["customers:read", "customers:write", "plans:write", "webhooks:write"];
 
 export interface ConsoleStack {
   /** The gateway's one address: /v1, /api and /console. */
@@ -26,7 +29,6 @@ export interface ConsoleStack {
   setEditorScopes(scopes: string[]): Promise<void>;
   /** A vendor API call with the full token, as the test's own check of what the page shows. */
   api<Body = unknown>(method: string, path: string, body?: unknown): Promise<{ status: number; body: Body }>;
-  /** POST /v1/chat/completions with `key`: the status and the x-request-id. */
   /** One chat completion (gpt-test unless `model` says otherwise; `content` may carry `#sim:` directives). */
   chat(key: string, options?: { model?: string; content?: string }): Promise<{ status: number; requestId: string | null; code: string | null }>;
   /** Writes a proxy process's upstream-health report (`{prefix}:upstream-health`) as a proxy publishes it. */
@@ -48,7 +50,12 @@ export async function startConsoleStack(): Promise<ConsoleStack> {
     closers.push(() => database.drop());
     const simulator: Simulator = await startSimulator({ apiKey: SIMULATOR_SECRET });
     closers.push(() => simulator.close());
-    const env = { DATABASE_URL: database.url, REDIS_URL: redisUrl, REDIS_PREFIX: prefix, PORT: "0", DB_POOL_SIZE: "4", AUTH_FREE_FAILURES: "100000" };
+    const stripe = await startFakeStripe();
+    closers.push(() => stripe.close());
+    // Webhook receivers of the tests listen on 127.0.0.1; Stripe is the local fake (contract section 19).
+    const business = { WEBHOOK_ALLOW_PRIVATE: "true", STRIPE_SECRET_KEY: "sk_test_console", STRIPE_WEBHOOK_SECRET: "whsec_console_test", STRIPE_API_BASE: stripe.url };
+    Object.assign(process.env, business);
+    const env = { DATABASE_URL: database.url, REDIS_URL: redisUrl, REDIS_PREFIX: prefix, PORT: "0", DB_POOL_SIZE: "4", AUTH_FREE_FAILURES: "100000", ...business };
     const controlPlane: RunningControlPlane = await startControlPlane(loadControlPlaneConfig(env), silent);
     closers.push(async () => {
       const keys = await controlPlane.services.redis.keys(`${prefix}:*`);
@@ -67,7 +74,11 @@ export async function startConsoleStack(): Promise<ConsoleStack> {
     });
     closers.push(() => proxy.stop());
 
-    const full = (await createVendorToken(prisma, { vendor: "console-vendor", name: "console e2e", scopes: ALL_SCOPES })).plaintext;
+    const full = (
+      await createVendorToken(prisma, { vendor: "console-vendor", name: "console e2e", scopes: [...ALL_SCOPES, ...BUSINESS_SCOPES] }).catch(() =>
+        createVendorToken(prisma, { vendor: "console-vendor", name: "console e2e", scopes: ALL_SCOPES }),
+      )
+    ).plaintext;
     const usageOnly = await createVendorToken(prisma, { vendor: "console-vendor", name: "console e2e usage", scopes: ["usage:read"] });
     const editor = await createVendorToken(prisma, { vendor: "console-vendor", name: "console e2e editor", scopes: ["keys:read", "keys:update"] });
 
