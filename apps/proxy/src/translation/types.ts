@@ -1,21 +1,10 @@
-import type { EventSourceMessage } from "eventsource-parser";
 import type { ParsedRequest, WireFormat } from "../upstreams/index.ts";
 import type { DroppedParams } from "../core/drops.ts";
+import type { StreamTranslator } from "../core/pipeline.ts";
+
+export type { StreamTranslator };
 
 export type TranslationName = "messages-to-chat" | "chat-to-messages" | "responses-to-chat" | "responses-to-messages";
-
-/**
- * Turns one upstream stream into the client's shape, event by event. One instance per attempt:
- * it holds the block indexes, open items and sequence numbers of that stream.
- */
-export interface StreamTranslator {
-  /** The client's SSE text for one upstream event (possibly ""): never buffers the whole answer. */
-  push(event: EventSourceMessage): string;
-  /** Called once the upstream stream ended whole: whatever terminal frames are still owed. */
-  finish(): string;
-  /** Client events written so far: the sequence number a final Responses error event takes. */
-  readonly emitted: number;
-}
 
 /**
  * A request in one shape served by an upstream of another. Every function is pure: the request

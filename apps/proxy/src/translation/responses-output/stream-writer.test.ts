@@ -2,13 +2,13 @@ import { describe, expect, it } from "vitest";
 import { ResponseStream } from "openai/lib/responses/ResponseStream";
 import { payloads, sdkReadable } from "../__fixtures__/fixtures.ts";
 import { REDACTED_THINKING_PREFIX } from "./output-items.ts";
-import { ResponsesStreamWriter } from "./stream-writer.ts";
+import { ResponsesStreamEvents } from "./stream-writer.ts";
 
 const usage = { inputTokens: 10, outputTokens: 5, cachedInputTokens: 0, cacheWriteTokens: 0, cacheWrite1hTokens: 0, reasoningTokens: 0, images: 0, webSearchRequests: 0 };
 
-describe("ResponsesStreamWriter", () => {
+describe("ResponsesStreamEvents", () => {
   it("reasoning, redacted reasoning, text then refusal parts in one message item: each in order, the SDK agrees", async () => {
-    const writer = new ResponsesStreamWriter({ model: "m" });
+    const writer = new ResponsesStreamEvents({ model: "m" });
     const text = [
       writer.start("m"),
       writer.startReasoning(),
@@ -39,7 +39,7 @@ describe("ResponsesStreamWriter", () => {
   });
 
   it("a custom tool call: its string input decoded from the JSON arguments as they stream, escapes split across pieces; the SDK agrees", async () => {
-    const writer = new ResponsesStreamWriter({ model: "m" });
+    const writer = new ResponsesStreamEvents({ model: "m" });
     const text = [
       writer.start("m"),
       writer.customToolCall("call_1", "apply_patch"),
@@ -63,7 +63,7 @@ describe("ResponsesStreamWriter", () => {
   });
 
   it("custom tool arguments of another form are handed on whole at the end", () => {
-    const writer = new ResponsesStreamWriter({ model: "m" });
+    const writer = new ResponsesStreamEvents({ model: "m" });
     const text = [writer.start("m"), writer.customToolCall("c", "t"), writer.functionArguments('{"patch": "x"'), writer.functionArguments("}"), writer.finish({ status: "completed" }, usage)].join("");
     const events = payloads(text).filter((event) => String(event.type).startsWith("response.custom_tool_call_input"));
     expect(events.map((event) => [event.type, event.delta ?? event.input])).toEqual([
@@ -73,7 +73,7 @@ describe("ResponsesStreamWriter", () => {
   });
 
   it("an upstream that ends with no content still gives a whole response", async () => {
-    const writer = new ResponsesStreamWriter({ model: "m" });
+    const writer = new ResponsesStreamEvents({ model: "m" });
     const text = writer.finish({ status: "incomplete", reason: "content_filter" }, null);
     expect(payloads(text).map((event) => event.type)).toEqual(["response.created", "response.in_progress", "response.incomplete"]);
     expect(writer.finish({ status: "completed" }, null)).toBe("");

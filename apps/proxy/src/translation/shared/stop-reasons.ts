@@ -33,5 +33,4 @@ export function asChatFinishReason(value: unknown): ChatFinishReason | null {
   }
 }
 
-/** How a Responses answer ended: `incomplete` carries the reason. */
-export type ResponsesOutcome = { status: "completed" } | { status: "incomplete"; reason: "max_output_tokens" | "content_filter" };
+export type { ResponsesOutcome } from "../../shapes/openai-responses/finish.ts";

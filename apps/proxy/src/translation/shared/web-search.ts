@@ -1,6 +1,10 @@
 import { asRecord } from "../../upstreams/request-fields.ts";
 import type { DroppedParams } from "../../core/drops.ts";
 import { invalid, isSet, list } from "../../core/fields.ts";
+import { citationSource, searchSources } from "../../shapes/anthropic-messages/web-search.ts";
+import { urlCitation } from "../../shapes/openai-responses/writer/output-items.ts";
+
+export { webSearchQuery } from "../../shapes/anthropic-messages/web-search.ts";
 
 /**
  * Responses web search tools (openai-node `WebSearchTool` and `WebSearchPreviewTool`). Codex sends
@@ -79,17 +83,7 @@ export function wantsWebSearchSources(request: Record<string, unknown>): boolean
 
 /** A web search result Anthropic returned, as a Responses `action.sources` entry. */
 export function webSearchSources(content: unknown): { type: "url"; url: string }[] | null {
-  if (!Array.isArray(content)) return null;
-  return content.flatMap((raw) => {
-    const result = asRecord(raw);
-    return result?.type === "web_search_result" && typeof result.url === "string" ? [{ type: "url" as const, url: result.url }] : [];
-  });
-}
-
-/** The search's query from a server_tool_use block's input (an object, or its streamed JSON). */
-export function webSearchQuery(input: unknown): string {
-  const query = asRecord(input)?.query;
-  return typeof query === "string" ? query : "";
+  return searchSources(content)?.map((source) => ({ type: "url" as const, url: source.url })) ?? null;
 }
 
 /**
@@ -98,9 +92,8 @@ export function webSearchQuery(input: unknown): string {
  */
 export function urlCitations(citations: unknown, start: number, end: number): Record<string, unknown>[] {
   return list(citations).flatMap((raw) => {
-    const citation = asRecord(raw);
-    if (citation?.type !== "web_search_result_location" || typeof citation.url !== "string") return [];
-    return [{ type: "url_citation", start_index: start, end_index: end, url: citation.url, title: typeof citation.title === "string" ? citation.title : "" }];
+    const source = citationSource(raw);
+    return source ? [urlCitation(source, start, end)] : [];
   });
 }
 

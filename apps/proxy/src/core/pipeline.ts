@@ -1,0 +1,44 @@
+import type { EventSourceMessage } from "eventsource-parser";
+import type { StreamReader, StreamWriter } from "./stream-parts.ts";
+
+/**
+ * Turns one upstream stream into the client's shape, event by event. One instance per attempt:
+ * it holds the block indexes, open items and sequence numbers of that stream. All the relay knows
+ * of a translated stream.
+ */
+export interface StreamTranslator {
+  /** The client's SSE text for one upstream event (possibly ""): never buffers the whole answer. */
+  push(event: EventSourceMessage): string;
+  /** Called once the upstream stream ended whole: whatever terminal frames are still owed. */
+  finish(): string;
+  /** Client events written so far: the sequence number a final Responses error event takes. */
+  readonly emitted: number;
+}
+
+/**
+ * A translated stream: the upstream shape's reader feeding the client shape's writer. Each event
+ * is read into neutral parts, which the writer frames; what it wrote is handed on at once.
+ */
+export class PartStream implements StreamTranslator {
+  private readonly reader: StreamReader;
+  private readonly writer: StreamWriter;
+
+  constructor(writer: StreamWriter, reader: (sink: StreamWriter) => StreamReader) {
+    this.writer = writer;
+    this.reader = reader(writer);
+  }
+
+  get emitted(): number {
+    return this.writer.emitted;
+  }
+
+  push(event: EventSourceMessage): string {
+    this.reader.push(event.data);
+    return this.writer.take();
+  }
+
+  finish(): string {
+    this.reader.end();
+    return this.writer.take();
+  }
+}
