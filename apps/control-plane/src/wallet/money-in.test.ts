@@ -14,7 +14,7 @@ import { GATEWAY_YAML } from "../routes/vendor-api-fixture.ts";
 import { startControlPlane, type RunningControlPlane } from "../server.ts";
 import { runAutoTopUp } from "./auto-top-up.ts";
 import { startFakeStripeApi, type FakeStripeApi } from "./fake-stripe-api.ts";
-import { createStripeClient } from "./stripe-client.ts";
+import { createWalletContext } from "./mount-wallet-routes.ts";
 
 // Until the customers' scopes are in VENDOR_SCOPES (the customers routes add them), tokens may carry them here.
 vi.mock("../vendors/vendor-tokens.ts", async (importOriginal) => {
@@ -98,6 +98,8 @@ beforeAll(async () => {
       { id: globexCustomerId, vendorId: globexVendor.id, name: "Globex's", billing: "prepaid" },
     ],
   });
+  // A vendor webhook subscribed to payments: each credited payment queues one payment.succeeded.
+  await prisma.webhook.create({ data: { id: `wh_${randomBytes(16).toString("hex")}`, vendorId: acme.id, url: "http://127.0.0.1:9/hook", events: ["payment.succeeded"], secretCiphertext: "unused" } });
   const mint = async (vendorId: string, customer: string | null) => {
     const minted = await mintKey(prisma, control.services.records, { vendorId, serverOption: "standard", name: "wallet", quotaNano: null, expiresAt: null, rpm: null, tpm: null, metadata: {} });
     if (customer) await prisma.apiKey.update({ where: { id: minted.row.id }, data: { customerId: customer } });
@@ -292,6 +294,7 @@ describe("Stripe Checkout and its webhook", () => {
     const { prisma } = control.services.db;
     expect(await prisma.walletEntry.findMany({ where: { kind: "payment" } })).toEqual([expect.objectContaining({ sourceId: "evt_paid_1", amountNano: parseUsdToNano("20"), customerId })]);
     expect(await prisma.payment.findUniqueOrThrow({ where: { stripeSessionId: session.id } })).toMatchObject({ status: "succeeded", stripeEventId: "evt_paid_1" });
+    expect(await prisma.webhookDelivery.count({ where: { event: "payment.succeeded" } })).toBe(1);
     // The card is kept for auto top-up.
     expect(await prisma.customer.findUniqueOrThrow({ where: { id: customerId } })).toMatchObject({ stripeCustomerId: "cus_stripe_ada", stripePaymentMethodId: "pm_test_card_visa" });
   });
@@ -302,12 +305,7 @@ describe("auto top-up", () => {
     const set = await api("POST", `/api/customers/${customerId}/auto-top-up`, { body: { below: "50.00", amount: "25.00" } });
     expect(set.status).toBe(200);
     expect(set.body).toEqual({ object: "auto_top_up", customer_id: customerId, enabled: true, below: "50.000000", amount: "25.000000", payment_method_saved: true });
-    const context = {
-      prisma: control.services.db.prisma,
-      target: { redis: control.services.redis, prefix },
-      logger: silent,
-      stripe: createStripeClient(control.services.config),
-    };
+    const context = createWalletContext(control.services);
     const before = await creditedNano(customerId);
     expect(await runAutoTopUp(context, customerId)).toBe("credited");
     const charge = stripeApi.requests.find((request) => request.path === "/v1/payment_intents" && request.method === "POST")!;
@@ -323,12 +321,13 @@ describe("auto top-up", () => {
     });
     const delivered = await call(proxy.url, "POST", "/webhooks/stripe", { body: payload, headers: { "stripe-signature": Stripe.webhooks.generateTestHeaderString({ payload, secret: WEBHOOK_SECRET }) } });
     expect(delivered.body).toEqual({ received: true, outcome: "duplicate" });
+    expect(await control.services.db.prisma.webhookDelivery.count({ where: { event: "payment.succeeded" } })).toBe(2);
     expect(await creditedNano(customerId)).toBe(before + parseUsdToNano("25"));
   });
 
   it("without a saved card nothing is charged", async () => {
     await api("POST", `/api/customers/${otherCustomerId}/auto-top-up`, { body: { below: "1000.00", amount: "10.00" } });
-    const context = { prisma: control.services.db.prisma, target: { redis: control.services.redis, prefix }, logger: silent, stripe: createStripeClient(control.services.config) };
+    const context = createWalletContext(control.services);
     expect(await runAutoTopUp(context, otherCustomerId)).toBe("not_configured");
   });
 });

@@ -27,26 +27,35 @@ export interface Wallet {
 }
 
 /**
+ * What crediting needs, built once per control plane: the database, the Redis counters, the Stripe
+ * SDK (null without STRIPE_SECRET_KEY) and `payment.succeeded` for the vendor's webhooks, queued
+ * in the crediting transaction.
+ */
+export function createWalletContext(services: ControlPlaneServices): StripeEventContext & AutoTopUpContext {
+  return {
+    prisma: services.db.prisma,
+    target: { redis: services.redis, prefix: services.config.REDIS_PREFIX },
+    logger: services.logger,
+    stripe: createStripeClient(services.config),
+    async onCredited(tx, credit) {
+      await emitEvent(tx, {
+        vendorId: credit.vendorId,
+        type: "payment.succeeded",
+        eventId: `payment.succeeded:${credit.paymentId}`,
+        data: { customer_id: credit.customerId, payment_id: credit.paymentId, amount: formatUsd(credit.amountNano), kind: credit.kind },
+      });
+    },
+  };
+}
+
+/**
  * Money in (contract section 19, issue 38): grants, redemption codes, Stripe Checkout and its
  * webhook, auto top-up. Vendor routes under /api (token, then scope, then body), the proxy's
  * /internal/redeem, and /webhooks/stripe with its raw body (the signature covers the exact bytes).
  */
 export function mountWalletRoutes(app: Express, services: ControlPlaneServices): Wallet {
-  const stripe = createStripeClient(services.config);
-  const context: StripeEventContext & AutoTopUpContext = {
-    prisma: services.db.prisma,
-    target: { redis: services.redis, prefix: services.config.REDIS_PREFIX },
-    logger: services.logger,
-    stripe,
-    async onCredited(credit) {
-      await emitEvent(services.db.prisma, {
-        vendorId: credit.vendorId,
-        type: "payment.succeeded",
-        eventId: `payment.succeeded:${credit.paymentId}`,
-        data: { customer_id: credit.customerId, payment_id: credit.paymentId, amount: formatUsd(credit.amountNano), kind: credit.kind },
-      }).catch((error: unknown) => services.logger.warn({ err: (error as Error).message, paymentId: credit.paymentId }, "could not queue payment.succeeded"));
-    },
-  };
+  const context = createWalletContext(services);
+  const { stripe } = context;
   const body = jsonBody(services.config.BODY_LIMIT_BYTES);
   const authenticated = vendorAuth(services);
   const router = Router();

@@ -6,6 +6,14 @@ import { creditWallet, type WalletTarget } from "./credit-wallet.ts";
 import { newWalletId } from "./wallet-ids.ts";
 import { centsToNano } from "./wallet-schemas.ts";
 
+export interface PaymentCredit {
+  customerId: string;
+  vendorId: string;
+  paymentId: string;
+  amountNano: bigint;
+  kind: "payment" | "auto_top_up";
+}
+
 export type StripeEventOutcome = "credited" | "duplicate" | "ignored";
 
 export interface StripeEventContext {
@@ -14,8 +22,11 @@ export interface StripeEventContext {
   logger: Logger;
   /** The SDK when STRIPE_SECRET_KEY is set: used to read the saved card after a checkout (best effort). */
   stripe: Stripe | null;
-  /** Called after a payment was credited and committed (webhooks to the vendor). */
-  onCredited?: (credit: { customerId: string; vendorId: string; paymentId: string; amountNano: bigint; kind: "payment" | "auto_top_up" }) => Promise<void>;
+  /**
+   * Called inside the crediting transaction, before the credit itself (webhooks to the vendor:
+   * `payment.succeeded` commits with the credit, or not at all).
+   */
+  onCredited?: (tx: Prisma.TransactionClient, credit: PaymentCredit) => Promise<void>;
 }
 
 /** A rollback that is no failure: the event's credit already happened. */
@@ -70,6 +81,7 @@ async function creditCheckout(context: StripeEventContext, eventId: string, sess
           id = newWalletId("pay");
           await tx.payment.create({ data: { id, customerId, amountNano, status: "succeeded", stripeSessionId: session.id, stripeEventId: eventId, completedAt: now } });
         }
+        await context.onCredited?.(tx, { customerId, vendorId: customer.vendorId, paymentId: id, amountNano, kind: "payment" });
         const entry = await creditWallet(tx, context.target, { customerId, kind: "payment", sourceId: eventId, amountNano, reason: `stripe checkout ${session.id}` });
         if (!entry) throw new AlreadyCredited();
         return id;
@@ -81,11 +93,10 @@ async function creditCheckout(context: StripeEventContext, eventId: string, sess
     if (error instanceof AlreadyCredited || isUniqueViolation(error)) return "duplicate";
     throw error;
   }
-  context.logger.info({ eventId, sessionId: session.id, customerId, amount: formatUsd(amountNano) }, "stripe payment credited");
+  context.logger.info({ eventId, paymentId, sessionId: session.id, customerId, amount: formatUsd(amountNano) }, "stripe payment credited");
   await saveCard(context, customerId, session).catch((error: unknown) =>
     context.logger.warn({ err: (error as Error).message, customerId }, "could not save the checkout's payment method"),
   );
-  await context.onCredited?.({ customerId, vendorId: customer.vendorId, paymentId, amountNano, kind: "payment" });
   return "credited";
 }
 
@@ -117,12 +128,19 @@ export async function creditAutoTopUp(context: Omit<StripeEventContext, "stripe"
   const customer = await context.prisma.customer.findUnique({ where: { id: customerId }, select: { vendorId: true } });
   if (!customer) return false;
   const entry = await context.prisma.$transaction(
-    (tx) => creditWallet(tx, context.target, { customerId, kind: "auto_top_up", sourceId: intentId, amountNano, reason: `auto top-up ${intentId}` }),
+    async (tx) => {
+      // The event first: it rolls back with a credit that turns out to be a duplicate.
+      await context.onCredited?.(tx, { customerId, vendorId: customer.vendorId, paymentId: intentId, amountNano, kind: "auto_top_up" });
+      const credited = await creditWallet(tx, context.target, { customerId, kind: "auto_top_up", sourceId: intentId, amountNano, reason: `auto top-up ${intentId}` });
+      if (!credited) throw new AlreadyCredited();
+      return credited;
+    },
     { maxWait: 10_000, timeout: 15_000 },
-  );
-  if (!entry) return false;
-  await context.onCredited?.({ customerId, vendorId: customer.vendorId, paymentId: intentId, amountNano, kind: "auto_top_up" });
-  return true;
+  ).catch((error: unknown) => {
+    if (error instanceof AlreadyCredited) return null;
+    throw error;
+  });
+  return entry !== null;
 }
 
 function isUniqueViolation(error: unknown): boolean {
