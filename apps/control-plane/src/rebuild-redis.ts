@@ -3,6 +3,7 @@ import { isBudgetPeriod } from "@gateway/contracts";
 import { loadKeyActivity } from "./vendors/key-object.ts";
 import type { ControlPlaneServices } from "./services.ts";
 import { rebuildKeyRecords } from "./keys/key-service.ts";
+import { rebuildCustomerCounters } from "./customers/customer-counters.ts";
 import { publishSnapshot } from "./snapshot/publish-snapshot.ts";
 
 /**
@@ -20,10 +21,11 @@ export async function rebuildRedis(services: Pick<ControlPlaneServices, "db" | "
 
 async function rebuildQuotaCounters(services: Pick<ControlPlaneServices, "db" | "limits">): Promise<number> {
   const { limits } = services;
-  const keys = await services.db.prisma.apiKey.findMany({ where: { quotaNano: { not: null } }, select: { id: true } });
+  const keys = await services.db.prisma.apiKey.findMany({ where: { quotaNano: { not: null } }, select: { id: true, customerId: true } });
   const spent = await services.db.prisma.usageAggregate.groupBy({ by: ["apiKeyId"], where: { apiKeyId: { in: keys.map((key) => key.id) } }, _sum: { costNano: true } });
   const byKey = new Map(spent.map((row) => [row.apiKeyId, row._sum.costNano ?? 0n]));
-  for (const key of keys) await limits.setSpent(key.id, byKey.get(key.id) ?? 0n);
+  // A customer's key keeps its counters in its customer's slot (redisKeys.limits).
+  for (const key of keys) await limits.setSpent(key.id, byKey.get(key.id) ?? 0n, key.customerId);
   await rebuildBudgetCounters(services, limits);
   return keys.length;
 }
@@ -37,7 +39,8 @@ async function rebuildBudgetCounters(services: Pick<ControlPlaneServices, "db">,
     const activity = await loadKeyActivity(services.db.prisma, page, now);
     for (const key of page) {
       if (!isBudgetPeriod(key.budgetPeriod)) continue;
-      await limits.setBudgetSpent(key.id, budgetCounter(key.budgetPeriod, now), activity.get(key.id)!.budgetUsedNano);
+      await limits.setBudgetSpent(key.id, budgetCounter(key.budgetPeriod, now), activity.get(key.id)!.budgetUsedNano, key.customerId);
     }
   }
+  await rebuildCustomerCounters(services.db.prisma, limits.client, limits.prefix);
 }

@@ -97,6 +97,9 @@ function sameLimits(lease: AdmissionLease, input: AdmitInput): boolean {
 export class LimitStore {
   private readonly redis: RedisClient & LimitCommands;
   readonly keys: RedisKeys;
+  /** The connection and prefix the counters live under (the wallet functions take them). */
+  readonly client: RedisClient;
+  readonly prefix: string;
   private readonly settleBatchMs: number;
   private readonly leaseRequests: number;
   private readonly leaseMs: number;
@@ -131,6 +134,8 @@ export class LimitStore {
       redis.defineCommand("gatewaySettle", { numberOfKeys: 1, lua: SETTLE_SCRIPT });
     }
     this.redis = redis as RedisClient & LimitCommands;
+    this.client = redis;
+    this.prefix = prefix;
     this.keys = redisKeys(prefix);
   }
 

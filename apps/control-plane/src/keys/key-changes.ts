@@ -3,6 +3,7 @@ import type { ApiKey, Prisma, PrismaClient } from "@gateway/db";
 import { budgetCounter, type LimitStore, type RecordStore } from "@gateway/redis-store";
 import { loadKeyActivity } from "../vendors/key-object.ts";
 import { recordAudit, type Actor } from "./audit.ts";
+import { loadCustomerRecord } from "../customers/customer-record.ts";
 import { keyRecordsOf } from "./key-record.ts";
 import { publishKeyRecords } from "./publish-key.ts";
 
@@ -81,7 +82,7 @@ export async function updateKey(tx: Tx, stores: { records: RecordStore; limits: 
   const row = await tx.apiKey.update({ where: { id }, data: { ...data, revision: { increment: 1 } }, include: OPTION });
   await recordAudit(tx, actor, "key.updated", id, changes);
   if (patch.budget && patch.budget.period !== before.budgetPeriod) await startBudgetCounter(tx, stores.limits, row, patch.budget.period);
-  await publishKeyRecords(stores.records, keyRecordsOf(row, row.serverOption.name));
+  await publishKeyRecords(stores.records, keyRecordsOf(row, row.serverOption.name, await loadCustomerRecord(tx, row.customerId)));
   return row;
 }
 
@@ -94,7 +95,7 @@ async function startBudgetCounter(tx: Tx, limits: LimitStore, row: ApiKey, perio
   const now = Date.now();
   const activity = await loadKeyActivity(tx as unknown as PrismaClient, [row], now);
   try {
-    await limits.setBudgetSpent(row.id, budgetCounter(period, now), activity.get(row.id)!.budgetUsedNano);
+    await limits.setBudgetSpent(row.id, budgetCounter(period, now), activity.get(row.id)!.budgetUsedNano, row.customerId);
   } catch (error) {
     throw new GatewayError("dependency_unavailable", "The key store is unavailable; nothing was changed. Try again shortly.", { cause: error, retryAfter: 1 });
   }
@@ -126,7 +127,7 @@ export async function rotateKey(tx: Tx, records: RecordStore, actor: Actor, id: 
     include: OPTION,
   });
   await recordAudit(tx, actor, "key.rotated", id, { prefix: row.prefix, grace_seconds: graceSeconds });
-  const entries = keyRecordsOf(row, row.serverOption.name);
+  const entries = keyRecordsOf(row, row.serverOption.name, await loadCustomerRecord(tx, row.customerId));
   const [[, current]] = entries as [[string, ReturnType<typeof keyRecordsOf>[number][1]]];
   // Secrets that stop now: the replaced one without grace, and one still in an earlier grace.
   const refusedNow = [graceEnd ? null : before.keyHash, before.previousKeyHash].filter((hash): hash is string => hash !== null);

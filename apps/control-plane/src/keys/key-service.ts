@@ -2,6 +2,7 @@ import { displayPrefix, GatewayError, hashSecret, newApiKey, newId } from "@gate
 import type { ApiKey, PrismaClient } from "@gateway/db";
 import type { RecordStore } from "@gateway/redis-store";
 import { recordAudit, type Actor } from "./audit.ts";
+import { loadCustomerRecord, loadCustomerRecords } from "../customers/customer-record.ts";
 import { keyRecordsOf } from "./key-record.ts";
 import { publishKeyRecords } from "./publish-key.ts";
 
@@ -15,6 +16,8 @@ export interface MintKeyInput {
   tpm: number | null;
   metadata: Record<string, unknown>;
   budget?: { limitNano: bigint; period: string } | null;
+  /** The customer the key belongs to (checked to be the vendor's by the caller); null or absent = none. */
+  customerId?: string | null;
 }
 
 export interface MintedKey {
@@ -50,15 +53,17 @@ export async function mintKey(prisma: PrismaClient, records: RecordStore, input:
       metadata: input.metadata as object,
       budgetNano: input.budget?.limitNano ?? null,
       budgetPeriod: input.budget?.period ?? null,
+      customerId: input.customerId ?? null,
     },
   });
   if (actor) {
     await recordAudit(prisma, actor, "key.created", row.id, {
       name: row.name, server_option: option.name, quota: input.quotaNano === null ? null : input.quotaNano.toString(), prefix: row.prefix,
+      ...(row.customerId !== null ? { customer_id: row.customerId } : {}),
     });
   }
   try {
-    await publishKeyRecords(records, keyRecordsOf(row, option.name));
+    await publishKeyRecords(records, keyRecordsOf(row, option.name, await loadCustomerRecord(prisma, row.customerId)));
   } catch (error) {
     if (actor) await prisma.auditEntry.deleteMany({ where: { keyId: row.id } });
     await prisma.apiKey.delete({ where: { id: row.id } });
@@ -82,7 +87,7 @@ export async function revokeKey(prisma: PrismaClient, records: RecordStore, id: 
       if (before.status === "revoked") return { row: before, serverOption: before.serverOption.name };
       const row = await tx.apiKey.update({ where: { id }, data: { status: "revoked", revokedAt: new Date(), revision: { increment: 1 } } });
       if (actor) await recordAudit(tx, actor, "key.revoked", id, { status: "revoked" });
-      await publishKeyRecords(records, keyRecordsOf(row, before.serverOption.name));
+      await publishKeyRecords(records, keyRecordsOf(row, before.serverOption.name, await loadCustomerRecord(tx, row.customerId)));
       return { row, serverOption: before.serverOption.name };
     },
     { maxWait: 10_000, timeout: 15_000 },
@@ -101,7 +106,8 @@ export async function rebuildKeyRecords(prisma: PrismaClient, records: RecordSto
       include: { serverOption: { select: { name: true } } },
     });
     if (page.length === 0) break;
-    await records.restoreKeys(page.flatMap((row) => keyRecordsOf(row, row.serverOption.name)));
+    const customers = await loadCustomerRecords(prisma, page.map((row) => row.customerId));
+    await records.restoreKeys(page.flatMap((row) => keyRecordsOf(row, row.serverOption.name, row.customerId === null ? null : (customers.get(row.customerId) ?? null))));
     written += page.length;
     cursor = page.at(-1)!.id;
   }

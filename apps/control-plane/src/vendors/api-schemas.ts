@@ -10,13 +10,13 @@ import { z } from "zod";
 const POSTGRES_INT_MAX = 2_147_483_647;
 
 const rateLimit = z.number().int().positive().max(POSTGRES_INT_MAX);
-const isoDateTime = z.iso.datetime({ offset: true });
+export const isoDateTime = z.iso.datetime({ offset: true });
 /**
  * A USD amount as a decimal string: no sign, no exponent, at most 6 decimals, at most
  * 1,000,000,000 USD (contract section 14: above is a 400 naming the field, never a database error).
  */
 const USD_AMOUNT = /^\d{1,10}(\.\d{1,6})?$/;
-const usdAmount = z
+export const usdAmount = z
   .string()
   .regex(USD_AMOUNT, "a decimal USD amount as a string with at most 6 decimals, e.g. \"10.00\"")
   // zod runs every check of a string, so the bound skips text the pattern refused (parsing it would throw).
@@ -24,7 +24,7 @@ const usdAmount = z
 const futureDateTime = isoDateTime.refine((value) => Date.parse(value) > Date.now(), "must be in the future");
 /** Text stored in Postgres: no NUL (a text or jsonb column refuses it) and no other C0 control but tab and newlines. */
 const CONTROL_CHARACTERS = /[\u0000-\u0008\u000b\u000c\u000e-\u001f]/;
-const plainText = (max: number) => z.string().max(max).refine((value) => !CONTROL_CHARACTERS.test(value), "must not contain control characters");
+export const plainText = (max: number) => z.string().max(max).refine((value) => !CONTROL_CHARACTERS.test(value), "must not contain control characters");
 
 const METADATA_MAX_BYTES = 16 * 1024;
 const METADATA_MAX_DEPTH = 8;
@@ -43,13 +43,13 @@ function metadataProblem(value: unknown, depth = 0): string | null {
 }
 
 /** Your own data on a key: an object, at most 16 KiB as JSON and 8 levels deep, returned as given. */
-const metadataInput = z.record(z.string(), z.unknown()).superRefine((value, context) => {
+export const metadataInput = z.record(z.string(), z.unknown()).superRefine((value, context) => {
   const problem = metadataProblem(value);
   if (problem) context.addIssue({ code: "custom", message: problem });
   else if (Buffer.byteLength(JSON.stringify(value)) > METADATA_MAX_BYTES) context.addIssue({ code: "custom", message: `larger than ${METADATA_MAX_BYTES} bytes as JSON` });
 });
 
-const budgetInput = z
+export const budgetInput = z
   .strictObject({
     limit: usdAmount.describe("USD that may be spent per period."),
     period: z.enum(BUDGET_PERIODS).describe("UTC day, week (from Monday) or calendar month."),
@@ -71,6 +71,7 @@ export const createKeyBodySchema = z.strictObject({
     .default({ rpm: null, tpm: null }),
   metadata: metadataInput.default({}).describe("Your own data (at most 16 KiB, 8 levels), returned as given."),
   budget: budgetInput.nullable().default(null),
+  customer_id: z.string().min(1).max(200).nullable().default(null).describe("The customer (`cus_...`) the key belongs to: its budget, plan and wallet then apply (contract section 19)."),
 });
 export type CreateKeyBody = z.output<typeof createKeyBodySchema>;
 
@@ -148,6 +149,7 @@ export const apiKeySchema = z.object({
     })
     .nullable(),
   last_used_at: isoDateTime.nullable().describe("End of the key's latest request in the ledger."),
+  customer_id: z.string().nullable().describe("The customer (`cus_...`) the key belongs to; null for none."),
 });
 export type ApiKeyObject = z.output<typeof apiKeySchema>;
 

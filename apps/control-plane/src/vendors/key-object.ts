@@ -36,6 +36,7 @@ export function toApiKeyObject(row: ApiKey, option: OptionDefaults, activity: Ke
         ? null
         : { limit: formatUsd(row.budgetNano), period, used: formatUsd(activity.budgetUsedNano), resets_at: new Date(budgetWindow(period, now).end).toISOString() },
     last_used_at: activity.lastUsedAt?.toISOString() ?? null,
+    customer_id: row.customerId,
   };
 }
 

@@ -2,7 +2,7 @@ import { displayPrefix, GatewayError, hashSecret, newId, newVendorToken } from "
 import type { PrismaClient } from "@gateway/db";
 
 /** `upstreams:read`: the health of the upstreams serving the vendor's models (GET /api/upstreams). */
-export const VENDOR_SCOPES = ["keys:create", "keys:read", "keys:update", "keys:revoke", "usage:read", "upstreams:read", "webhooks:write"] as const;
+export const VENDOR_SCOPES = ["keys:create", "keys:read", "keys:update", "keys:revoke", "usage:read", "upstreams:read", "webhooks:write", "customers:read", "customers:write", "plans:write"] as const;
 export type VendorScope = (typeof VENDOR_SCOPES)[number];
 
 /** Creates a vendor token; the plaintext is returned once and only its hash is stored. */
