@@ -28,6 +28,7 @@ import {
 import { upstreamHealthReportSchema, upstreamHealthSchema } from "../upstream-schemas.ts";
 import { VENDOR_SCOPES, type VendorScope } from "../vendor-tokens.ts";
 import { requestIdHeader } from "./responses.ts";
+import { webhookApiParameters, webhookApiPaths, webhookApiSchemas } from "../../webhooks/openapi.ts";
 import { errorResponses, jsonRequestBody, jsonResponse, parameterOf, queryParameters, type JsonObject, type NamedSchemas } from "./json-schema.ts";
 
 /** The vendor (reseller) API under /api (contract sections 6 and 9), from the schemas its routes validate with. */
@@ -38,6 +39,7 @@ export const vendorApiSchemas: { input: NamedSchemas; output: NamedSchemas } = {
     [createKeyBodySchema, "CreateKeyRequest"],
     [updateKeyBodySchema, "UpdateKeyRequest"],
     [rotateKeyBodySchema, "RotateKeyRequest"],
+    ...webhookApiSchemas.input,
   ],
   output: [
     [apiKeySchema, "ApiKey"],
@@ -54,6 +56,7 @@ export const vendorApiSchemas: { input: NamedSchemas; output: NamedSchemas } = {
     [vendorTokenSchema, "VendorToken"],
     [upstreamHealthSchema, "UpstreamHealth"],
     [upstreamHealthReportSchema, "UpstreamHealthReport"],
+    ...webhookApiSchemas.output,
     [errorEnvelopeSchema, "Error"],
   ],
 };
@@ -68,6 +71,7 @@ export const vendorTokenScheme = {
 export const vendorApiParameters: Record<string, JsonObject> = {
   KeyId: { name: "id", in: "path", required: true, description: "The key's id, `key_...`.", schema: { type: "string" } },
   IdempotencyKey: parameterOf("Idempotency-Key", "header", idempotencyKeyHeaderSchema),
+  ...webhookApiParameters,
 };
 
 const parameter = (id: string) => ({ $ref: `#/components/parameters/${id}` });
@@ -169,5 +173,6 @@ export function vendorApiPaths(): Record<string, JsonObject> {
         responses: { "200": { description: "The OpenAPI 3.1 document of `/v1` and `/api`.", content: { "application/json": { schema: { type: "object" } } } } },
       }),
     },
+    ...webhookApiPaths(),
   };
 }
