@@ -71,6 +71,13 @@ describe("GET /api/openapi.json", () => {
         "GET /api/token",
         "GET /api/upstreams",
         "GET /api/openapi.json",
+        "POST /api/webhooks",
+        "GET /api/webhooks",
+        "GET /api/webhooks/{id}",
+        "DELETE /api/webhooks/{id}",
+        "GET /api/webhooks/{id}/deliveries",
+        "GET /api/usage.csv",
+        "GET /api/requests.csv",
       ].sort(),
     );
   });
