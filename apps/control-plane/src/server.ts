@@ -10,6 +10,8 @@ import { rebuildRedis } from "./rebuild-redis.ts";
 import { RedisWatchdog } from "./redis-watchdog.ts";
 import { createWebhookDeliverer } from "./webhooks/start-deliverer.ts";
 import type { WebhookDeliverer } from "./webhooks/deliverer.ts";
+import { AutoTopUpSweep } from "./wallet/auto-top-up-sweep.ts";
+import { createWalletContext } from "./wallet/mount-wallet-routes.ts";
 
 export interface RunningControlPlane {
   url: string;
@@ -19,6 +21,8 @@ export interface RunningControlPlane {
   watchdog: RedisWatchdog;
   /** Sends due webhook deliveries (one loop per process). */
   deliverer: WebhookDeliverer;
+  /** Charges saved cards of customers below their auto top-up threshold (with STRIPE_SECRET_KEY). */
+  autoTopUp: AutoTopUpSweep;
   close(): Promise<void>;
 }
 
@@ -42,6 +46,8 @@ export async function startControlPlane(config: ControlPlaneConfig, logger?: Con
   watchdog.start();
   const deliverer = createWebhookDeliverer(services);
   deliverer.start();
+  const autoTopUp = new AutoTopUpSweep(createWalletContext(services), config.AUTO_TOP_UP_INTERVAL_MS);
+  autoTopUp.start();
   let closing: Promise<void> | null = null;
   return {
     url: http.url,
@@ -50,11 +56,13 @@ export async function startControlPlane(config: ControlPlaneConfig, logger?: Con
     services,
     watchdog,
     deliverer,
+    autoTopUp,
     close() {
       closing ??= (async () => {
         state.shuttingDown = true;
         await watchdog.stop();
         await deliverer.stop();
+        await autoTopUp.stop();
         await http.close(config.SHUTDOWN_DEADLINE_MS);
         await services.close();
       })();

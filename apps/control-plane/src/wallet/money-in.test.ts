@@ -71,7 +71,7 @@ beforeAll(async () => {
   database = await createTestDatabase();
   stripeApi = await startFakeStripeApi();
   prefix = `test-wallet-${randomBytes(6).toString("hex")}`;
-  const base = { DATABASE_URL: database.url, REDIS_URL: services.redisUrl, REDIS_PREFIX: prefix, PORT: "0", LOG_LEVEL: "silent", AUTH_FREE_FAILURES: "1000000", INTERNAL_TOKEN };
+  const base = { DATABASE_URL: database.url, REDIS_URL: services.redisUrl, REDIS_PREFIX: prefix, PORT: "0", LOG_LEVEL: "silent", AUTH_FREE_FAILURES: "1000000", INTERNAL_TOKEN, AUTO_TOP_UP_INTERVAL_MS: "0" };
   control = await startControlPlane(loadControlPlaneConfig({ ...base, STRIPE_SECRET_KEY: "sk_test_fake", STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET, STRIPE_API_BASE: stripeApi.url }), silent);
   unconfigured = await startControlPlane(loadControlPlaneConfig(base), silent);
   const { prisma } = control.services.db;
@@ -307,7 +307,8 @@ describe("auto top-up", () => {
     expect(set.body).toEqual({ object: "auto_top_up", customer_id: customerId, enabled: true, below: "50.000000", amount: "25.000000", payment_method_saved: true });
     const context = createWalletContext(control.services);
     const before = await creditedNano(customerId);
-    expect(await runAutoTopUp(context, customerId)).toBe("credited");
+    // The control plane's sweep (every AUTO_TOP_UP_INTERVAL_MS; run by hand here) finds it below.
+    expect(await control.autoTopUp.runOnce()).toBe(1);
     const charge = stripeApi.requests.find((request) => request.path === "/v1/payment_intents" && request.method === "POST")!;
     expect(Object.fromEntries(charge.params)).toMatchObject({ amount: "2500", currency: "usd", customer: "cus_stripe_ada", payment_method: "pm_test_card_visa", off_session: "true", confirm: "true" });
     expect(await creditedNano(customerId)).toBe(before + parseUsdToNano("25"));
