@@ -264,6 +264,7 @@ export interface RedemptionCode {
   code?: string;
   prefix?: string;
   amount: string;
+  status?: "active" | "redeemed" | "expired";
   expires_at?: string | null;
   redeemed_at?: string | null;
   created_at?: string;

@@ -139,7 +139,8 @@ export const vendorApi = {
 
   listCustomers: (api: ApiClient, page: ListPage) => api.call<List<Customer>>("/api/customers", { query: { ...page }, scope: "customers:read" }),
   customer: (api: ApiClient, id: string) => api.call<Customer>(customerPath(id), { scope: "customers:read" }),
-  createCustomer: (api: ApiClient, body: NewCustomer) => api.call<Customer>("/api/customers", { method: "POST", body, scope: "customers:write" }),
+  createCustomer: (api: ApiClient, { budget, ...body }: NewCustomer) =>
+    api.call<Customer>("/api/customers", { method: "POST", body: budget ? { ...body, budget } : body, scope: "customers:write" }),
   updateCustomer: (api: ApiClient, id: string, changes: CustomerChanges) => api.call<Customer>(customerPath(id), { method: "PATCH", body: changes, scope: "customers:write" }),
   customerKeys: (api: ApiClient, id: string) => api.call<List<ApiKey>>("/api/keys", { query: { customer_id: id, limit: 100 }, scope: "keys:read" }),
   customerSubscriptions: (api: ApiClient, id: string) => api.call<List<Subscription>>(`${customerPath(id)}/subscriptions`, { query: { limit: 100 }, scope: "customers:read" }),
@@ -147,9 +148,8 @@ export const vendorApi = {
     api.call<Subscription>(`${customerPath(id)}/subscriptions`, { method: "POST", body: { plan_id: planId }, scope: "customers:write" }),
   cancelSubscription: (api: ApiClient, customerId: string, subscriptionId: string) =>
     api.call<Subscription>(`${customerPath(customerId)}/subscriptions/${encodeURIComponent(subscriptionId)}`, { method: "DELETE", scope: "customers:write" }),
-  walletEntries: (api: ApiClient, id: string) => api.call<List<WalletEntry>>(`${customerPath(id)}/wallet`, { query: { limit: 50 }, scope: "customers:read" }),
   grantCredits: (api: ApiClient, id: string, amount: string, reason: string) =>
-    api.call<Customer | WalletEntry>(`${customerPath(id)}/credits`, { method: "POST", body: { amount, reason }, scope: "customers:write" }),
+    api.call<WalletEntry>(`${customerPath(id)}/credits`, { method: "POST", body: { amount, reason }, scope: "customers:write" }),
   createCheckoutSession: (api: ApiClient, id: string, body: { amount: string; success_url: string; cancel_url: string }) =>
     api.call<CheckoutSession>(`${customerPath(id)}/checkout-sessions`, { method: "POST", body, scope: "customers:write" }),
 

@@ -21,6 +21,7 @@ import styles from "./codes.module.css";
 const PAGE_SIZE = 25;
 
 function codeStatus(code: RedemptionCode): string {
+  if (code.status) return code.status;
   if (code.redeemed_at) return "redeemed";
   if (code.expires_at && Date.parse(code.expires_at) <= Date.now()) return "expired";
   return "active";

@@ -10,8 +10,10 @@ import { startSimulator, type Simulator } from "@gateway/simulator";
 import { applyGatewayFile, createVendorToken, loadControlPlaneConfig, startControlPlane, type RunningControlPlane } from "@gateway/control-plane";
 import { loadBillingWorkerConfig, startBillingWorker, type RunningBillingWorker } from "@gateway/billing-worker";
 import { consoleGatewayYaml } from "./gateway-file.ts";
-import { startFakeStripe } from "./fake-stripe.ts";
+import { createHmac } from "node:crypto";
+import { startFakeStripeApi, type FakeStripeApi } from "../../../control-plane/src/wallet/fake-stripe-api.ts";
 
+const STRIPE_WEBHOOK_SECRET = "whsec_console_test";
 const PROXY_MAIN = fileURLToPath(new URL("../../../proxy/src/main.ts", import.meta.url));
 const SIMULATOR_SECRET = "console-sim-secret-0123456789";
 const ALL_SCOPES = ["keys:create", "keys:read", "keys:update", "keys:revoke", "usage:read", "upstreams:read"];
@@ -33,6 +35,10 @@ export interface ConsoleStack {
   chat(key: string, options?: { model?: string; content?: string }): Promise<{ status: number; requestId: string | null; code: string | null }>;
   /** Writes a proxy process's upstream-health report (`{prefix}:upstream-health`) as a proxy publishes it. */
   publishUpstreamHealth(processId: string, report: { at: number; upstreams: Record<string, unknown> }): Promise<void>;
+  /** The local fake of Stripe's API the control plane's SDK calls. */
+  stripe: FakeStripeApi;
+  /** Posts `event` to /webhooks/stripe on the one address, signed as Stripe signs it: the status. */
+  stripeWebhook(event: unknown): Promise<number>;
   close(): Promise<void>;
 }
 
@@ -50,10 +56,10 @@ export async function startConsoleStack(): Promise<ConsoleStack> {
     closers.push(() => database.drop());
     const simulator: Simulator = await startSimulator({ apiKey: SIMULATOR_SECRET });
     closers.push(() => simulator.close());
-    const stripe = await startFakeStripe();
+    const stripe: FakeStripeApi = await startFakeStripeApi();
     closers.push(() => stripe.close());
     // Webhook receivers of the tests listen on 127.0.0.1; Stripe is the local fake (contract section 19).
-    const business = { WEBHOOK_ALLOW_PRIVATE: "true", STRIPE_SECRET_KEY: "sk_test_console", STRIPE_WEBHOOK_SECRET: "whsec_console_test", STRIPE_API_BASE: stripe.url };
+    const business = { WEBHOOK_ALLOW_PRIVATE: "true", STRIPE_SECRET_KEY: "sk_test_console", STRIPE_WEBHOOK_SECRET, STRIPE_API_BASE: stripe.url };
     Object.assign(process.env, business);
     const env = { DATABASE_URL: database.url, REDIS_URL: redisUrl, REDIS_PREFIX: prefix, PORT: "0", DB_POOL_SIZE: "4", AUTH_FREE_FAILURES: "100000", ...business };
     const controlPlane: RunningControlPlane = await startControlPlane(loadControlPlaneConfig(env), silent);
@@ -107,6 +113,19 @@ export async function startConsoleStack(): Promise<ConsoleStack> {
         });
         const body = (await response.json()) as { error?: { code?: string | null } };
         return { status: response.status, requestId: response.headers.get("x-request-id"), code: body.error?.code ?? null };
+      },
+      stripe,
+      async stripeWebhook(event: unknown) {
+        const payload = JSON.stringify(event);
+        const at = Math.floor(Date.now() / 1000);
+        const signature = createHmac("sha256", STRIPE_WEBHOOK_SECRET).update(`${at}.${payload}`).digest("hex");
+        const response = await fetch(`${proxy.url}/webhooks/stripe`, {
+          method: "POST",
+          headers: { "content-type": "application/json", "stripe-signature": `t=${at},v1=${signature}` },
+          body: payload,
+        });
+        await response.arrayBuffer();
+        return response.status;
       },
       async publishUpstreamHealth(processId, report) {
         await controlPlane.services.redis.hset(`${prefix}:upstream-health`, processId, JSON.stringify(report));
