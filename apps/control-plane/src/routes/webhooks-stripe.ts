@@ -1,4 +1,4 @@
-import type { Request, Response } from "express";
+import type { NextFunction, Request, Response } from "express";
 import type { ControlPlaneServices } from "../services.ts";
 import { stripeWebhooks } from "../wallet/stripe-client.ts";
 import { handleStripeEvent, type StripeEventContext } from "../wallet/stripe-events.ts";
@@ -27,5 +27,15 @@ export function stripeWebhookRoute(services: ControlPlaneServices, context: Stri
     }
     const outcome = await handleStripeEvent(context, event);
     response.json({ received: true, outcome });
+  };
+}
+
+/** Before the body is read: the endpoint is configured and the request is signed at all. */
+export function stripeWebhookPrecheck(services: ControlPlaneServices) {
+  const secret = services.config.STRIPE_WEBHOOK_SECRET;
+  return (request: Request, _response: Response, next: NextFunction): void => {
+    if (!secret) throw paymentsNotConfigured("STRIPE_WEBHOOK_SECRET");
+    if (typeof request.headers["stripe-signature"] !== "string") throw invalidSignature();
+    next();
   };
 }

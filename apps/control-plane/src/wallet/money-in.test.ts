@@ -193,6 +193,13 @@ describe("redemption codes", () => {
     expect((await call(proxy.url, "POST", "/v1/redeem", { body: { code: codes[1]!.code } })).status).toBe(401);
   });
 
+  it("/internal/redeem is the proxy's alone: 404 on the gateway's address, 401 without the internal token", async () => {
+    const body = { key_id: "key_x", code: codes[1]!.code };
+    expect((await call(proxy.url, "POST", "/internal/redeem", { body, headers: { "x-internal-token": INTERNAL_TOKEN } })).status).toBe(404);
+    expect((await call(control.url, "POST", "/internal/redeem", { body })).status).toBe(401);
+    expect((await call(control.url, "POST", "/internal/redeem", { body, headers: { "x-internal-token": "wrong" } })).status).toBe(401);
+  });
+
   it("a key without a customer is a 400 customer_required and leaves the code unused", async () => {
     const refused = await redeem(keyWithoutCustomer, codes[1]!.code);
     expect(refused.status).toBe(400);

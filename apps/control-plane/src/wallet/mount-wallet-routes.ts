@@ -5,8 +5,8 @@ import type { ControlPlaneServices } from "../services.ts";
 import { createCheckoutSessionRoute, getAutoTopUpRoute, setAutoTopUpRoute } from "../routes/api-checkout-sessions.ts";
 import { grantCreditRoute } from "../routes/api-credits.ts";
 import { createRedemptionCodesRoute, listRedemptionCodesRoute } from "../routes/api-redemption-codes.ts";
-import { internalRedeemRoute } from "../routes/internal-redeem.ts";
-import { stripeWebhookRoute } from "../routes/webhooks-stripe.ts";
+import { internalRedeemRoute, internalToken } from "../routes/internal-redeem.ts";
+import { stripeWebhookPrecheck, stripeWebhookRoute } from "../routes/webhooks-stripe.ts";
 import { requireScope, vendorAuth } from "../vendors/vendor-auth.ts";
 import type { VendorScope } from "../vendors/vendor-tokens.ts";
 import { emitEvent } from "../webhooks/emit.ts";
@@ -66,7 +66,7 @@ export function mountWalletRoutes(app: Express, services: ControlPlaneServices):
   router.post("/redemption-codes", authenticated, requireScope(CUSTOMERS_WRITE), body, createRedemptionCodesRoute(services));
   router.get("/redemption-codes", authenticated, requireScope(CUSTOMERS_READ), listRedemptionCodesRoute(services));
   app.use("/api", router);
-  app.post("/internal/redeem", body, internalRedeemRoute(services));
-  app.post("/webhooks/stripe", express.raw({ type: () => true, limit: WEBHOOK_BODY_LIMIT }), stripeWebhookRoute(services, context));
+  app.post("/internal/redeem", internalToken(services), body, internalRedeemRoute(services));
+  app.post("/webhooks/stripe", stripeWebhookPrecheck(services), express.raw({ type: () => true, limit: WEBHOOK_BODY_LIMIT }), stripeWebhookRoute(services, context));
   return { runAutoTopUp: (customerId) => runAutoTopUp(context, customerId) };
 }
