@@ -213,6 +213,8 @@ export interface Customer {
   balance: string;
   budget: { limit: string; period: BudgetPeriod; used?: string; resets_at?: string } | null;
   metadata?: Record<string, unknown>;
+  /** The active subscription, if any. */
+  subscription?: Subscription | null;
   created_at: string;
 }
 
@@ -245,6 +247,7 @@ export interface Subscription {
   current_period_start: string;
   current_period_end: string;
   created_at?: string;
+  canceled_at?: string | null;
 }
 
 /** A credit to a customer's wallet: a grant, a payment, a redeemed code, an auto top-up. */

@@ -142,8 +142,18 @@ export const vendorApi = {
   createCustomer: (api: ApiClient, { budget, ...body }: NewCustomer) =>
     api.call<Customer>("/api/customers", { method: "POST", body: budget ? { ...body, budget } : body, scope: "customers:write" }),
   updateCustomer: (api: ApiClient, id: string, changes: CustomerChanges) => api.call<Customer>(customerPath(id), { method: "PATCH", body: changes, scope: "customers:write" }),
-  customerKeys: (api: ApiClient, id: string) => api.call<List<ApiKey>>("/api/keys", { query: { customer_id: id, limit: 100 }, scope: "keys:read" }),
-  customerSubscriptions: (api: ApiClient, id: string) => api.call<List<Subscription>>(`${customerPath(id)}/subscriptions`, { query: { limit: 100 }, scope: "customers:read" }),
+  /** A customer's keys: the key list has no customer filter, so its pages are read and filtered here. */
+  customerKeys: async (api: ApiClient, id: string): Promise<ApiKey[]> => {
+    const keys: ApiKey[] = [];
+    let cursor: string | null = null;
+    for (let page = 0; page < 20; page++) {
+      const list: List<ApiKey> = await api.call<List<ApiKey>>("/api/keys", { query: { limit: 100, cursor }, scope: "keys:read" });
+      keys.push(...list.data.filter((key) => key.customer_id === id));
+      if (!list.has_more || !list.next_cursor) break;
+      cursor = list.next_cursor;
+    }
+    return keys;
+  },
   subscribe: (api: ApiClient, id: string, planId: string) =>
     api.call<Subscription>(`${customerPath(id)}/subscriptions`, { method: "POST", body: { plan_id: planId }, scope: "customers:write" }),
   cancelSubscription: (api: ApiClient, customerId: string, subscriptionId: string) =>

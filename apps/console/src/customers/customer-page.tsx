@@ -53,7 +53,6 @@ export function CustomerPage(props: { customerId: string }) {
 
   const customer = useResource(() => vendorApi.customer(api, props.customerId), props.customerId, readable);
   const keys = useResource(() => vendorApi.customerKeys(api, props.customerId), `keys-${props.customerId}`, readable && can("keys:read"));
-  const subscriptions = useResource(() => vendorApi.customerSubscriptions(api, props.customerId), `subs-${props.customerId}`, readable);
   const plans = useResource(() => vendorApi.listPlans(api, { limit: 100 }), "plans", writable);
 
   const act = async (action: () => Promise<unknown>, reload: () => void) => {
@@ -70,6 +69,7 @@ export function CustomerPage(props: { customerId: string }) {
   };
 
   const data = customer.data;
+  const active = data?.subscription ?? null;
   const planList: Plan[] = plans.data?.data ?? [];
   const planName = (id: string) => planList.find((plan) => plan.id === id)?.name ?? id;
   const chosenPlan = planId || planList[0]?.id || "";
@@ -88,7 +88,7 @@ export function CustomerPage(props: { customerId: string }) {
             className={pageStyles.small}
             disabled={busy}
             aria-label={`Cancel subscription to ${planName(subscription.plan_id)}`}
-            onClick={() => act(() => vendorApi.cancelSubscription(api, props.customerId, subscription.id), subscriptions.reload)}
+            onClick={() => act(() => vendorApi.cancelSubscription(api, props.customerId, subscription.id), customer.reload)}
           >
             Cancel
           </button>
@@ -178,24 +178,21 @@ export function CustomerPage(props: { customerId: string }) {
         </div>
         {!can("keys:read") ? <ScopeNotice scope="keys:read" /> : null}
         <ErrorBanner error={keys.error} />
-        {keys.data && keys.data.data.length === 0 ? <EmptyState title="No keys yet." /> : null}
-        {keys.data && keys.data.data.length > 0 ? <DataTable caption="Keys of the customer" columns={keyColumns} rows={keys.data.data} rowKey={(key) => key.id} testId="customer-keys" /> : null}
+        {keys.data && keys.data.length === 0 ? <EmptyState title="No keys yet." /> : null}
+        {keys.data && keys.data.length > 0 ? <DataTable caption="Keys of the customer" columns={keyColumns} rows={keys.data} rowKey={(key) => key.id} testId="customer-keys" /> : null}
       </section>
 
       <section className={pageStyles.section} aria-label="Subscriptions">
-        <h2>Subscriptions</h2>
-        <ErrorBanner error={subscriptions.error} />
-        {subscriptions.data && subscriptions.data.data.length === 0 ? <EmptyState title="No subscriptions." /> : null}
-        {subscriptions.data && subscriptions.data.data.length > 0 ? (
-          <DataTable caption="Subscriptions" columns={subscriptionColumns} rows={subscriptions.data.data} rowKey={(subscription) => subscription.id} testId="customer-subscriptions" />
-        ) : null}
+        <h2>Subscription</h2>
+        {data && !active ? <EmptyState title="No active subscription.">Subscribe the customer to a plan: its keys are then held to the plan's windows and models.</EmptyState> : null}
+        {active ? <DataTable caption="Subscription" columns={subscriptionColumns} rows={[active]} rowKey={(subscription) => subscription.id} testId="customer-subscriptions" /> : null}
         {writable ? (
           <form
             className={pageStyles.toolbar}
             aria-label="Subscribe to a plan"
             onSubmit={(event) => {
               event.preventDefault();
-              if (chosenPlan) void act(() => vendorApi.subscribe(api, props.customerId, chosenPlan), subscriptions.reload);
+              if (chosenPlan) void act(() => vendorApi.subscribe(api, props.customerId, chosenPlan), customer.reload);
             }}
           >
             <Field label="Plan">
@@ -211,7 +208,7 @@ export function CustomerPage(props: { customerId: string }) {
               )}
             </Field>
             <button type="submit" className="primary" disabled={busy || !chosenPlan}>
-              Subscribe
+              {active ? "Change plan" : "Subscribe"}
             </button>
           </form>
         ) : null}
