@@ -84,6 +84,30 @@ describe("webhooks API, private addresses refused (the default)", () => {
     expect(response.body.error.code).toBe("missing_scope");
   });
 
+  it("never sends to a name that resolves to a private address at delivery time (DNS re-pointed after the check)", async () => {
+    const receiver = await startReceiver(() => 200);
+    try {
+      const { prisma } = fixture.planes[0]!.services.db;
+      const vendor = await prisma.vendor.findUniqueOrThrow({ where: { name: "acme" } });
+      // As if the name had resolved to a public address when the webhook was created.
+      const webhook = await prisma.webhook.create({
+        data: { id: `wh_${"0".repeat(31)}1`, vendorId: vendor.id, url: receiver.url.replace("127.0.0.1", "localhost"), events: ["key.quota_exhausted"], secretCiphertext: "v1.x" },
+      });
+      const box = (await import("./signature.ts")).secretBox(fixture.planes[0]!.services.config.IDEMPOTENCY_SECRET);
+      await prisma.webhook.update({ where: { id: webhook.id }, data: { secretCiphertext: box.seal(webhook.id, "whsec_test") } });
+      await emitEvent(prisma, { vendorId: vendor.id, type: "key.quota_exhausted", eventId: "key.quota_exhausted:key_x:1", data: {} });
+      const row = await waitFor(async () => {
+        const found = await prisma.webhookDelivery.findFirst({ where: { webhookId: webhook.id } });
+        // Past its claim (which holds it for the timeout + 30 s): the failure scheduled the retry (at most 10 s on).
+        return found && found.attempts >= 1 && found.status === "pending" && found.nextAttemptAt.getTime() < Date.now() + 15_000 ? found : undefined;
+      }, "a refused attempt");
+      expect(row.responseStatus).toBeNull();
+      expect(receiver.calls).toHaveLength(0);
+    } finally {
+      await receiver.close();
+    }
+  });
+
   it("retries the first attempt within 30 s by default, and backs off up to the cap", () => {
     const deliverer = createWebhookDeliverer(fixture.planes[0]!.services, { random: () => 1 });
     expect(deliverer.backoffMs(1)).toBeLessThanOrEqual(30_000);
