@@ -224,6 +224,7 @@ describe("discovery and health", () => {
       extensions: {
         messages_count_tokens: "POST /v1/messages/count_tokens",
         embeddings: "POST /v1/embeddings",
+        redeem: "POST /v1/redeem",
       },
       compatible_with: ["openai", "anthropic"],
     });

@@ -21,6 +21,7 @@ export function discoveryRoute(services: ProxyServices) {
       extensions: {
         messages_count_tokens: "POST /v1/messages/count_tokens",
         embeddings: "POST /v1/embeddings",
+        redeem: "POST /v1/redeem",
       },
       // Every shape is served to clients as well as reached upstream (contract section 16).
       compatible_with: SHAPES,
