@@ -1,0 +1,144 @@
+import { EMPTY_USAGE, type Usage } from "@gateway/contracts";
+import { derivedId } from "../../../core/ids.ts";
+import type { Finish, StreamWriter } from "../../../core/stream-parts.ts";
+import { sseFrame } from "../../../upstreams/sse.ts";
+import { anthropicStopReasonFor, type AnthropicStopReasonWritten } from "../finish.ts";
+import { anthropicUsageBody } from "../usage.ts";
+
+/**
+ * Neutral parts -> Anthropic stream events. One message_start on the first part; text and each
+ * tool call get their own content block with increasing indexes (a block is closed before the
+ * next opens; text parts in a row, a refusal among them, share one text block); argument pieces
+ * become input_json_delta; the finish closes the open block; the end gives message_delta with
+ * stop_reason and usage, input_tokens included (an OpenAI upstream reports input only at the end:
+ * message_start says 0), and message_stop. A refusal part makes the stop reason `refusal`.
+ * No reader feeds this writer reasoning or web searches yet (a chat upstream sends neither).
+ */
+export class MessagesStreamWriter implements StreamWriter {
+  emitted = 0;
+  private out = "";
+  private started = false;
+  private done = false;
+  /** The open content block: its index, and the call id when it is a tool_use block. */
+  private open: { index: number; callId: string | null } | null = null;
+  private nextIndex = 0;
+  private readonly toolBlocks = new Map<string, number>();
+  private refusalText: string | null = null;
+  private stopReason: AnthropicStopReasonWritten | null = null;
+  private stopSequence: unknown = null;
+  private lastUsage: Usage | null = null;
+  /** The client's model name: the message's model when the upstream names none. */
+  private readonly model: unknown;
+
+  constructor(model: unknown = null) {
+    this.model = model;
+  }
+
+  take(): string {
+    const out = this.out;
+    this.out = "";
+    return out;
+  }
+
+  start(meta: { id?: unknown; model?: unknown }): void {
+    if (this.started) return;
+    this.started = true;
+    const message = {
+      id: derivedId("msg_", meta.id),
+      type: "message",
+      role: "assistant",
+      model: typeof meta.model === "string" ? meta.model : this.model,
+      content: [],
+      stop_reason: null,
+      stop_sequence: null,
+      // OpenAI reports input tokens only at the end: they follow in message_delta.
+      usage: anthropicUsageBody(EMPTY_USAGE),
+    };
+    this.emit("message_start", { message });
+  }
+
+  textStart(id: string, refusal = false): void {
+    if (refusal) this.refusalText = id;
+  }
+
+  textDelta(id: string, delta: string): void {
+    if (this.open === null || this.open.callId !== null) {
+      this.closeBlock();
+      this.openBlock(null, { type: "text", text: "" });
+    }
+    this.emit("content_block_delta", { index: this.open!.index, delta: { type: "text_delta", text: delta } });
+    if (id === this.refusalText) this.stopReason = "refusal";
+  }
+
+  textEnd(): void {}
+
+  source(): void {}
+
+  reasoningStart(): void {}
+
+  reasoningDelta(): void {}
+
+  reasoningSignature(): void {}
+
+  reasoningEnd(): void {}
+
+  toolStart(callId: string, name: string): void {
+    this.closeBlock();
+    this.openBlock(callId, { type: "tool_use", id: callId, name, input: {} });
+    this.toolBlocks.set(callId, this.open!.index);
+  }
+
+  toolDelta(callId: string, json: string): void {
+    const index = this.toolBlocks.get(callId);
+    if (index !== undefined) this.emit("content_block_delta", { index, delta: { type: "input_json_delta", partial_json: json } });
+  }
+
+  toolEnd(): void {}
+
+  searchStart(): void {}
+
+  searchQuery(): void {}
+
+  searchResult(): void {}
+
+  usage(usage: Usage): void {
+    this.lastUsage = usage;
+  }
+
+  finish(end: Finish): void {
+    if (this.stopReason !== "refusal") {
+      this.stopReason = anthropicStopReasonFor(end);
+      this.stopSequence = end.reason === "stop-sequence" ? (end.stopSequence ?? null) : null;
+    }
+    this.closeBlock();
+  }
+
+  end(): void {
+    if (this.done) return;
+    this.start({});
+    this.closeBlock();
+    const usage = anthropicUsageBody(this.lastUsage ?? EMPTY_USAGE);
+    this.emit("message_delta", { delta: { stop_reason: this.stopReason ?? "end_turn", stop_sequence: this.stopSequence }, usage });
+    this.emit("message_stop", {});
+    this.done = true;
+  }
+
+  private openBlock(callId: string | null, block: Record<string, unknown>): void {
+    this.open = { index: this.nextIndex++, callId };
+    this.emit("content_block_start", { index: this.open.index, content_block: block });
+  }
+
+  private closeBlock(): void {
+    if (!this.open) return;
+    const index = this.open.index;
+    this.open = null;
+    this.emit("content_block_stop", { index });
+  }
+
+  /** Nothing more once message_stop is written. */
+  private emit(type: string, fields: Record<string, unknown>): void {
+    if (this.done) return;
+    this.emitted += 1;
+    this.out += sseFrame(JSON.stringify({ type, ...fields }), type);
+  }
+}
