@@ -4,6 +4,7 @@ import type { PrismaClient } from "@gateway/db";
 import { z } from "zod";
 import type { ControlPlaneServices } from "../services.ts";
 import { mintKey, type MintKeyInput } from "../keys/key-service.ts";
+import { findVendorCustomer } from "../customers/customer-service.ts";
 import { createKeyBodySchema, keyListQuerySchema, type CreatedApiKeyObject } from "../vendors/api-schemas.ts";
 import { hashRequest, readIdempotencyKey, responseCipher, runIdempotent } from "../vendors/idempotency.ts";
 import { loadKeyActivity, toApiKeyObject } from "../vendors/key-object.ts";
@@ -25,6 +26,10 @@ export function createKeyRoute(services: ControlPlaneServices) {
     if (!option) {
       throw new GatewayError("server_option_not_allowed", `Server option '${body.server_option}' is not assigned to this vendor.`, { param: "server_option" });
     }
+    // A customer of another vendor is reported exactly like a missing one.
+    if (body.customer_id !== null) await findVendorCustomer(prisma, vendorId, body.customer_id).catch(() => {
+      throw new GatewayError("not_found", `No customer with id '${body.customer_id}'.`, { param: "customer_id" });
+    });
     const input: MintKeyInput = {
       vendorId,
       serverOption: option.name,
@@ -35,6 +40,7 @@ export function createKeyRoute(services: ControlPlaneServices) {
       tpm: body.rate_limits.tpm,
       metadata: body.metadata,
       budget: body.budget === null ? null : { limitNano: parseUsdToNano(body.budget.limit), period: body.budget.period },
+      customerId: body.customer_id,
     };
     const mint = async (db: PrismaClient): Promise<CreatedApiKeyObject> => {
       const minted = await mintKey(db, services.records, input, actor);

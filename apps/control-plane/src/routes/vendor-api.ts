@@ -14,6 +14,9 @@ import { requestLogRoute } from "./api-requests.ts";
 import { auditLogRoute } from "./api-audit-log.ts";
 import { tokenRoute } from "./api-token.ts";
 import { upstreamHealthRoute } from "./api-upstreams.ts";
+import { createCustomerRoute, listCustomersRoute } from "./api-customers.ts";
+import { cancelSubscriptionRoute, createSubscriptionRoute, getCustomerRoute, updateCustomerRoute } from "./api-customers-id.ts";
+import { createPlanRoute, listPlansRoute } from "./api-plans.ts";
 import { createWebhookRoute, deleteWebhookRoute, getWebhookRoute, listDeliveriesRoute, listWebhooksRoute, webhookId } from "./api-webhooks.ts";
 import { usageCsvRoute } from "./api-usage-csv.ts";
 import { requestsCsvRoute } from "./api-requests-csv.ts";
@@ -48,6 +51,16 @@ export function mountVendorApi(app: Express, services: ControlPlaneServices): vo
   router.get("/requests", authenticated, requireScope("usage:read"), requestLogRoute(services));
   router.get("/audit-log", authenticated, auditLogRoute(services));
   router.get("/upstreams", authenticated, requireScope("upstreams:read"), upstreamHealthRoute(services));
+  // Customers, plans and subscriptions (contract section 19).
+  const body = jsonBody(services.config.BODY_LIMIT_BYTES);
+  router.post("/customers", authenticated, requireScope("customers:write"), body, createCustomerRoute(services));
+  router.get("/customers", authenticated, requireScope("customers:read"), listCustomersRoute(services));
+  router.get("/customers/:id", authenticated, requireScope("customers:read"), getCustomerRoute(services));
+  router.patch("/customers/:id", authenticated, requireScope("customers:write"), body, updateCustomerRoute(services));
+  router.post("/customers/:id/subscriptions", authenticated, requireScope("plans:write"), body, createSubscriptionRoute(services));
+  router.delete("/customers/:id/subscriptions/:sub_id", authenticated, requireScope("plans:write"), cancelSubscriptionRoute(services));
+  router.post("/plans", authenticated, requireScope("plans:write"), body, createPlanRoute(services));
+  router.get("/plans", authenticated, requireScope("customers:read"), listPlansRoute(services));
   router.post("/webhooks", authenticated, requireScope("webhooks:write"), jsonBody(services.config.BODY_LIMIT_BYTES), createWebhookRoute(services));
   router.get("/webhooks", authenticated, requireScope("webhooks:write"), listWebhooksRoute(services));
   router.get("/webhooks/:id", authenticated, requireScope("webhooks:write"), webhookId, getWebhookRoute(services));

@@ -21,7 +21,7 @@ export const usdAmount = z
   .regex(USD_AMOUNT, "a decimal USD amount as a string with at most 6 decimals, e.g. \"10.00\"")
   // zod runs every check of a string, so the bound skips text the pattern refused (parsing it would throw).
   .refine((value) => !USD_AMOUNT.test(value) || parseUsdToNano(value) <= MAX_MONEY_NANO, "at most 1000000000 USD");
-const futureDateTime = isoDateTime.refine((value) => Date.parse(value) > Date.now(), "must be in the future");
+export const futureDateTime = isoDateTime.refine((value) => Date.parse(value) > Date.now(), "must be in the future");
 /** Text stored in Postgres: no NUL (a text or jsonb column refuses it) and no other C0 control but tab and newlines. */
 const CONTROL_CHARACTERS = /[\u0000-\u0008\u000b\u000c\u000e-\u001f]/;
 export const plainText = (max: number) => z.string().max(max).refine((value) => !CONTROL_CHARACTERS.test(value), "must not contain control characters");

@@ -1,0 +1,50 @@
+import type { Request, Response } from "express";
+import { z } from "zod";
+import type { ControlPlaneServices } from "../services.ts";
+import { createCustomerBodySchema, customerListQuerySchema } from "../customers/customer-schemas.ts";
+import { createCustomer, presentCustomer, type CustomerStores } from "../customers/customer-service.ts";
+import { readPageRequest, toList } from "../vendors/pagination.ts";
+import { parseInput } from "../vendors/parse-input.ts";
+import { actorOf, vendorOf } from "../vendors/vendor-auth.ts";
+
+export function customerStores(services: ControlPlaneServices): CustomerStores {
+  return { records: services.records, redis: services.redis, prefix: services.config.REDIS_PREFIX };
+}
+
+/** POST /api/customers (scope customers:write): 201 with the customer object, audited. */
+export function createCustomerRoute(services: ControlPlaneServices) {
+  return async (request: Request, response: Response): Promise<void> => {
+    const body = parseInput(createCustomerBodySchema, request.body, "body");
+    const row = await createCustomer(services.db.prisma, customerStores(services), actorOf(request), body);
+    response.status(201).json(await presentCustomer(services.db.prisma, row));
+  };
+}
+
+// A cursor is the client's text: a date Postgres cannot store (year 0000) must be a 400, not a 500.
+const customerPosition = z.object({
+  createdAt: z.iso.datetime().refine((value) => Number(value.slice(0, 4)) >= 1970, "out of range"),
+  id: z.string().startsWith("cus_"),
+});
+
+/** GET /api/customers (scope customers:read): newest first, optionally by status or a search on name, email or id. */
+export function listCustomersRoute(services: ControlPlaneServices) {
+  return async (request: Request, response: Response): Promise<void> => {
+    const { vendorId } = vendorOf(request);
+    const { limit, after } = readPageRequest(request.query, customerPosition);
+    const { status, search } = parseInput(customerListQuerySchema.omit({ limit: true, cursor: true }), request.query, "query");
+    const createdAt = after && new Date(after.createdAt);
+    const rows = await services.db.prisma.customer.findMany({
+      where: {
+        vendorId,
+        ...(status ? { status } : {}),
+        ...(search ? { AND: [{ OR: [{ name: { contains: search, mode: "insensitive" as const } }, { email: { contains: search, mode: "insensitive" as const } }, { id: search }] }] } : {}),
+        ...(createdAt && after ? { OR: [{ createdAt: { lt: createdAt } }, { createdAt, id: { lt: after.id } }] } : {}),
+      },
+      orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+      take: limit + 1,
+    });
+    const page = await Promise.all(rows.slice(0, limit).map((row) => presentCustomer(services.db.prisma, row)));
+    const list = toList(rows, limit, (row) => row.id, (row) => ({ createdAt: row.createdAt.toISOString(), id: row.id }));
+    response.json({ ...list, data: page });
+  };
+}

@@ -1,0 +1,44 @@
+import type { Request, Response } from "express";
+import { z } from "zod";
+import type { ControlPlaneServices } from "../services.ts";
+import { createPlanBodySchema } from "../customers/customer-schemas.ts";
+import { createPlan, toPlanObject } from "../customers/plan-service.ts";
+import { readPageRequest, toList } from "../vendors/pagination.ts";
+import { parseInput } from "../vendors/parse-input.ts";
+import { actorOf, vendorOf } from "../vendors/vendor-auth.ts";
+
+/** The public model names of the vendor's server options: what a plan may name. */
+async function offeredModels(services: ControlPlaneServices, vendorId: string): Promise<Set<string>> {
+  const rows = await services.db.prisma.serverOptionModel.findMany({ where: { serverOption: { vendors: { some: { vendorId } } } }, select: { model: { select: { name: true } } } });
+  return new Set(rows.map((row) => row.model.name));
+}
+
+/** POST /api/plans (scope plans:write): 201 with the plan; a bad window, amount or model is a 400 naming the field. */
+export function createPlanRoute(services: ControlPlaneServices) {
+  return async (request: Request, response: Response): Promise<void> => {
+    const body = parseInput(createPlanBodySchema, request.body, "body");
+    const actor = actorOf(request);
+    const row = await createPlan(services.db.prisma, actor, body, await offeredModels(services, actor.vendorId));
+    response.status(201).json(toPlanObject(row));
+  };
+}
+
+const planPosition = z.object({
+  createdAt: z.iso.datetime().refine((value) => Number(value.slice(0, 4)) >= 1970, "out of range"),
+  id: z.string().startsWith("plan_"),
+});
+
+/** GET /api/plans (scope customers:read): the vendor's plans, newest first. */
+export function listPlansRoute(services: ControlPlaneServices) {
+  return async (request: Request, response: Response): Promise<void> => {
+    const { vendorId } = vendorOf(request);
+    const { limit, after } = readPageRequest(request.query, planPosition);
+    const createdAt = after && new Date(after.createdAt);
+    const rows = await services.db.prisma.plan.findMany({
+      where: { vendorId, ...(createdAt && after ? { OR: [{ createdAt: { lt: createdAt } }, { createdAt, id: { lt: after.id } }] } : {}) },
+      orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+      take: limit + 1,
+    });
+    response.json(toList(rows, limit, toPlanObject, (row) => ({ createdAt: row.createdAt.toISOString(), id: row.id })));
+  };
+}
