@@ -1,26 +1,21 @@
 import { randomBytes } from "node:crypto";
 import { parseGatewayFile } from "@gateway/config";
-import { displayPrefix, hashSecret, newId, newVendorToken, parseUsdToNano } from "@gateway/contracts";
+import { parseUsdToNano } from "@gateway/contracts";
 import { createLogger } from "@gateway/logger";
 import { readWallet } from "@gateway/redis-store";
 import { createTestDatabase, resolveTestServices, startAppProcess, freePort, type AppProcess, type TestDatabase } from "@gateway/testing";
 import Stripe from "stripe";
 import { fileURLToPath } from "node:url";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadControlPlaneConfig } from "../config.ts";
 import { applyGatewayFile } from "../config-file/apply-gateway-file.ts";
 import { mintKey } from "../keys/key-service.ts";
 import { GATEWAY_YAML } from "../routes/vendor-api-fixture.ts";
 import { startControlPlane, type RunningControlPlane } from "../server.ts";
+import { createVendorToken } from "../vendors/vendor-tokens.ts";
 import { runAutoTopUp } from "./auto-top-up.ts";
 import { startFakeStripeApi, type FakeStripeApi } from "./fake-stripe-api.ts";
 import { createWalletContext } from "./mount-wallet-routes.ts";
-
-// Until the customers' scopes are in VENDOR_SCOPES (the customers routes add them), tokens may carry them here.
-vi.mock("../vendors/vendor-tokens.ts", async (importOriginal) => {
-  const original = await importOriginal<typeof import("../vendors/vendor-tokens.ts")>();
-  return { ...original, VENDOR_SCOPES: [...new Set([...original.VENDOR_SCOPES, "customers:read", "customers:write"])] };
-});
 
 // Money in (contract section 19, issue 38), against Postgres, Redis, the control plane and a real
 // proxy process on the one address (/v1/redeem, /webhooks/stripe), Stripe faked locally.
@@ -76,13 +71,7 @@ beforeAll(async () => {
   unconfigured = await startControlPlane(loadControlPlaneConfig(base), silent);
   const { prisma } = control.services.db;
   await applyGatewayFile(prisma, control.services.records, parseGatewayFile(GATEWAY_YAML));
-  // Written directly: createVendorToken checks the scopes against its own (unmocked) list.
-  const token = async (vendor: string, scopes: string[]) => {
-    const plaintext = newVendorToken();
-    const { id: vendorId } = await prisma.vendor.findUniqueOrThrow({ where: { name: vendor } });
-    await prisma.vendorToken.create({ data: { id: newId("vtk"), vendorId, name: "wallet", tokenHash: hashSecret(plaintext), prefix: displayPrefix(plaintext), scopes } });
-    return plaintext;
-  };
+  const token = async (vendor: string, scopes: string[]) => (await createVendorToken(prisma, { vendor, name: "wallet", scopes })).plaintext;
   writer = await token("acme", ["customers:write", "customers:read"]);
   readOnly = await token("acme", ["customers:read"]);
   globex = await token("globex", ["customers:write", "customers:read"]);
@@ -352,5 +341,7 @@ describe("the wallet adds up", () => {
     const grant = await api("POST", `/api/customers/${customerId}/credits`, { body: { amount: "0.000001", reason: "one nano-step" } });
     const total = (await entries(customerId)).reduce((sum, entry) => sum + entry.amountNano, 0n);
     expect(parseUsdToNano(grant.body.balance)).toBe(total);
+    // The customer object's balance (from Postgres) says the same.
+    expect((await api("GET", `/api/customers/${customerId}`)).body).toMatchObject({ id: customerId, balance: grant.body.balance });
   });
 });
