@@ -187,8 +187,11 @@ describe("vendor console: a key's page, the playground, the request log and CSV 
     await expect.poll(() => rows.count()).toBe(4);
     const rowHeights = await rows.evaluateAll((found) => found.map((row) => row.getBoundingClientRect().height));
     // One key cell is a name over a short id: a row is a few lines, never a dozen.
-    for (const height of rowHeights) expect(height).toBeLessThan(120);
+    for (const height of rowHeights) expect(height).toBeLessThan(100);
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(1280);
+    // The table itself does not scroll sideways either: every column is on screen.
+    const table = await page.getByTestId("requests-table").evaluate((element) => ({ scroll: element.parentElement!.scrollWidth, client: element.parentElement!.clientWidth }));
+    expect(table.scroll).toBeLessThanOrEqual(table.client);
   });
 
   it("exports the request log and usage as CSV with the current filters, totals equal to the JSON", async () => {

@@ -2,10 +2,15 @@ import type { RequestRow } from "../api/types.ts";
 import { DataTable, type Column } from "../components/data-table.tsx";
 import { ShortId } from "../components/short-id.tsx";
 import { StatusBadge } from "../components/status-badge.tsx";
-import { cacheWrites, count, dateTime, milliseconds, usd } from "../format.ts";
+import { cacheWrites, count, milliseconds, usd } from "../format.ts";
 import type { KeyName } from "../hooks/use-key-names.ts";
 import { PageLink } from "../router/page-link.tsx";
 import styles from "./requests.module.css";
+
+/** "Nov 27, 14:35:02" in the reader's zone: a log row needs the seconds, not the year. */
+function shortTime(iso: string): string {
+  return new Date(iso).toLocaleString(undefined, { month: "short", day: "numeric", hour: "2-digit", minute: "2-digit", second: "2-digit", hour12: false });
+}
 
 /** "1 attempt", "2 attempts (failover)". */
 function attemptsLabel(row: RequestRow): string {
@@ -21,7 +26,14 @@ function attemptsLabel(row: RequestRow): string {
 export function RequestsTable(props: { rows: RequestRow[]; onShowAttempts(row: RequestRow): void; keyNames?: ReadonlyMap<string, KeyName>; hideKey?: boolean }) {
   const names = props.keyNames ?? new Map<string, KeyName>();
   const columns: Column<RequestRow>[] = [
-    { header: "Time", cell: (row) => dateTime(row.created_at) },
+    {
+      header: "Time",
+      cell: (row) => (
+        <time dateTime={row.created_at} title={new Date(row.created_at).toISOString()} className={styles.time}>
+          {shortTime(row.created_at)}
+        </time>
+      ),
+    },
     { header: "Request id", cell: (row) => <ShortId id={row.id} /> },
   ];
   if (!props.hideKey) {
@@ -43,8 +55,18 @@ export function RequestsTable(props: { rows: RequestRow[]; onShowAttempts(row: R
     });
   }
   columns.push(
-    { header: "Model", cell: (row) => row.model },
-    { header: "Endpoint", cell: (row) => `${row.endpoint}${row.stream ? " (stream)" : ""}` },
+    {
+      header: "Model",
+      cell: (row) => (
+        <span className={styles.stacked}>
+          <span>{row.model}</span>
+          <span className={styles.minor}>
+            {row.endpoint}
+            {row.stream ? " (stream)" : ""}
+          </span>
+        </span>
+      ),
+    },
     {
       // How the request ended, and under it how it got there: its upstream attempts (a dialog).
       header: "Status",
@@ -59,11 +81,38 @@ export function RequestsTable(props: { rows: RequestRow[]; onShowAttempts(row: R
         </span>
       ),
     },
-    { header: "Tokens in / out", cell: (row) => `${count(row.input_tokens)} / ${count(row.output_tokens)}${row.estimated ? " (est.)" : ""}`, numeric: true },
-    { header: "Cache reads / writes", cell: (row) => `${count(row.cached_input_tokens)} / ${cacheWrites(row.cache_write_tokens, row.cache_write_1h_tokens)}`, numeric: true },
-    { header: "Web searches", cell: (row) => count(row.web_search_requests), numeric: true },
+    {
+      // Input / output on the first line; cache reads / writes and web searches under it, smaller.
+      header: "Tokens in / out",
+      cell: (row) => (
+        <span className={styles.stacked}>
+          <span>
+            {count(row.input_tokens)} / {count(row.output_tokens)}
+            {row.estimated ? " (est.)" : ""}
+          </span>
+          <span className={styles.minor} title="Cache reads / cache writes">
+            cache {count(row.cached_input_tokens)} / {cacheWrites(row.cache_write_tokens, row.cache_write_1h_tokens)}
+          </span>
+          {row.web_search_requests > 0 ? (
+            <span className={styles.minor}>
+              {count(row.web_search_requests)} web {row.web_search_requests === 1 ? "search" : "searches"}
+            </span>
+          ) : null}
+        </span>
+      ),
+      numeric: true,
+    },
     { header: "Cost", cell: (row) => usd(row.cost, "$0.00"), numeric: true },
-    { header: "First byte / total", cell: (row) => `${milliseconds(row.ttfb_ms)} / ${milliseconds(row.duration_ms)}`, numeric: true },
+    {
+      header: "First byte / total",
+      cell: (row) => (
+        <span className={styles.stacked}>
+          <span>{milliseconds(row.ttfb_ms)}</span>
+          <span className={styles.minor}>{milliseconds(row.duration_ms)}</span>
+        </span>
+      ),
+      numeric: true,
+    },
   );
   return <DataTable caption="Requests" columns={columns} rows={props.rows} rowKey={(row) => row.id} testId="requests-table" />;
 }
