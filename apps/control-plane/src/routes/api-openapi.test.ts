@@ -78,6 +78,14 @@ describe("GET /api/openapi.json", () => {
         "GET /api/webhooks/{id}/deliveries",
         "GET /api/usage.csv",
         "GET /api/requests.csv",
+        "POST /api/customers",
+        "GET /api/customers",
+        "GET /api/customers/{id}",
+        "PATCH /api/customers/{id}",
+        "POST /api/customers/{id}/subscriptions",
+        "DELETE /api/customers/{id}/subscriptions/{sub_id}",
+        "POST /api/plans",
+        "GET /api/plans",
       ].sort(),
     );
   });

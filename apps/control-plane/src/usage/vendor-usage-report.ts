@@ -70,7 +70,7 @@ export async function vendorUsageReport(prisma: PrismaClient, input: UsageReport
 }
 
 /** The column a part of the report groups by (a partial day groups by its day as a constant). */
-const GROUP_COLUMN: Record<UsageGroup, string> = { day: "day", model: "model", key: "api_key_id", server_option: "server_option_id" };
+const GROUP_COLUMN: Record<UsageGroup, string> = { day: "day", model: "model", key: "api_key_id", server_option: "server_option_id", customer: "api_key_id" };
 
 /** The one statement of a report; null for an empty window. Exported for EXPLAIN in the benchmark. */
 export function usageReportQuery({ vendorId, from, to, groupBy }: UsageReportInput): Prisma.Sql | null {
@@ -78,7 +78,8 @@ export function usageReportQuery({ vendorId, from, to, groupBy }: UsageReportInp
   if (plan.wholeDays === null && plan.partialDays.length === 0) return null;
   const parts: Prisma.Sql[] = [];
   if (plan.wholeDays) {
-    const rollup = groupBy === "key" ? Prisma.raw("usage_key_days") : Prisma.raw("usage_vendor_days");
+    // By customer: per key (the key's customer is mapped at the end).
+    const rollup = groupBy === "key" || groupBy === "customer" ? Prisma.raw("usage_key_days") : Prisma.raw("usage_vendor_days");
     parts.push(Prisma.sql`
       SELECT ${Prisma.raw(GROUP_COLUMN[groupBy])} AS grp, ${sumsOf(Prisma.sql`sum(requests)`)}
       FROM ${rollup}
@@ -112,6 +113,9 @@ export function usageReportQuery({ vendorId, from, to, groupBy }: UsageReportInp
     case "server_option":
       return Prisma.sql`${select} s.name AS grp, ${totals}
         FROM parts AS p JOIN server_options AS s ON s.id = p.grp GROUP BY s.name`;
+    case "customer":
+      return Prisma.sql`${select} COALESCE(k.customer_id, 'none') AS grp, ${totals}
+        FROM parts AS p JOIN api_keys AS k ON k.id = p.grp GROUP BY 1`;
     default: {
       const unknown: never = groupBy;
       throw new Error(`unknown group ${String(unknown)}`);

@@ -49,13 +49,13 @@ export const positionId = filterText;
 
 // ---------------------------------------------------------------- queries
 
-export const USAGE_GROUPS = ["day", "model", "key", "server_option"] as const;
+export const USAGE_GROUPS = ["day", "model", "key", "server_option", "customer"] as const;
 export type UsageGroup = (typeof USAGE_GROUPS)[number];
 
 export const usageReportQuerySchema = z.object({
   from: instant.optional().describe("Start of the window (inclusive, by the end of each request); default 30 days before `to`."),
   to: instant.optional().describe("End of the window (exclusive); default now."),
-  group_by: z.enum(USAGE_GROUPS).default("day").describe("One row per UTC day, public model name, key id or server option name."),
+  group_by: z.enum(USAGE_GROUPS).default("day").describe("One row per UTC day, public model name, key id, server option name or customer id (`none` for keys without a customer)."),
 });
 
 export const requestLogQuerySchema = pageQuerySchema.extend({
@@ -88,7 +88,7 @@ const usageFigures = z.object({
 export type UsageFigures = z.output<typeof usageFigures>;
 
 export const usageReportRowSchema = usageFigures.extend({
-  group: z.string().describe("The UTC day (2026-11-23), model, key id or server option name."),
+  group: z.string().describe("The UTC day (2026-11-23), model, key id, server option name or customer id (`none`: keys without a customer)."),
   name: z.string().optional().describe("group_by=key: the key's name."),
   prefix: z.string().optional().describe("group_by=key: the key's display prefix."),
 });

@@ -27,6 +27,18 @@ import {
 } from "../report-schemas.ts";
 import { upstreamHealthReportSchema, upstreamHealthSchema } from "../upstream-schemas.ts";
 import { VENDOR_SCOPES, type VendorScope } from "../vendor-tokens.ts";
+import {
+  createCustomerBodySchema,
+  createPlanBodySchema,
+  createSubscriptionBodySchema,
+  customerListQuerySchema,
+  customerListSchema,
+  customerSchema,
+  planListSchema,
+  planSchema,
+  subscriptionSchema,
+  updateCustomerBodySchema,
+} from "../../customers/customer-schemas.ts";
 import { requestIdHeader } from "./responses.ts";
 import { webhookApiParameters, webhookApiPaths, webhookApiSchemas } from "../../webhooks/openapi.ts";
 import { errorResponses, jsonRequestBody, jsonResponse, parameterOf, queryParameters, type JsonObject, type NamedSchemas } from "./json-schema.ts";
@@ -40,6 +52,10 @@ export const vendorApiSchemas: { input: NamedSchemas; output: NamedSchemas } = {
     [updateKeyBodySchema, "UpdateKeyRequest"],
     [rotateKeyBodySchema, "RotateKeyRequest"],
     ...webhookApiSchemas.input,
+    [createCustomerBodySchema, "CreateCustomerRequest"],
+    [updateCustomerBodySchema, "UpdateCustomerRequest"],
+    [createPlanBodySchema, "CreatePlanRequest"],
+    [createSubscriptionBodySchema, "CreateSubscriptionRequest"],
   ],
   output: [
     [apiKeySchema, "ApiKey"],
@@ -57,6 +73,11 @@ export const vendorApiSchemas: { input: NamedSchemas; output: NamedSchemas } = {
     [upstreamHealthSchema, "UpstreamHealth"],
     [upstreamHealthReportSchema, "UpstreamHealthReport"],
     ...webhookApiSchemas.output,
+    [customerSchema, "Customer"],
+    [customerListSchema, "CustomerList"],
+    [planSchema, "Plan"],
+    [planListSchema, "PlanList"],
+    [subscriptionSchema, "Subscription"],
     [errorEnvelopeSchema, "Error"],
   ],
 };
@@ -72,6 +93,8 @@ export const vendorApiParameters: Record<string, JsonObject> = {
   KeyId: { name: "id", in: "path", required: true, description: "The key's id, `key_...`.", schema: { type: "string" } },
   IdempotencyKey: parameterOf("Idempotency-Key", "header", idempotencyKeyHeaderSchema),
   ...webhookApiParameters,
+  CustomerId: { name: "id", in: "path", required: true, description: "The customer's id, `cus_...`.", schema: { type: "string" } },
+  SubscriptionId: { name: "sub_id", in: "path", required: true, description: "The subscription's id, `sub_...`.", schema: { type: "string" } },
 };
 
 const parameter = (id: string) => ({ $ref: `#/components/parameters/${id}` });
@@ -132,7 +155,7 @@ export function vendorApiPaths(): Record<string, JsonObject> {
       }),
     },
     "/api/usage": {
-      get: operation("getUsageReport", "Your whole consumption, grouped by day, model, key or server option", "usage:read", {
+      get: operation("getUsageReport", "Your whole consumption, grouped by day, model, key, server option or customer", "usage:read", {
         parameters: queryParameters(usageReportQuerySchema),
         responses: { "200": ok("UsageReport", "Totals and one row per group; the totals equal the sum of the rows."), ...errorResponses(...AUTH) },
       }),
@@ -141,6 +164,53 @@ export function vendorApiPaths(): Record<string, JsonObject> {
       get: operation("listRequests", "Your request log, newest first", "usage:read", {
         parameters: queryParameters(requestLogQuerySchema),
         responses: { "200": ok("RequestList", "A page of requests."), ...errorResponses(...AUTH) },
+      }),
+    },
+    "/api/customers": {
+      post: operation("createCustomer", "Create a customer (an end user of yours)", "customers:write", {
+        description: "Its `budget` caps the spend of all its keys together; a `prepaid` customer's keys draw on its wallet balance.",
+        requestBody: jsonRequestBody("CreateCustomerRequest", true),
+        responses: { "201": ok("Customer", "The new customer."), ...errorResponses(...WRITE.filter((status) => status !== "404" && status !== "409")) },
+      }),
+      get: operation("listCustomers", "List your customers, newest first", "customers:read", {
+        parameters: queryParameters(customerListQuerySchema),
+        responses: { "200": ok("CustomerList", "A page of customers."), ...errorResponses(...AUTH) },
+      }),
+    },
+    "/api/customers/{id}": {
+      parameters: [parameter("CustomerId")],
+      get: operation("getCustomer", "Read a customer: balance, budget use, active subscription", "customers:read", {
+        responses: { "200": ok("Customer", "The customer."), ...errorResponses(...AUTH, "404") },
+      }),
+      patch: operation("updateCustomer", "Change a customer: name, email, metadata, budget, status", "customers:write", {
+        description: "Only the fields sent change. A disabled customer's keys get 401 `key_disabled` on every proxy within 1 s.",
+        requestBody: jsonRequestBody("UpdateCustomerRequest", true),
+        responses: { "200": ok("Customer", "The changed customer."), ...errorResponses(...WRITE.filter((status) => status !== "409")) },
+      }),
+    },
+    "/api/customers/{id}/subscriptions": {
+      parameters: [parameter("CustomerId")],
+      post: operation("createSubscription", "Subscribe a customer to a plan", "plans:write", {
+        description:
+          "While active, every key of the customer is held to the plan's rolling windows (429 `plan_limit_exceeded` with `retry-after`) and models (403 `model_not_allowed`). An earlier active subscription is canceled by the new one.",
+        requestBody: jsonRequestBody("CreateSubscriptionRequest", true),
+        responses: { "201": ok("Subscription", "The active subscription."), ...errorResponses(...WRITE.filter((status) => status !== "409")) },
+      }),
+    },
+    "/api/customers/{id}/subscriptions/{sub_id}": {
+      parameters: [parameter("CustomerId"), parameter("SubscriptionId")],
+      delete: operation("cancelSubscription", "Cancel a subscription now", "plans:write", {
+        responses: { "200": ok("Subscription", "The subscription with `status: canceled`."), ...errorResponses(...AUTH, "404", "503") },
+      }),
+    },
+    "/api/plans": {
+      post: operation("createPlan", "Create a plan: a price and rolling windows of requests and/or USD", "plans:write", {
+        requestBody: jsonRequestBody("CreatePlanRequest", true),
+        responses: { "201": ok("Plan", "The new plan."), ...errorResponses(...WRITE.filter((status) => status !== "404" && status !== "409" && status !== "503")) },
+      }),
+      get: operation("listPlans", "List your plans, newest first", "customers:read", {
+        parameters: page,
+        responses: { "200": ok("PlanList", "A page of plans."), ...errorResponses(...AUTH) },
       }),
     },
     "/api/audit-log": {
