@@ -8,15 +8,10 @@ import { createRedemptionCodesRoute, listRedemptionCodesRoute } from "../routes/
 import { internalRedeemRoute, internalToken } from "../routes/internal-redeem.ts";
 import { stripeWebhookPrecheck, stripeWebhookRoute } from "../routes/webhooks-stripe.ts";
 import { requireScope, vendorAuth } from "../vendors/vendor-auth.ts";
-import type { VendorScope } from "../vendors/vendor-tokens.ts";
 import { emitEvent } from "../webhooks/emit.ts";
 import { runAutoTopUp, type AutoTopUpContext, type AutoTopUpOutcome } from "./auto-top-up.ts";
 import { createStripeClient } from "./stripe-client.ts";
 import type { StripeEventContext } from "./stripe-events.ts";
-
-// The customers helper adds these to VENDOR_SCOPES (contract section 19).
-const CUSTOMERS_WRITE = "customers:write" as VendorScope;
-const CUSTOMERS_READ = "customers:read" as VendorScope;
 
 /** Stripe webhook bodies: the SDK signs at most a few kilobytes; far more than any event. */
 const WEBHOOK_BODY_LIMIT = "1mb";
@@ -59,12 +54,12 @@ export function mountWalletRoutes(app: Express, services: ControlPlaneServices):
   const body = jsonBody(services.config.BODY_LIMIT_BYTES);
   const authenticated = vendorAuth(services);
   const router = Router();
-  router.post("/customers/:id/credits", authenticated, requireScope(CUSTOMERS_WRITE), body, grantCreditRoute(services));
-  router.post("/customers/:id/checkout-sessions", authenticated, requireScope(CUSTOMERS_WRITE), body, createCheckoutSessionRoute(services, stripe));
-  router.post("/customers/:id/auto-top-up", authenticated, requireScope(CUSTOMERS_WRITE), body, setAutoTopUpRoute(services));
-  router.get("/customers/:id/auto-top-up", authenticated, requireScope(CUSTOMERS_READ), getAutoTopUpRoute(services));
-  router.post("/redemption-codes", authenticated, requireScope(CUSTOMERS_WRITE), body, createRedemptionCodesRoute(services));
-  router.get("/redemption-codes", authenticated, requireScope(CUSTOMERS_READ), listRedemptionCodesRoute(services));
+  router.post("/customers/:id/credits", authenticated, requireScope("customers:write"), body, grantCreditRoute(services));
+  router.post("/customers/:id/checkout-sessions", authenticated, requireScope("customers:write"), body, createCheckoutSessionRoute(services, stripe));
+  router.post("/customers/:id/auto-top-up", authenticated, requireScope("customers:write"), body, setAutoTopUpRoute(services));
+  router.get("/customers/:id/auto-top-up", authenticated, requireScope("customers:read"), getAutoTopUpRoute(services));
+  router.post("/redemption-codes", authenticated, requireScope("customers:write"), body, createRedemptionCodesRoute(services));
+  router.get("/redemption-codes", authenticated, requireScope("customers:read"), listRedemptionCodesRoute(services));
   app.use("/api", router);
   app.post("/internal/redeem", internalToken(services), body, internalRedeemRoute(services));
   app.post("/webhooks/stripe", stripeWebhookPrecheck(services), express.raw({ type: () => true, limit: WEBHOOK_BODY_LIMIT }), stripeWebhookRoute(services, context));

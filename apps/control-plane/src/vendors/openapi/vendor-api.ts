@@ -41,6 +41,7 @@ import {
 } from "../../customers/customer-schemas.ts";
 import { requestIdHeader } from "./responses.ts";
 import { webhookApiParameters, webhookApiPaths, webhookApiSchemas } from "../../webhooks/openapi.ts";
+import { walletApiPaths, walletApiSchemas } from "../../wallet/openapi.ts";
 import { errorResponses, jsonRequestBody, jsonResponse, parameterOf, queryParameters, type JsonObject, type NamedSchemas } from "./json-schema.ts";
 
 /** The vendor (reseller) API under /api (contract sections 6 and 9), from the schemas its routes validate with. */
@@ -52,6 +53,7 @@ export const vendorApiSchemas: { input: NamedSchemas; output: NamedSchemas } = {
     [updateKeyBodySchema, "UpdateKeyRequest"],
     [rotateKeyBodySchema, "RotateKeyRequest"],
     ...webhookApiSchemas.input,
+    ...walletApiSchemas.input,
     [createCustomerBodySchema, "CreateCustomerRequest"],
     [updateCustomerBodySchema, "UpdateCustomerRequest"],
     [createPlanBodySchema, "CreatePlanRequest"],
@@ -73,6 +75,7 @@ export const vendorApiSchemas: { input: NamedSchemas; output: NamedSchemas } = {
     [upstreamHealthSchema, "UpstreamHealth"],
     [upstreamHealthReportSchema, "UpstreamHealthReport"],
     ...webhookApiSchemas.output,
+    ...walletApiSchemas.output,
     [customerSchema, "Customer"],
     [customerListSchema, "CustomerList"],
     [planSchema, "Plan"],
@@ -244,5 +247,6 @@ export function vendorApiPaths(): Record<string, JsonObject> {
       }),
     },
     ...webhookApiPaths(),
+    ...walletApiPaths(),
   };
 }
