@@ -155,15 +155,15 @@ export const vendorApi = {
     return keys;
   },
   subscribe: (api: ApiClient, id: string, planId: string) =>
-    api.call<Subscription>(`${customerPath(id)}/subscriptions`, { method: "POST", body: { plan_id: planId }, scope: "customers:write" }),
+    api.call<Subscription>(`${customerPath(id)}/subscriptions`, { method: "POST", body: { plan_id: planId }, scope: "plans:write" }),
   cancelSubscription: (api: ApiClient, customerId: string, subscriptionId: string) =>
-    api.call<Subscription>(`${customerPath(customerId)}/subscriptions/${encodeURIComponent(subscriptionId)}`, { method: "DELETE", scope: "customers:write" }),
+    api.call<Subscription>(`${customerPath(customerId)}/subscriptions/${encodeURIComponent(subscriptionId)}`, { method: "DELETE", scope: "plans:write" }),
   grantCredits: (api: ApiClient, id: string, amount: string, reason: string) =>
     api.call<WalletEntry>(`${customerPath(id)}/credits`, { method: "POST", body: { amount, reason }, scope: "customers:write" }),
   createCheckoutSession: (api: ApiClient, id: string, body: { amount: string; success_url: string; cancel_url: string }) =>
     api.call<CheckoutSession>(`${customerPath(id)}/checkout-sessions`, { method: "POST", body, scope: "customers:write" }),
 
-  listPlans: (api: ApiClient, page: ListPage) => api.call<List<Plan>>("/api/plans", { query: { ...page } }),
+  listPlans: (api: ApiClient, page: ListPage) => api.call<List<Plan>>("/api/plans", { query: { ...page }, scope: "customers:read" }),
   createPlan: (api: ApiClient, body: NewPlan) => api.call<Plan>("/api/plans", { method: "POST", body, scope: "plans:write" }),
 
   listRedemptionCodes: (api: ApiClient, page: ListPage) => api.call<List<RedemptionCode>>("/api/redemption-codes", { query: { ...page }, scope: "customers:read" }),

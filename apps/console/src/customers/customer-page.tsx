@@ -53,7 +53,8 @@ export function CustomerPage(props: { customerId: string }) {
 
   const customer = useResource(() => vendorApi.customer(api, props.customerId), props.customerId, readable);
   const keys = useResource(() => vendorApi.customerKeys(api, props.customerId), `keys-${props.customerId}`, readable && can("keys:read"));
-  const plans = useResource(() => vendorApi.listPlans(api, { limit: 100 }), "plans", writable);
+  const subscribing = can("plans:write");
+  const plans = useResource(() => vendorApi.listPlans(api, { limit: 100 }), "plans", readable);
 
   const act = async (action: () => Promise<unknown>, reload: () => void) => {
     setBusy(true);
@@ -78,7 +79,7 @@ export function CustomerPage(props: { customerId: string }) {
     { header: "Status", cell: (subscription) => <StatusBadge status={subscription.status} /> },
     { header: "Period", cell: (subscription) => `${dateTime(subscription.current_period_start)} – ${dateTime(subscription.current_period_end)}` },
   ];
-  if (writable) {
+  if (subscribing) {
     subscriptionColumns.push({
       header: "Actions",
       cell: (subscription) =>
@@ -186,7 +187,7 @@ export function CustomerPage(props: { customerId: string }) {
         <h2>Subscription</h2>
         {data && !active ? <EmptyState title="No active subscription.">Subscribe the customer to a plan: its keys are then held to the plan's windows and models.</EmptyState> : null}
         {active ? <DataTable caption="Subscription" columns={subscriptionColumns} rows={[active]} rowKey={(subscription) => subscription.id} testId="customer-subscriptions" /> : null}
-        {writable ? (
+        {subscribing ? (
           <form
             className={pageStyles.toolbar}
             aria-label="Subscribe to a plan"

@@ -9,6 +9,7 @@ import { Field } from "../components/field.tsx";
 import { Loading } from "../components/loading.tsx";
 import pageStyles from "../components/page.module.css";
 import { Pager } from "../components/pager.tsx";
+import { ScopeNotice } from "../components/scope-notice.tsx";
 import { count, usd } from "../format.ts";
 import { useCursorPages } from "../hooks/use-cursor-pages.ts";
 import { useResource } from "../hooks/use-resource.ts";
@@ -156,7 +157,8 @@ export function PlansPage() {
   const { api, can } = useSession();
   const pages = useCursorPages("plans");
   const [creating, setCreating] = useState(false);
-  const list = useResource(() => vendorApi.listPlans(api, { limit: PAGE_SIZE, cursor: pages.cursor }), JSON.stringify([pages.cursor]));
+  const readable = can("customers:read");
+  const list = useResource(() => vendorApi.listPlans(api, { limit: PAGE_SIZE, cursor: pages.cursor }), JSON.stringify([pages.cursor]), readable);
   const plans = list.data?.data ?? [];
   return (
     <>
@@ -168,8 +170,9 @@ export function PlansPage() {
           </button>
         ) : null}
       </div>
-      <ErrorBanner error={list.error} />
-      {list.loading && !list.data ? <Loading label="Loading plans…" /> : null}
+      {!readable ? <ScopeNotice scope="customers:read" /> : null}
+      {readable ? <ErrorBanner error={list.error} /> : null}
+      {readable && list.loading && !list.data ? <Loading label="Loading plans…" /> : null}
       {list.data && plans.length === 0 ? <EmptyState title="No plans yet.">A plan holds a customer's keys to rolling windows of requests or spend.</EmptyState> : null}
       {plans.length > 0 ? <DataTable caption="Plans" columns={columns} rows={plans} rowKey={(plan) => plan.id} testId="plans-table" /> : null}
       <Pager
