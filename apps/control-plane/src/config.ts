@@ -53,8 +53,8 @@ export function loadControlPlaneConfig(env: Record<string, string | undefined> =
     STRIPE_WEBHOOK_SECRET: z.string().min(1).optional(),
     /** Where the Stripe SDK sends its calls instead of https://api.stripe.com (a local fake in tests). */
     STRIPE_API_BASE: z.url({ protocol: /^https?$/ }).optional(),
-    /** How often customers' balances are checked for auto top-up (with STRIPE_SECRET_KEY); 0: never. */
-    AUTO_TOP_UP_INTERVAL_MS: z.coerce.number().int().min(0).default(10_000),
+    /** How often prepaid customers' balances are checked (customer.balance_low, auto top-up with STRIPE_SECRET_KEY); 0: never. */
+    WALLET_CHECK_INTERVAL_MS: z.coerce.number().int().min(0).default(10_000),
   }, env);
 }
 

@@ -10,7 +10,7 @@ import { rebuildRedis } from "./rebuild-redis.ts";
 import { RedisWatchdog } from "./redis-watchdog.ts";
 import { createWebhookDeliverer } from "./webhooks/start-deliverer.ts";
 import type { WebhookDeliverer } from "./webhooks/deliverer.ts";
-import { AutoTopUpSweep } from "./wallet/auto-top-up-sweep.ts";
+import { WalletSweep } from "./wallet/wallet-sweep.ts";
 import { createWalletContext } from "./wallet/mount-wallet-routes.ts";
 
 export interface RunningControlPlane {
@@ -21,8 +21,8 @@ export interface RunningControlPlane {
   watchdog: RedisWatchdog;
   /** Sends due webhook deliveries (one loop per process). */
   deliverer: WebhookDeliverer;
-  /** Charges saved cards of customers below their auto top-up threshold (with STRIPE_SECRET_KEY). */
-  autoTopUp: AutoTopUpSweep;
+  /** Prepaid customers' balances: customer.balance_low once per crossing, auto top-up of saved cards. */
+  walletSweep: WalletSweep;
   close(): Promise<void>;
 }
 
@@ -46,8 +46,8 @@ export async function startControlPlane(config: ControlPlaneConfig, logger?: Con
   watchdog.start();
   const deliverer = createWebhookDeliverer(services);
   deliverer.start();
-  const autoTopUp = new AutoTopUpSweep(createWalletContext(services), config.AUTO_TOP_UP_INTERVAL_MS);
-  autoTopUp.start();
+  const walletSweep = new WalletSweep(createWalletContext(services), config.WALLET_CHECK_INTERVAL_MS);
+  walletSweep.start();
   let closing: Promise<void> | null = null;
   return {
     url: http.url,
@@ -56,13 +56,13 @@ export async function startControlPlane(config: ControlPlaneConfig, logger?: Con
     services,
     watchdog,
     deliverer,
-    autoTopUp,
+    walletSweep,
     close() {
       closing ??= (async () => {
         state.shuttingDown = true;
         await watchdog.stop();
         await deliverer.stop();
-        await autoTopUp.stop();
+        await walletSweep.stop();
         await http.close(config.SHUTDOWN_DEADLINE_MS);
         await services.close();
       })();

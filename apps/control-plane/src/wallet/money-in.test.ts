@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { parseGatewayFile } from "@gateway/config";
 import { parseUsdToNano } from "@gateway/contracts";
 import { createLogger } from "@gateway/logger";
-import { readWallet } from "@gateway/redis-store";
+import { readWallet, redisKeys } from "@gateway/redis-store";
 import { createTestDatabase, resolveTestServices, startAppProcess, freePort, type AppProcess, type TestDatabase } from "@gateway/testing";
 import Stripe from "stripe";
 import { fileURLToPath } from "node:url";
@@ -66,7 +66,7 @@ beforeAll(async () => {
   database = await createTestDatabase();
   stripeApi = await startFakeStripeApi();
   prefix = `test-wallet-${randomBytes(6).toString("hex")}`;
-  const base = { DATABASE_URL: database.url, REDIS_URL: services.redisUrl, REDIS_PREFIX: prefix, PORT: "0", LOG_LEVEL: "silent", AUTH_FREE_FAILURES: "1000000", INTERNAL_TOKEN, AUTO_TOP_UP_INTERVAL_MS: "0" };
+  const base = { DATABASE_URL: database.url, REDIS_URL: services.redisUrl, REDIS_PREFIX: prefix, PORT: "0", LOG_LEVEL: "silent", AUTH_FREE_FAILURES: "1000000", INTERNAL_TOKEN, WALLET_CHECK_INTERVAL_MS: "0" };
   control = await startControlPlane(loadControlPlaneConfig({ ...base, STRIPE_SECRET_KEY: "sk_test_fake", STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET, STRIPE_API_BASE: stripeApi.url }), silent);
   unconfigured = await startControlPlane(loadControlPlaneConfig(base), silent);
   const { prisma } = control.services.db;
@@ -303,8 +303,8 @@ describe("auto top-up", () => {
     expect(set.body).toEqual({ object: "auto_top_up", customer_id: customerId, enabled: true, below: "50.000000", amount: "25.000000", payment_method_saved: true });
     const context = createWalletContext(control.services);
     const before = await creditedNano(customerId);
-    // The control plane's sweep (every AUTO_TOP_UP_INTERVAL_MS; run by hand here) finds it below.
-    expect(await control.autoTopUp.runOnce()).toBe(1);
+    // The control plane's wallet check (every WALLET_CHECK_INTERVAL_MS; run by hand here) finds it below: low, then topped up.
+    expect(await control.walletSweep.runOnce()).toMatchObject({ toppedUp: 1 });
     const charge = stripeApi.requests.find((request) => request.path === "/v1/payment_intents" && request.method === "POST")!;
     expect(Object.fromEntries(charge.params)).toMatchObject({ amount: "2500", currency: "usd", customer: "cus_stripe_ada", payment_method: "pm_test_card_visa", off_session: "true", confirm: "true" });
     expect(await creditedNano(customerId)).toBe(before + parseUsdToNano("25"));
@@ -326,6 +326,35 @@ describe("auto top-up", () => {
     await api("POST", `/api/customers/${otherCustomerId}/auto-top-up`, { body: { below: "1000.00", amount: "10.00" } });
     const context = createWalletContext(control.services);
     expect(await runAutoTopUp(context, otherCustomerId)).toBe("not_configured");
+  });
+});
+
+describe("customer.balance_low", () => {
+  it("fires once per crossing of the low mark (20 % of the credits without auto top-up)", async () => {
+    const { prisma } = control.services.db;
+    const { id: vendorId } = await prisma.vendor.findUniqueOrThrow({ where: { name: "acme" } });
+    const low = cus();
+    await prisma.customer.create({ data: { id: low, vendorId, name: "Low", billing: "prepaid" } });
+    await prisma.webhook.create({ data: { id: `wh_${randomBytes(16).toString("hex")}`, vendorId, url: "http://127.0.0.1:9/low", events: ["customer.balance_low"], secretCiphertext: "unused" } });
+    const deliveries = () => prisma.webhookDelivery.count({ where: { event: "customer.balance_low", body: { contains: low } } });
+    // Spend as admissions book it in the wallet's counters (the proxies' limiter does this).
+    const spend = (usd: string) => control.services.redis.hincrby(redisKeys(prefix).wallet(low), "spent", parseUsdToNano(usd).toString());
+    await api("POST", `/api/customers/${low}/credits`, { body: { amount: "10.00" } });
+    await control.walletSweep.runOnce();
+    expect(await deliveries()).toBe(0);
+    await spend("9.00");
+    await control.walletSweep.runOnce();
+    await control.walletSweep.runOnce();
+    expect(await deliveries()).toBe(1);
+    const [delivery] = await prisma.webhookDelivery.findMany({ where: { event: "customer.balance_low", body: { contains: low } } });
+    expect(JSON.parse(delivery!.body)).toMatchObject({ type: "customer.balance_low", data: { customer_id: low, balance: "1.000000", threshold: "2.000000" } });
+    // Refilled above the mark, then down again: a new crossing.
+    await api("POST", `/api/customers/${low}/credits`, { body: { amount: "10.00" } });
+    await control.walletSweep.runOnce();
+    expect(await deliveries()).toBe(1);
+    await spend("8.00");
+    await control.walletSweep.runOnce();
+    expect(await deliveries()).toBe(2);
   });
 });
 
