@@ -207,7 +207,7 @@ describe("vendor console: running a reseller business", () => {
     await create.getByLabel("Server option", { exact: true }).selectOption("standard");
     await create.getByLabel("Name", { exact: true }).fill("acme-ci");
     // A small quota so that a few requests cross 80 % (key.quota_low).
-    await create.getByLabel("Quota (USD)", { exact: true }).fill("0.0001");
+    await create.getByLabel("Quota (USD)", { exact: true }).fill("0.0003");
     await create.getByRole("button", { name: "Create key" }).click();
     const created = page.getByRole("dialog", { name: "Key created" });
     keySecret = await created.getByTestId("secret").inputValue();
@@ -301,18 +301,18 @@ describe("vendor console: running a reseller business", () => {
     const ids: string[] = [];
     // Until 80 % of the small quota is spent: key.quota_low fires.
     const statuses: number[] = [];
-    for (let attempt = 0; attempt < 20 && !received.some((event) => event.type === "key.quota_low"); attempt++) {
+    // Until admission refuses (the quota's last reservation): by then more than 80 % is spent.
+    for (let attempt = 0; attempt < 45; attempt++) {
       const answer = await stack.chat(keySecret);
       statuses.push(answer.status);
       if (answer.status !== 200) break;
       ids.push(answer.requestId!);
-      await eventually(async () => expect((await stack.api<{ data: unknown[] }>("GET", `/api/requests?key_id=${keyId}&limit=100`)).body.data.length).toBe(ids.length), 10_000);
-      await new Promise((resolve) => setTimeout(resolve, 300));
     }
+    await eventually(async () => expect((await stack.api<{ data: unknown[] }>("GET", `/api/requests?key_id=${keyId}&limit=100`)).body.data.length).toBe(ids.length), 10_000);
     expect(ids.length, `statuses ${statuses.join(",")}`).toBeGreaterThan(0);
     await page.goto(`${stack.url}/console/keys/${keyId}`);
     await page.getByRole("heading", { name: "acme-ci" }).waitFor();
-    await expect.poll(() => page.locator("[data-testid=requests-table] tbody tr").count()).toBe(ids.length);
+    await expect.poll(() => page.locator("[data-testid=requests-table] tbody tr").count()).toBe(Math.min(25, ids.length));
     await expect.poll(() => page.getByTestId("total-requests").textContent()).toBe(String(ids.length));
 
     await nav("Playground").click();
