@@ -134,6 +134,21 @@ describe("grants: POST /api/customers/{id}/credits", () => {
     expect(entry.request_id).toEqual(expect.any(String));
   });
 
+  it("a credit Redis cannot take is a 503 and nothing is credited (the entry rolls back with it)", async () => {
+    const { redis } = control.services;
+    const before = (await entries(customerId)).length;
+    redis.disconnect();
+    try {
+      const response = await call(control.url, "POST", `/api/customers/${customerId}/credits`, { token: writer, body: { amount: "3.00" } });
+      expect(response.status).toBe(503);
+      expect(response.body.error.code).toBe("dependency_unavailable");
+    } finally {
+      await redis.connect();
+    }
+    expect(await entries(customerId)).toHaveLength(before);
+    expect(await creditedNano(customerId)).toBe(parseUsdToNano("5"));
+  });
+
   it("refuses a bad amount naming it, another vendor's customer as a 404, and a token without customers:write", async () => {
     const bad = await api("POST", `/api/customers/${customerId}/credits`, { body: { amount: "-1" } });
     expect(bad.status).toBe(400);
