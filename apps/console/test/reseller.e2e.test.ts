@@ -222,6 +222,23 @@ describe("vendor console: running a reseller business", () => {
     expect((await stack.chat(keySecret, { model: "claude-test" })).status).toBe(403);
   });
 
+  it("picks the customer when a key is created from the keys page", async () => {
+    const { page } = browser;
+    await nav("Keys").click();
+    await page.getByRole("button", { name: "Create key" }).click();
+    const dialog = page.getByRole("dialog", { name: "Create key" });
+    await dialog.getByLabel("Server option", { exact: true }).selectOption("standard");
+    await dialog.getByLabel("Name", { exact: true }).fill("acme-staging");
+    await expect.poll(() => dialog.getByLabel("Customer", { exact: true }).locator("option").allTextContents()).toContain("Acme Robotics (billing@acme.test)");
+    await dialog.getByLabel("Customer", { exact: true }).selectOption(customerId);
+    await dialog.getByRole("button", { name: "Create key" }).click();
+    await page.getByRole("dialog", { name: "Key created" }).getByRole("button", { name: "Done" }).click();
+    const keys = await stack.api<{ data: { customer_id: string | null }[] }>("GET", "/api/keys?search=acme-staging");
+    expect(keys.body.data[0]!.customer_id).toBe(customerId);
+    await page.goto(`${stack.url}/console/customers/${customerId}`);
+    await expect.poll(() => page.locator("[data-testid=customer-keys] tbody tr").count()).toBe(2);
+  });
+
   it("takes a card payment through Stripe Checkout, credited once the signed webhook arrives", async () => {
     const { page } = browser;
     await page.getByRole("button", { name: "Take a payment" }).click();
