@@ -332,8 +332,11 @@ describe("vendor console: running a reseller business", () => {
     await expect.poll(() => page.locator("[data-testid=requests-table] tbody tr").count()).toBe(Math.min(25, ids.length));
     await expect.poll(() => page.getByTestId("total-requests").textContent()).toBe(String(ids.length));
 
-    await nav("Playground").click();
-    await page.getByLabel("Key", { exact: true }).selectOption(keyId);
+    // From the key's page: the playground opens with the key chosen (its id in the address, never its secret).
+    await page.getByRole("link", { name: "Try in the playground" }).click();
+    await page.getByRole("heading", { name: "Playground" }).waitFor();
+    await expect.poll(() => page.getByLabel("Key", { exact: true }).inputValue()).toBe(keyId);
+    expect(page.url()).not.toContain(keySecret);
     await page.getByLabel("Key secret", { exact: true }).fill(keySecret);
     await page.getByLabel("Model", { exact: true }).selectOption("gpt-test");
     await page.getByLabel("Message", { exact: true }).fill("Hello from Acme");
@@ -367,6 +370,12 @@ describe("vendor console: running a reseller business", () => {
     const { page } = browser;
     await page.goto(`${stack.url}/console/customers/${customerId}`);
     await page.getByRole("heading", { name: "Acme Robotics" }).waitFor();
+    await page.getByRole("button", { name: "Edit", exact: true }).click();
+    const edit = page.getByRole("dialog", { name: "Edit Acme Robotics" });
+    await edit.getByLabel("Budget (USD)", { exact: true }).fill("60.00");
+    await edit.getByRole("button", { name: "Save changes" }).click();
+    await expect.poll(() => page.getByTestId("customer-budget").textContent()).toContain("of $60.00 / month");
+    expect((await stack.api<{ budget: { limit: string } }>("GET", `/api/customers/${customerId}`)).body.budget.limit).toBe("60.000000");
     await page.getByRole("button", { name: "Disable", exact: true }).click();
     await expect.poll(() => page.getByTestId("customer-status").textContent()).toBe("disabled");
     await eventually(async () => expect(await stack.chat(keySecret)).toMatchObject({ status: 401, code: "key_disabled" }));

@@ -14,6 +14,7 @@ import { useResource } from "../hooks/use-resource.ts";
 import { RequestAttemptsDialog } from "../requests/request-attempts-dialog.tsx";
 import { RequestsTable } from "../requests/requests-table.tsx";
 import { PageLink } from "../router/page-link.tsx";
+import { pathOf } from "../router/routes.ts";
 import { useSession } from "../session/session-context.tsx";
 import { DateRangePicker } from "../usage/date-range-picker.tsx";
 import { daysOf, lastDays, toQuery, type DayRange } from "../usage/date-range.ts";
@@ -108,7 +109,21 @@ export function KeyPage(props: { keyId: string }) {
       </p>
       <div className={pageStyles.heading}>
         <h1>{title}</h1>
-        {apiKey ? <StatusBadge status={apiKey.status} /> : null}
+        {apiKey ? (
+          <div className={pageStyles.buttons}>
+            <StatusBadge status={apiKey.status} />
+            {apiKey.status === "active" ? (
+              <a href={`${pathOf("playground")}?key=${encodeURIComponent(apiKey.id)}`} onClick={(event) => {
+                if (event.metaKey || event.ctrlKey || event.shiftKey || event.button !== 0) return;
+                event.preventDefault();
+                window.history.pushState(null, "", `${pathOf("playground")}?key=${encodeURIComponent(apiKey.id)}`);
+                window.dispatchEvent(new PopStateEvent("popstate"));
+              }}>
+                Try in the playground
+              </a>
+            ) : null}
+          </div>
+        ) : null}
       </div>
       {!readable ? <ScopeNotice scope="keys:read" /> : null}
       <ErrorBanner error={key.error} />

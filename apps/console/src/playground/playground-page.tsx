@@ -24,7 +24,8 @@ export function PlaygroundPage() {
   const keysReadable = can("keys:read");
   const keys = useResource(() => vendorApi.listKeys(api, { limit: 100, status: "active" }), "playground-keys", keysReadable);
   const options = useResource(() => vendorApi.serverOptions(api), "server-options");
-  const [keyId, setKeyId] = useState("");
+  // A key page's "Try in the playground" names the key (its id only; the secret is pasted here).
+  const [keyId, setKeyId] = useState(() => new URLSearchParams(window.location.search).get("key") ?? "");
   const [serverOption, setServerOption] = useState("");
   const [secret, setSecret] = useState("");
   const [model, setModel] = useState("");
