@@ -1,3 +1,4 @@
+import type { Usage } from "@gateway/contracts";
 import type { EventSourceMessage } from "eventsource-parser";
 import type { StreamReader, StreamWriter } from "./stream-parts.ts";
 
@@ -40,5 +41,24 @@ export class PartStream implements StreamTranslator {
   finish(): string {
     this.reader.end();
     return this.writer.take();
+  }
+}
+
+/**
+ * What every writer keeps: what it framed and has not handed on yet (parts append to `out`, `take`
+ * empties it once per upstream event), and the usage reported so far (cumulative: the last wins).
+ */
+export abstract class BufferedWriter {
+  protected out = "";
+  protected lastUsage: Usage | null = null;
+
+  usage(usage: Usage): void {
+    this.lastUsage = usage;
+  }
+
+  take(): string {
+    const out = this.out;
+    this.out = "";
+    return out;
   }
 }

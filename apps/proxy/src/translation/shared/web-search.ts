@@ -1,10 +1,6 @@
 import { asRecord } from "../../upstreams/request-fields.ts";
 import type { DroppedParams } from "../../core/drops.ts";
 import { invalid, isSet, list } from "../../core/fields.ts";
-import { citationSource, searchSources } from "../../shapes/anthropic-messages/web-search.ts";
-import { urlCitation } from "../../shapes/openai-responses/writer/output-items.ts";
-
-export { webSearchQuery } from "../../shapes/anthropic-messages/web-search.ts";
 
 /**
  * Responses web search tools (openai-node `WebSearchTool` and `WebSearchPreviewTool`). Codex sends
@@ -74,33 +70,4 @@ export function anthropicWebSearchFromChat(value: unknown, dropped: DroppedParam
   if (location) server.user_location = location;
   dropped.dropIfSet(options, "search_context_size", "web_search_options.", "Anthropic's web search has no context size setting");
   return server;
-}
-
-/** `include: ["web_search_call.action.sources"]`: the result URLs go into each web_search_call item. */
-export function wantsWebSearchSources(request: Record<string, unknown>): boolean {
-  return list(request.include).includes("web_search_call.action.sources");
-}
-
-/** A web search result Anthropic returned, as a Responses `action.sources` entry. */
-export function webSearchSources(content: unknown): { type: "url"; url: string }[] | null {
-  return searchSources(content)?.map((source) => ({ type: "url" as const, url: source.url })) ?? null;
-}
-
-/**
- * Anthropic web search citations on one text block -> Responses `url_citation` annotations
- * spanning that block's text (`start`..`end` in the output_text part the block joined).
- */
-export function urlCitations(citations: unknown, start: number, end: number): Record<string, unknown>[] {
-  return list(citations).flatMap((raw) => {
-    const source = citationSource(raw);
-    return source ? [urlCitation(source, start, end)] : [];
-  });
-}
-
-/**
- * Anthropic web search citations on one text block -> Chat Completions message `annotations`
- * (`{type: url_citation, url_citation: {...}}`) spanning that block's text in `content`.
- */
-export function chatUrlCitations(citations: unknown, start: number, end: number): Record<string, unknown>[] {
-  return urlCitations(citations, start, end).map(({ type, ...citation }) => ({ type, url_citation: citation }));
 }

@@ -1,5 +1,6 @@
-import { EMPTY_USAGE, type Usage } from "@gateway/contracts";
+import { EMPTY_USAGE } from "@gateway/contracts";
 import { derivedId } from "../../../core/ids.ts";
+import { BufferedWriter } from "../../../core/pipeline.ts";
 import type { Finish, StreamWriter } from "../../../core/stream-parts.ts";
 import { sseFrame } from "../../../upstreams/sse.ts";
 import { anthropicStopReasonFor, type AnthropicStopReasonWritten } from "../finish.ts";
@@ -14,9 +15,8 @@ import { anthropicUsageBody } from "../usage.ts";
  * message_start says 0), and message_stop. A refusal part makes the stop reason `refusal`.
  * No reader feeds this writer reasoning or web searches yet (a chat upstream sends neither).
  */
-export class MessagesStreamWriter implements StreamWriter {
+export class MessagesStreamWriter extends BufferedWriter implements StreamWriter {
   emitted = 0;
-  private out = "";
   private started = false;
   private done = false;
   /** The open content block: its index, and the call id when it is a tool_use block. */
@@ -26,18 +26,12 @@ export class MessagesStreamWriter implements StreamWriter {
   private refusalText: string | null = null;
   private stopReason: AnthropicStopReasonWritten | null = null;
   private stopSequence: unknown = null;
-  private lastUsage: Usage | null = null;
   /** The client's model name: the message's model when the upstream names none. */
   private readonly model: unknown;
 
   constructor(model: unknown = null) {
+    super();
     this.model = model;
-  }
-
-  take(): string {
-    const out = this.out;
-    this.out = "";
-    return out;
   }
 
   start(meta: { id?: unknown; model?: unknown }): void {
@@ -100,10 +94,6 @@ export class MessagesStreamWriter implements StreamWriter {
   searchQuery(): void {}
 
   searchResult(): void {}
-
-  usage(usage: Usage): void {
-    this.lastUsage = usage;
-  }
 
   finish(end: Finish): void {
     if (this.stopReason !== "refusal") {

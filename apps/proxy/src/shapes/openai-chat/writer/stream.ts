@@ -1,5 +1,5 @@
-import type { Usage } from "@gateway/contracts";
 import { derivedId, nowSeconds } from "../../../core/ids.ts";
+import { BufferedWriter } from "../../../core/pipeline.ts";
 import type { Finish, Opaque, Source, StreamWriter } from "../../../core/stream-parts.ts";
 import { sseFrame } from "../../../upstreams/sse.ts";
 import { chatFinishReasonFor } from "../finish.ts";
@@ -17,9 +17,8 @@ type Reasoning = { id: string; thinking: string; signature: string } | { id: str
  * sources as `annotations`, when there are any); the end gives the usage chunk (only if the client
  * asked for it) and `[DONE]`. Web searches themselves have no chat form.
  */
-export class ChatStreamWriter implements StreamWriter {
+export class ChatStreamWriter extends BufferedWriter implements StreamWriter {
   emitted = 0;
-  private out = "";
   private id: string | null = null;
   private model: unknown = null;
   private readonly created = nowSeconds();
@@ -33,18 +32,12 @@ export class ChatStreamWriter implements StreamWriter {
   private text: { id: string; refusal: boolean; start: number; sources: Source[] } | null = null;
   /** `url_citation` annotations of the cited text parts, sent together before the finish. */
   private readonly annotations: Record<string, unknown>[] = [];
-  private lastUsage: Usage | null = null;
   private finished = false;
   private done = false;
 
   constructor(showUsage: boolean) {
+    super();
     this.showUsage = showUsage;
-  }
-
-  take(): string {
-    const out = this.out;
-    this.out = "";
-    return out;
   }
 
   start(meta: { id?: unknown; model?: unknown }): void {
@@ -120,10 +113,6 @@ export class ChatStreamWriter implements StreamWriter {
   searchQuery(): void {}
 
   searchResult(): void {}
-
-  usage(usage: Usage): void {
-    this.lastUsage = usage;
-  }
 
   /**
    * The finish chunk, after the answer's annotations in one delta of their own (the openai SDK keeps

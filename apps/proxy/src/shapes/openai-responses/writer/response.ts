@@ -1,9 +1,9 @@
 import type { Answer } from "../../../core/answer.ts";
 import { customInputFromArguments } from "../../../core/custom-tools.ts";
 import { derivedId, itemId, nowSeconds } from "../../../core/ids.ts";
-import { CalledTools } from "../../../translation/shared/namespace-tools.ts";
-import { wantsWebSearchSources } from "../../../translation/shared/web-search.ts";
 import { responsesOutcome } from "../finish.ts";
+import { CalledTools } from "../namespace-tools.ts";
+import { wantsWebSearchSources } from "../web-search.ts";
 import {
   REDACTED_THINKING_PREFIX,
   customToolCallItem,

@@ -1,8 +1,8 @@
-import type { Usage } from "@gateway/contracts";
+import { BufferedWriter } from "../../../core/pipeline.ts";
 import type { Finish, Opaque, Source, StreamWriter } from "../../../core/stream-parts.ts";
-import { CalledTools } from "../../../translation/shared/namespace-tools.ts";
-import { wantsWebSearchSources } from "../../../translation/shared/web-search.ts";
 import { responsesOutcome } from "../finish.ts";
+import { CalledTools } from "../namespace-tools.ts";
+import { wantsWebSearchSources } from "../web-search.ts";
 import { urlCitation } from "./output-items.ts";
 import { ResponsesStreamEvents } from "./stream-events.ts";
 
@@ -14,17 +14,16 @@ import { ResponsesStreamEvents } from "./stream-events.ts";
  * web_search_call item; a text part's cited sources become url_citation annotations spanning its
  * text when it ends. The finish and usage are kept for the terminal event, written at the end.
  */
-export class ResponsesStreamWriter implements StreamWriter {
+export class ResponsesStreamWriter extends BufferedWriter implements StreamWriter {
   private readonly events: ResponsesStreamEvents;
   private readonly tools: CalledTools;
   private readonly withSources: boolean;
-  private out = "";
   /** The open text part: where its text begins in the output_text part, and the sources it cites. */
   private text: { id: string; refusal: boolean; start: number; sources: Source[] } | null = null;
   private finished: Finish | null = null;
-  private lastUsage: Usage | null = null;
 
   constructor(request: Record<string, unknown>) {
+    super();
     this.events = new ResponsesStreamEvents(request);
     this.tools = new CalledTools(request);
     this.withSources = wantsWebSearchSources(request);
@@ -32,12 +31,6 @@ export class ResponsesStreamWriter implements StreamWriter {
 
   get emitted(): number {
     return this.events.emitted;
-  }
-
-  take(): string {
-    const out = this.out;
-    this.out = "";
-    return out;
   }
 
   start(meta: { id?: unknown; model?: unknown }): void {
@@ -101,10 +94,6 @@ export class ResponsesStreamWriter implements StreamWriter {
   searchResult(_id: string, sources: Source[] | null): void {
     const listed = this.withSources ? (sources ?? []).map((source) => ({ type: "url" as const, url: source.url })) : null;
     this.out += this.events.webSearchResult(listed, sources === null);
-  }
-
-  usage(usage: Usage): void {
-    this.lastUsage = usage;
   }
 
   finish(end: Finish): void {
