@@ -39,6 +39,7 @@ describe("POST /api/keys", () => {
       metadata: { customer: 42 },
       budget: null,
       last_used_at: null,
+      customer_id: null,
     });
     expect(Object.keys(response.body).slice(0, 3)).toEqual(["id", "object", "key"]);
 
