@@ -5,6 +5,7 @@ import { hashSecret, newId } from "@gateway/contracts";
 import { addWalletCredit, budgetCounter, readCustomerBudget, readWallet } from "@gateway/redis-store";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { customerListSchema, customerSchema, planSchema, subscriptionSchema } from "../customers/customer-schemas.ts";
+import { rebuildRedis } from "../rebuild-redis.ts";
 import { expectError, vendorAuthChecks } from "./vendor-api-auth-checks.ts";
 import { startVendorApiFixture, type VendorApiFixture } from "./vendor-api-fixture.ts";
 
@@ -173,6 +174,11 @@ describe("POST /api/keys with customer_id", () => {
     const read = await fixture.call("GET", `/api/customers/${created.body.id}`);
     expect(read.body.balance).toBe("8.765432");
     expect((await readWallet(redis(), prefix(), created.body.id)).creditedNano).toBe(10_000_000_000n);
+    // Redis loses it all: the rebuild restores the wallet from wallet_entries and the ledger, and the key's record with its customer.
+    await redis().del(`${prefix()}:{${created.body.id}}:wallet`, `${prefix()}:key:${hashSecret(key.body.key)}`);
+    await rebuildRedis(fixture.control.services);
+    expect(await readWallet(redis(), prefix(), created.body.id)).toEqual({ creditedNano: 10_000_000_000n, spentNano: 1_234_567_891n, reservedNano: 0n });
+    expect((await keyRecord(key.body.key))?.customer).toMatchObject({ id: created.body.id, prepaid: true });
   });
 });
 
