@@ -153,6 +153,11 @@ describe("POST /api/keys with customer_id", () => {
     expect(read.body.customer_id).toBe(created.body.id);
     const list = await fixture.call("GET", `/api/keys?search=${key.body.id}`);
     expect(list.body.data[0].customer_id).toBe(created.body.id);
+    const second = await fixture.call("POST", "/api/keys", { body: { server_option: "standard", customer_id: created.body.id } });
+    const byCustomer = await fixture.call("GET", `/api/keys?customer_id=${created.body.id}`);
+    expect(byCustomer.body.data.map((item: { id: string }) => item.id)).toEqual([second.body.id, key.body.id]);
+    const theirs = await createCustomer({ name: "Theirs" }, fixture.globex);
+    expect((await fixture.call("GET", `/api/keys?customer_id=${theirs.body.id}`)).body.data).toEqual([]);
     expect((await keyRecord(key.body.key))?.customer).toMatchObject({ id: created.body.id, prepaid: true });
     const plain = await fixture.call("POST", "/api/keys", { body: { server_option: "standard" } });
     expect(plain.body.customer_id).toBeNull();

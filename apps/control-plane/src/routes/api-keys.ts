@@ -91,12 +91,13 @@ export function listKeysRoute(services: ControlPlaneServices) {
   return async (request: Request, response: Response): Promise<void> => {
     const { vendorId } = vendorOf(request);
     const { limit, after } = readPageRequest(request.query, keyPosition);
-    const { status, search } = parseInput(keyListQuerySchema, request.query, "query");
+    const { status, search, customer_id: customerId } = parseInput(keyListQuerySchema, request.query, "query");
     const createdAt = after && new Date(after.createdAt);
     const rows = await services.db.prisma.apiKey.findMany({
       where: {
         vendorId,
         ...(status ? { status } : {}),
+        ...(customerId ? { customerId } : {}),
         ...(search ? { AND: [{ OR: [{ name: { contains: search, mode: "insensitive" as const } }, { id: search }, { prefix: search }] }] } : {}),
         ...(createdAt && after ? { OR: [{ createdAt: { lt: createdAt } }, { createdAt, id: { lt: after.id } }] } : {}),
       },

@@ -169,7 +169,7 @@ describe("GET /api/openapi.json", () => {
     expect(schemas.ApiKey.properties).not.toHaveProperty("key");
     expect(schemas.Error.properties.error.required).toEqual(["type", "message", "code", "param"]);
     expect(schemas.UsageReport.properties.object.const).toBe("usage_report");
-    expect(document.paths["/api/keys"].get.parameters.map((parameter: { name: string }) => parameter.name)).toEqual(["limit", "cursor", "status", "search"]);
+    expect(document.paths["/api/keys"].get.parameters.map((parameter: { name: string }) => parameter.name)).toEqual(["limit", "cursor", "status", "search", "customer_id"]);
     expect(document.paths["/api/requests"].get.parameters.map((parameter: { name: string }) => parameter.name)).toEqual(expect.arrayContaining(["key_id", "model", "status", "from", "to", "limit", "cursor"]));
     expect(document.paths["/api/keys"].post.responses["409"]).toEqual({ $ref: "#/components/responses/Error409" });
     const refs = JSON.stringify(document).match(/"\$ref":"[^"]+"/g) ?? [];

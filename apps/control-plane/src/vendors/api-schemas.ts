@@ -109,6 +109,7 @@ export const pageQuerySchema = z.object({
 export const keyListQuerySchema = z.object({
   status: z.enum(["active", "disabled", "revoked"]).optional().describe("Only keys in this status."),
   search: z.string().min(1).max(200).optional().describe("Case-insensitive match on the name, or the exact id or display prefix."),
+  customer_id: z.string().min(1).max(200).optional().describe("Only the keys of this customer (`cus_...`)."),
 });
 
 export const usageQuerySchema = z.object({
