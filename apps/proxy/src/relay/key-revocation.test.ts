@@ -19,4 +19,10 @@ describe("refusalOf", () => {
     expect(refusalOf({ ...active, status: "disabled" }, NOW)).toMatchObject({ code: "key_disabled", type: "authentication_error" });
     expect(refusalOf({ ...active, secretExpiresAt: NOW }, NOW)).toMatchObject({ code: "key_revoked", message: expect.stringMatching(/rotated/) });
   });
+
+  it("ends the open requests of a key whose customer was disabled; an active customer's hold", () => {
+    const customer = { id: "cus_1", status: "active" as const, prepaid: false, budget: null, plan: null };
+    expect(refusalOf({ ...active, customer }, NOW)).toBeNull();
+    expect(refusalOf({ ...active, customer: { ...customer, status: "disabled" } }, NOW)).toMatchObject({ code: "key_disabled", status: 401, message: expect.stringMatching(/customer/) });
+  });
 });

@@ -5,7 +5,7 @@ import type { InFlightRegistry } from "./in-flight.ts";
 
 /**
  * Why a key's secret, changed while requests of it were open, no longer holds them: revoked,
- * disabled, or a secret rotated away without grace; null while it is still good.
+ * disabled (the key or its customer), or a secret rotated away without grace; null while it is still good.
  */
 export function refusalOf(record: KeyRecord | null, now: number): GatewayError | null {
   // No record is not a refusal: the control plane writes a revoked key's record (it never deletes
@@ -14,6 +14,8 @@ export function refusalOf(record: KeyRecord | null, now: number): GatewayError |
   if (record === null) return null;
   if (record.status === "revoked") return new GatewayError("key_revoked", "This API key has been revoked.");
   if (record.status === "disabled") return new GatewayError("key_disabled", "This API key is disabled by its owner.");
+  // A disabled customer pauses all its keys, open streams too (contract section 19).
+  if (record.customer?.status === "disabled") return new GatewayError("key_disabled", "This API key's customer is disabled by its owner.");
   if (record.secretExpiresAt !== null && record.secretExpiresAt <= now) return new GatewayError("key_revoked", "This API key was rotated; use the new key.");
   return null;
 }
