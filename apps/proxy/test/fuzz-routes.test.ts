@@ -31,6 +31,8 @@ let proxy: RunningProxy;
 let vendorToken: string;
 /** The key the /v1 calls use; the /api routes (which may revoke or rotate) only get the victims' ids. */
 let key: string;
+/** A prepaid customer's key: its /v1/redeem calls reach the code claim (the other key has no customer). */
+let customerKey: string;
 const victimIds: string[] = [];
 
 /** The test gateway file, with every server option open to the vendor and no rate limit in the way. */
@@ -65,6 +67,15 @@ beforeAll(async () => {
     return JSON.parse(answer.text) as { id: string; key: string };
   };
   key = (await mint("same-name")).key;
+  const vendor = await prisma.vendor.findUniqueOrThrow({ where: { name: "test-vendor" } });
+  const customerId = `cus_${randomUUID().replaceAll("-", "")}`;
+  await prisma.customer.create({ data: { id: customerId, vendorId: vendor.id, name: "fuzz", billing: "prepaid" } });
+  const minted = await call(controlPlane.url, "POST", "/api/keys", {
+    headers: { authorization: `Bearer ${vendorToken}`, "content-type": "application/json" },
+    body: JSON.stringify({ server_option: "same-name", name: "fuzz customer", customer_id: customerId }),
+  });
+  expect(minted.status).toBe(201);
+  customerKey = (JSON.parse(minted.text) as { key: string }).key;
   for (const option of ["standard", "cross-shape"]) victimIds.push((await mint(option)).id);
   console.info(`fuzz-routes: FUZZ_SEED=${SEED} FUZZ_RUNS=${RUNS}`);
 }, 60_000);
@@ -117,6 +128,7 @@ const VALID_BODIES: Record<string, Record<string, unknown>> = {
   "/v1/images/generations": { model: "image-test", prompt: "a cat", n: 1 },
   "/v1/messages/count_tokens": { model: "claude-same-name", messages: [{ role: "user", content: "hi" }] },
   "/v1/embeddings": { model: "gpt-same-name", input: "hi" },
+  "/v1/redeem": { code: "rc_0123456789abcdefghijklmnopqrstuvw" },
   "/api/keys": { server_option: "standard", name: "fuzz", quota: "1.00" },
   "/api/keys/{id}": { name: "renamed", quota: "2.00" },
   "/api/keys/{id}/rotate": { grace_seconds: 5 },
@@ -126,6 +138,7 @@ const FIELDS = [
   "input", "instructions", "max_output_tokens", "prompt", "size", "response_format", "metadata", "stop", "stop_sequences", "thinking", "reasoning",
   "encoding_format", "dimensions",
   "server_option", "name", "quota", "top_up", "rpm", "tpm", "budget", "expires_at", "status", "grace_seconds",
+  "code",
 ];
 
 /** A valid body with some fields replaced by random values, some removed, and random extra fields. */
@@ -294,13 +307,23 @@ function apiPath(): fc.Arbitrary<{ template: string; path: string }> {
 // ---- the properties ---------------------------------------------------------------------------
 
 describe("fuzz: no route of the proxy or the control plane answers 5xx, and every error is the one envelope", () => {
-  it("the model endpoints: mutated and arbitrary bodies, bad headers", async () => {
-    const paths = ["/v1/chat/completions", "/v1/messages", "/v1/responses", "/v1/images/generations", "/v1/messages/count_tokens", "/v1/embeddings"];
+  it("the model endpoints and /v1/redeem: mutated and arbitrary bodies, bad headers", async () => {
+    const paths = ["/v1/chat/completions", "/v1/messages", "/v1/responses", "/v1/images/generations", "/v1/messages/count_tokens", "/v1/embeddings", "/v1/redeem"];
     const requests = fc
       .constantFrom(...paths)
       .chain((path) => fc.record({ path: fc.tuple(fc.constant(path), fc.oneof({ weight: 5, arbitrary: fc.constant("") }, { weight: 1, arbitrary: query })).map(([p, q]) => p + q), body: bodyFor(path), headers: headers(credential()), method: fc.oneof({ weight: 9, arbitrary: fc.constant("POST") }, { weight: 1, arbitrary: method }) }))
       .map(({ path, body, headers, method }) => ({ base: proxy.url, method, path, headers, body: method === "GET" || method === "HEAD" ? undefined : body }));
     await fuzz("model endpoints", requests, RUNS * 2);
+  });
+
+  it("/v1/redeem with a customer's key: arbitrary codes and bodies reach the claim and get the envelope", async () => {
+    const code = fc.oneof(anyValue, anyString, fc.string({ maxLength: 250 }).map((text) => `rc_${text}`), fc.constantFrom("rc_", "rc_" + "a".repeat(197), "rc_" + "a".repeat(198), "rc_%", "rc_'--", "RC_ABC"));
+    const body = fc.oneof({ weight: 3, arbitrary: code.map((value) => JSON.stringify({ code: value })) }, { weight: 1, arbitrary: bodyFor("/v1/redeem") });
+    const customerCredential = fc.oneof({ weight: 8, arbitrary: fc.constant(customerKey) }, { weight: 1, arbitrary: fc.constant(key) }, { weight: 1, arbitrary: fc.constant(null) });
+    const requests = fc
+      .record({ body, headers: headers(customerCredential), method: fc.oneof({ weight: 9, arbitrary: fc.constant("POST") }, { weight: 1, arbitrary: method }) })
+      .map(({ body, headers, method }) => ({ base: proxy.url, method, path: "/v1/redeem", headers, body: method === "GET" || method === "HEAD" ? undefined : body }));
+    await fuzz("/v1/redeem", requests, Math.ceil(RUNS / 4));
   });
 
   it("the proxy's GET routes: discovery, models, a model by id, usage, with random queries and methods", async () => {

@@ -1,6 +1,6 @@
 // Issue 35, contract section 14, "no client can crash or stall a process": raw sockets that end
 // (FIN) or reset (RST) at every phase of every route (inside the request head, mid-body, after the
-// body before the answer, mid-answer) on the model routes, count_tokens, /v1/usage, /v1/models and
+// body before the answer, mid-answer) on the model routes, count_tokens, /v1/usage, /v1/models, /v1/redeem and
 // the `/api` relay, the latter also while the relay's pool to the control plane is saturated by slow
 // uploads. No proxy process exits (the same processes serve afterwards, the cluster primary
 // restarted none), and every admitted request that reached the upstream or answered has exactly
@@ -63,6 +63,8 @@ const ROUTES: Route[] = [
   { name: "usage", method: "GET", path: "/v1/usage", headers: () => shapeHeaders("chat", key.key), body: () => "", billed: false },
   { name: "models", method: "GET", path: "/v1/models", headers: () => shapeHeaders("chat", key.key), body: () => "", billed: false },
   { name: "model", method: "GET", path: "/v1/models/gpt-h", headers: () => shapeHeaders("chat", key.key), body: () => "", billed: false },
+  // A redemption is relayed to the control plane (/internal/redeem); an unknown code credits nothing.
+  { name: "redeem", method: "POST", path: "/v1/redeem", headers: () => shapeHeaders("chat", key.key), body: (tag) => JSON.stringify({ code: `rc_abort_${tag}` }), billed: false },
   {
     name: "api mint",
     method: "POST",

@@ -121,7 +121,7 @@ const credentials = fc.constantFrom<[string, () => Record<string, string>]>(
   ["a vendor token on /v1", () => ({ authorization: `Bearer ${stack.vendorToken}` })],
   ["revoked key", () => ({ authorization: `Bearer ${revokedKey}` })],
 );
-const paths = fc.constantFrom("/v1/chat/completions", "/v1/messages", "/v1/responses", "/v1/messages/count_tokens", "/v1/embeddings", "/v1/images/generations");
+const paths = fc.constantFrom("/v1/chat/completions", "/v1/messages", "/v1/responses", "/v1/messages/count_tokens", "/v1/embeddings", "/v1/images/generations", "/v1/redeem");
 
 async function parses(): Promise<number> {
   return counterValue(await metricsText(replica), PARSES);

@@ -7,7 +7,7 @@ import { startStack, type Stack } from "./stack.ts";
 import { call, expectEnvelope } from "./raw-http.ts";
 import { RawSocket, requestHead } from "./raw-socket.ts";
 
-const BODY_ROUTES = ["/v1/chat/completions", "/v1/messages", "/v1/responses", "/v1/images/generations", "/v1/messages/count_tokens", "/v1/embeddings"];
+const BODY_ROUTES = ["/v1/chat/completions", "/v1/messages", "/v1/responses", "/v1/images/generations", "/v1/messages/count_tokens", "/v1/embeddings", "/v1/redeem"];
 /** 10 MB of valid JSON, under the default 10 MiB body limit: a body the proxy would parse. */
 const TEN_MB = JSON.stringify({ model: "gpt-test", messages: [{ role: "user", content: "x".repeat(10_000_000 - 64) }] });
 
