@@ -110,15 +110,15 @@ describe("a proxy process that ends: killed with 50 streams open, or stopped", (
     // The option's TPM: each stream holds its input estimate and output bound in flight.
     expect(await limits.readTokensHeld(keyId)).toBeGreaterThanOrEqual(STREAMS * 1000);
 
-    // A burst of requests admitted just before the kill: it comes as soon as the upstream has seen
-    // them all (a few milliseconds), long before any checkpoint. Each was written ahead in the turn
-    // its upstream call went out, so each gets its row too.
+    // A burst of requests admitted just before the kill: it comes 25 ms after the upstream has seen
+    // them all, long before any checkpoint (and within the 100 ms batches the journal once had).
+    // Each was written ahead within WRITE_AHEAD_MS (2 ms), so each gets its row too.
     const burstReceived: number[] = [];
     for (let index = 0; index < BURST; index += 1) void openStream(minted.plaintext, index, burstReceived, "burst stream").catch(() => undefined);
     const burstSeen = () => simulator.stats.requests.filter((record) => JSON.stringify(record.body).includes("burst stream"));
     const deadline = Date.now() + 10_000;
     while (burstSeen().length < BURST && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 1));
-    await new Promise((resolve) => setTimeout(resolve, 5));
+    await new Promise((resolve) => setTimeout(resolve, 25));
     const exited = new Promise((resolve) => proxy.child.once("exit", resolve));
     proxy.child.kill("SIGKILL");
     await exited;

@@ -10,7 +10,7 @@ import { createLogger } from "@gateway/logger";
 import { journalKeys, type HeldReservation, type JournalEntry } from "@gateway/redis-store";
 import { resolveTestServices } from "@gateway/testing";
 import { InFlightRegistry, type InFlightRequest } from "../relay/in-flight.ts";
-import { heartbeatMs, InFlightJournal } from "./in-flight-journal.ts";
+import { heartbeatMs, InFlightJournal, WRITE_AHEAD_MS } from "./in-flight-journal.ts";
 
 let redis: Redis;
 const prefix = `test-${randomUUID().slice(0, 8)}`;
@@ -75,7 +75,7 @@ describe("in-flight journal (proxy)", () => {
     await journal.stop();
   });
 
-  it("writes a new request ahead at the end of the turn that admitted it, not at the next checkpoint; one ended in its turn is never written", async () => {
+  it("writes a new request ahead within WRITE_AHEAD_MS of its admission, not at the next checkpoint; one ended before then is never written", async () => {
     const { inFlight } = setup();
     const journal = new InFlightJournal({ redis, prefix, inFlight, reservation: () => null, processTag: "tag", checkpointMs: 600_000, logger });
     journal.start();
@@ -87,9 +87,9 @@ describe("in-flight journal (proxy)", () => {
     inFlight.add(request("req_same_turn"));
     inFlight.add(request("req_gone"));
     inFlight.remove("req_gone");
-    // The turn ends; the write went out on this same connection, so a read after it sees it (the
-    // next checkpoint is 10 minutes away).
-    await new Promise((resolve) => setImmediate(resolve));
+    // The batch is due; the write went out on this same connection, so a read after it sees it
+    // (the next checkpoint is 10 minutes away).
+    await new Promise((resolve) => setTimeout(resolve, WRITE_AHEAD_MS + 20));
     const [first, second, gone] = await redis.hmget(hash, "req_new", "req_same_turn", "req_gone");
     expect(JSON.parse(first!)).toMatchObject({ requestId: "req_new", apiKeyId: "key_1", usage: { outputTokens: 7 } });
     expect(JSON.parse(second!).requestId).toBe("req_same_turn");
@@ -97,7 +97,7 @@ describe("in-flight journal (proxy)", () => {
     // The progress of a written request waits for the checkpoint, which writes it.
     open.output = 99;
     inFlight.add(request("req_newer"));
-    await new Promise((resolve) => setImmediate(resolve));
+    await new Promise((resolve) => setTimeout(resolve, WRITE_AHEAD_MS + 20));
     expect(await redis.hget(hash, "req_newer")).not.toBeNull();
     expect(JSON.parse((await redis.hget(hash, "req_new"))!).usage.outputTokens).toBe(7);
     await journal.checkpoint();
