@@ -3,7 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { resolveBehaviour } from './behaviour.ts';
 import type { SimContext } from './context.ts';
 import { errorBody, injectedMessage, type ErrorSpec } from './errors.ts';
-import { resetSocket, sendJson, sleep } from './http-util.ts';
+import { BodyTooLargeError, readBody, resetSocket, sendJson, sleep } from './http-util.ts';
 import { newId } from './ids.ts';
 import type { Behaviour, Provider, ReportedUsage, StatsRecord } from './types.ts';
 
@@ -12,6 +12,33 @@ export function parseJson(raw: Buffer): { ok: true; value: unknown } | { ok: fal
     return { ok: true, value: JSON.parse(raw.toString('utf8')) as unknown };
   } catch {
     return { ok: false };
+  }
+}
+
+/** A request's body as the routes read it: parsed JSON, else the first 10k of its text (`jsonError`). */
+export interface RequestBody {
+  body: unknown;
+  bodyBytes: number;
+  jsonError: boolean;
+}
+
+/**
+ * Reads a POST body (other methods' bodies are drained): `too_large` past the simulator's limit,
+ * null when the client went away mid-body.
+ */
+export async function readRequestBody(req: IncomingMessage): Promise<RequestBody | 'too_large' | null> {
+  if (req.method !== 'POST') {
+    req.resume();
+    return { body: null, bodyBytes: 0, jsonError: false };
+  }
+  try {
+    const raw = await readBody(req);
+    if (raw.length === 0) return { body: null, bodyBytes: 0, jsonError: false };
+    const parsed = parseJson(raw);
+    return parsed.ok ? { body: parsed.value, bodyBytes: raw.length, jsonError: false } : { body: raw.toString('utf8').slice(0, 10_000), bodyBytes: raw.length, jsonError: true };
+  } catch (error) {
+    if (error instanceof BodyTooLargeError) return 'too_large';
+    return null;
   }
 }
 

@@ -8,14 +8,13 @@ import { resolveBehaviour } from './behaviour.ts';
 import { geminiAuthError, recordedHeaders, type SimContext } from './context.ts';
 import { parseToolDirectives } from './directives.ts';
 import type { ErrorSpec } from './errors.ts';
-import { answerJson, applyBehaviour, cutJson, Exchange, inputUsage, isObject, parseJson } from './exchange.ts';
+import { answerJson, applyBehaviour, cutJson, Exchange, inputUsage, isObject, readRequestBody } from './exchange.ts';
 import { countTokensBody, embedBody, embedInputTokens, readCountTokens, readEmbed } from './gemini-embed.ts';
 import {
   blockedFrames, blockedResponse, DEFAULT_THOUGHT_TOKENS, generateFrames, generateResponse, geminiPlan, reportedUsage,
 } from './gemini-generate.ts';
 import { bareModel, geminiModelList, geminiModelResource, isEmbeddingModel } from './gemini-models.ts';
 import { parseGeminiRoute, readGenerateRequest, unknownField, unknownFieldError, type GeminiMethod } from './gemini-request.ts';
-import { BodyTooLargeError, readBody } from './http-util.ts';
 import { isErrorSpec, makePlan } from './plan.ts';
 import { playStream } from './sse.ts';
 import { geminiStrictRefusal } from './strict.ts';
@@ -34,28 +33,10 @@ function unsupportedModel(model: string, version: string, method: string): Error
 export async function handleGemini(ctx: SimContext, req: IncomingMessage, res: ServerResponse, path: string, query: URLSearchParams): Promise<void> {
   const route = parseGeminiRoute(path) ?? { kind: 'unknown' as const, version: 'v1beta' };
   const ex = new Exchange(ctx, res, 'gemini');
-  let body: unknown = null;
-  let bodyBytes = 0;
-  let jsonError = false;
-  if (req.method === 'POST') {
-    try {
-      const raw = await readBody(req);
-      bodyBytes = raw.length;
-      if (raw.length > 0) {
-        const parsed = parseJson(raw);
-        if (parsed.ok) body = parsed.value;
-        else {
-          jsonError = true;
-          body = raw.toString('utf8').slice(0, 10_000);
-        }
-      }
-    } catch (error) {
-      if (error instanceof BodyTooLargeError) return ex.fail({ status: 413, message: 'Request payload size exceeds the limit: 67108864 bytes.' });
-      return;
-    }
-  } else {
-    req.resume();
-  }
+  const read = await readRequestBody(req);
+  if (read === 'too_large') return ex.fail({ status: 413, message: 'Request payload size exceeds the limit: 67108864 bytes.' });
+  if (read === null) return;
+  const { body, bodyBytes, jsonError } = read;
   const model = route.kind === 'method' || route.kind === 'get' ? bareModel(route.model) : null;
   const stream = route.kind === 'method' && route.method === 'streamGenerateContent';
   const authError = geminiAuthError(req, query, ctx.apiKey);

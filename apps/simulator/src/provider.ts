@@ -3,9 +3,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { anthropicMessages } from './anthropic-messages.ts';
 import { resolveBehaviour } from './behaviour.ts';
 import { isAuthorized, recordedHeaders, type SimContext } from './context.ts';
-import { answerJson, applyBehaviour, cutJson, Exchange, inputUsage, isObject, parseJson } from './exchange.ts';
+import { answerJson, applyBehaviour, cutJson, Exchange, inputUsage, isObject, readRequestBody } from './exchange.ts';
 import { handleGemini, isGeminiRequest } from './gemini-route.ts';
-import { BodyTooLargeError, readBody } from './http-util.ts';
 import { modelList, modelObject } from './models.ts';
 import { imageInputTokens, imagesBody, parseImageRequest } from './openai-images.ts';
 import { embeddingsBody, embeddingsInputTokens, parseEmbeddings } from './openai-embeddings.ts';
@@ -39,28 +38,10 @@ export async function handleProvider(ctx: SimContext, req: IncomingMessage, res:
   if (isGeminiRequest(req, path, search)) return handleGemini(ctx, req, res, path, search);
   const provider = providerFor(path, req);
   const ex = new Exchange(ctx, res, provider);
-  let body: unknown = null;
-  let bodyBytes = 0;
-  let jsonError = false;
-  if (req.method === 'POST') {
-    try {
-      const raw = await readBody(req);
-      bodyBytes = raw.length;
-      if (raw.length > 0) {
-        const parsed = parseJson(raw);
-        if (parsed.ok) body = parsed.value;
-        else {
-          jsonError = true;
-          body = raw.toString('utf8').slice(0, 10_000);
-        }
-      }
-    } catch (error) {
-      if (error instanceof BodyTooLargeError) return ex.fail({ status: 413, message: 'Request body too large.' });
-      return;
-    }
-  } else {
-    req.resume();
-  }
+  const read = await readRequestBody(req);
+  if (read === 'too_large') return ex.fail({ status: 413, message: 'Request body too large.' });
+  if (read === null) return;
+  const { body, bodyBytes, jsonError } = read;
   const object = isObject(body) ? body : null;
   const model = typeof object?.['model'] === 'string' ? object['model'] : null;
   const stream = object?.['stream'] === true;
