@@ -32,6 +32,11 @@ export type ErrorCode =
   | "upstream_timeout"
   | "unsupported_feature"
   | "websocket_not_supported"
+  | "code_invalid"
+  | "customer_required"
+  | "invalid_signature"
+  | "payments_not_configured"
+  | "payment_provider_error"
   | "upstream_rejected";
 
 type ErrorType =
@@ -53,6 +58,16 @@ const CATALOG: Record<ErrorCode, { status: number; type: ErrorType }> = {
   /** The upstream refused the request as invalid (its own 400/422); never retried elsewhere. */
   upstream_rejected: { status: 400, type: "invalid_request_error" },
   unsupported_media_type: { status: 415, type: "invalid_request_error" },
+  /** A used, expired or unknown redemption code: one answer for all three, so codes cannot be probed (contract section 19). */
+  code_invalid: { status: 400, type: "invalid_request_error" },
+  /** A redemption with a key that belongs to no customer: no wallet to credit. */
+  customer_required: { status: 400, type: "invalid_request_error" },
+  /** A payment provider's webhook whose signature does not verify. */
+  invalid_signature: { status: 400, type: "invalid_request_error" },
+  /** STRIPE_SECRET_KEY (or the webhook secret) is not set on the control plane. */
+  payments_not_configured: { status: 503, type: "overloaded_error" },
+  /** The payment provider refused or did not answer; nothing was charged. */
+  payment_provider_error: { status: 502, type: "api_error" },
   /** `GET /v1/responses` with `Upgrade: websocket` (Codex's first try): 426 makes it fall back to HTTP at once (contract section 15). */
   websocket_not_supported: { status: 426, type: "invalid_request_error" },
   request_too_large: { status: 413, type: "request_too_large" },

@@ -8,7 +8,7 @@ import { actorOf } from "../vendors/vendor-auth.ts";
 import { creditWallet, walletBalanceNano } from "../wallet/credit-wallet.ts";
 import { findVendorCustomer } from "../wallet/vendor-customer.ts";
 import { grantBodySchema } from "../wallet/wallet-schemas.ts";
-import { newWalletId } from "../wallet/wallet-ids.ts";
+
 
 export interface WalletEntryObject {
   id: string;
@@ -39,7 +39,7 @@ export function grantCreditRoute(services: ControlPlaneServices) {
     const grant = async (tx: Prisma.TransactionClient): Promise<WalletEntryObject> => {
       const customer = await findVendorCustomer(tx, actor.vendorId, request.params.id);
       // The audit entry first, the credit (and its Redis counter) last: nothing after it can roll back.
-      const entryId = newWalletId("we");
+      const entryId = newId("we");
       await tx.auditEntry.create({
         data: {
           id: newId("aud"),

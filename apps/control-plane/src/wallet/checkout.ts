@@ -1,8 +1,8 @@
-import { formatUsd, parseUsdToNano } from "@gateway/contracts";
+import { formatUsd, parseUsdToNano, newId } from "@gateway/contracts";
 import type { Customer, PrismaClient } from "@gateway/db";
 import type Stripe from "stripe";
 import { stripeUnavailable } from "./wallet-errors.ts";
-import { newWalletId } from "./wallet-ids.ts";
+
 import { nanoToCents } from "./wallet-schemas.ts";
 
 export interface CheckoutInput {
@@ -27,7 +27,7 @@ export interface CheckoutSessionObject {
  */
 export async function createCheckoutSession(prisma: PrismaClient, stripe: Stripe, customer: Customer, input: CheckoutInput, idempotencyKey?: string): Promise<CheckoutSessionObject> {
   const amountNano = parseUsdToNano(input.amount);
-  const paymentId = newWalletId("pay");
+  const paymentId = newId("pay");
   let session: Stripe.Checkout.Session;
   try {
     session = await stripe.checkout.sessions.create(

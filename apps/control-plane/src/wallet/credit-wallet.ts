@@ -1,7 +1,7 @@
-import { GatewayError } from "@gateway/contracts";
+import { GatewayError, newId } from "@gateway/contracts";
 import type { Prisma } from "@gateway/db";
 import { addWalletCredit, readWallet, type RedisClient } from "@gateway/redis-store";
-import { newWalletId } from "./wallet-ids.ts";
+
 
 export type WalletEntryKind = "grant" | "payment" | "code" | "auto_top_up";
 
@@ -44,7 +44,7 @@ export interface WalletTarget {
 export async function creditWallet(tx: Prisma.TransactionClient, target: WalletTarget, credit: WalletCredit): Promise<WalletEntryRow | null> {
   const rows = await tx.$queryRaw<WalletEntryRow[]>`
     INSERT INTO wallet_entries (id, customer_id, amount_nano, kind, reason, source_id, token_id)
-    VALUES (${credit.entryId ?? newWalletId("we")}, ${credit.customerId}, ${credit.amountNano}, ${credit.kind}, ${credit.reason ?? ""}, ${credit.sourceId}, ${credit.tokenId ?? null})
+    VALUES (${credit.entryId ?? newId("we")}, ${credit.customerId}, ${credit.amountNano}, ${credit.kind}, ${credit.reason ?? ""}, ${credit.sourceId}, ${credit.tokenId ?? null})
     ON CONFLICT (kind, source_id) DO NOTHING
     RETURNING id, customer_id, amount_nano, kind, reason, source_id, created_at`;
   const entry = rows[0];

@@ -1,8 +1,8 @@
-import { formatUsd } from "@gateway/contracts";
+import { formatUsd, newId } from "@gateway/contracts";
 import type { PrismaClient } from "@gateway/db";
 import { creditWallet, walletBalanceNano, type WalletTarget } from "./credit-wallet.ts";
 import { codeInvalid, keyWithoutCustomer } from "./wallet-errors.ts";
-import { hashRedemptionCode, newRedemptionCode, newWalletId } from "./wallet-ids.ts";
+import { hashRedemptionCode, newRedemptionCode } from "./wallet-ids.ts";
 
 export interface CreatedCode {
   id: string;
@@ -14,7 +14,7 @@ export interface CreatedCode {
 
 /** Mints `count` codes of one amount; the plaintexts are returned here once, only their hashes kept. */
 export async function createRedemptionCodes(prisma: PrismaClient, vendorId: string, input: { count: number; amountNano: bigint; expiresAt: Date | null }): Promise<CreatedCode[]> {
-  const codes = Array.from({ length: input.count }, () => ({ id: newWalletId("rcd"), code: newRedemptionCode() }));
+  const codes = Array.from({ length: input.count }, () => ({ id: newId("rcd"), code: newRedemptionCode() }));
   await prisma.redemptionCode.createMany({
     data: codes.map(({ id, code }) => ({ id, vendorId, codeHash: hashRedemptionCode(code), prefix: code.slice(0, 7), amountNano: input.amountNano, expiresAt: input.expiresAt })),
   });

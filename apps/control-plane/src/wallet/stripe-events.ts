@@ -1,9 +1,9 @@
-import { formatUsd } from "@gateway/contracts";
+import { formatUsd, newId } from "@gateway/contracts";
 import { Prisma, type PrismaClient } from "@gateway/db";
 import type Stripe from "stripe";
 import type { Logger } from "@gateway/logger";
 import { creditWallet, type WalletTarget } from "./credit-wallet.ts";
-import { newWalletId } from "./wallet-ids.ts";
+
 import { centsToNano } from "./wallet-schemas.ts";
 
 export interface PaymentCredit {
@@ -78,7 +78,7 @@ async function creditCheckout(context: StripeEventContext, eventId: string, sess
         else if (await tx.payment.findUnique({ where: { stripeSessionId: session.id }, select: { id: true } })) throw new AlreadyCredited();
         else {
           // A session this gateway did not record (created elsewhere with our metadata): recorded now.
-          id = newWalletId("pay");
+          id = newId("pay");
           await tx.payment.create({ data: { id, customerId, amountNano, status: "succeeded", stripeSessionId: session.id, stripeEventId: eventId, completedAt: now } });
         }
         await context.onCredited?.(tx, { customerId, vendorId: customer.vendorId, paymentId: id, amountNano, kind: "payment" });

@@ -1,16 +1,6 @@
-import { randomBytes } from "node:crypto";
 import { hashSecret, randomBase62 } from "@gateway/contracts";
 
-/**
- * Ids of the wallet's rows (`we_`, `rc_`, `pay_`) and redemption codes. Same form as
- * @gateway/contracts' newId (prefix, `_`, 32 hex digits).
- * TODO(contracts): add these prefixes to IdPrefix and use newId.
- */
-export type WalletIdPrefix = "we" | "rcd" | "pay";
-
-export function newWalletId(prefix: WalletIdPrefix): string {
-  return `${prefix}_${randomBytes(16).toString("hex")}`;
-}
+/* The wallet's row ids (`we_`, `rcd_`, `pay_`) come from @gateway/contracts' newId. */
 
 /** A customer id as the customers' routes make them (`cus_` and letters or digits); anything else is a 404 before any lookup. */
 export function isCustomerId(value: string): boolean {
