@@ -112,6 +112,30 @@ function settleCall(first: number, windowMs: string): string {
 export const PLAN_WINDOW_GRACE_MS = 86_400_000;
 
 /**
+ * Exact money in Lua (shared by the admission script and the wallet's debit, wallet.ts).
+ */
+export const MONEY_LUA = `-- nano-USD past 2^53 (quotas reach 10^18) are not exact in a Lua number: money is added and
+-- compared as two limbs of nine digits, {high, low}, value = high * LIMB + low.
+local LIMB = 1000000000
+local function limbs(text)
+  local sign = 1
+  if string.sub(text, 1, 1) == '-' then sign = -1; text = string.sub(text, 2) end
+  local digits = #text
+  local high = 0
+  if digits > 9 then high = tonumber(string.sub(text, 1, digits - 9)) end
+  return {sign * high, sign * tonumber(string.sub(text, math.max(1, digits - 8)))}
+end
+local function plus(a, b) return {a[1] + b[1], a[2] + b[2]} end
+-- a - b with 0 <= low < LIMB: its sign is its high limb's, or its low limb's when that is 0.
+local function minus(a, b)
+  local high, low = a[1] - b[1], a[2] - b[2]
+  local carry = math.floor(low / LIMB)
+  return {high + carry, low - carry * LIMB}
+end
+local function sign_of(a) if a[1] ~= 0 then return a[1] end return a[2] end
+local function approx(a) return a[1] * LIMB + a[2] end`;
+
+/**
  * KEYS: the key's counter base (`redisKeys.limits`); the counters are named from it, as
  * redis-keys.ts names them: `:rpm:<window>`, `:tpm:<window>`, `:quota`, `:budget:<period>:<start>`,
  * `:leases`, `:lease-ends`, `:tokens-held`, `:tokens-held-ends` (one hash tag, one cluster slot).
@@ -177,26 +201,7 @@ local overlap = (window - elapsed) / window
 local function used(now_key, before_key)
   return (tonumber(redis.call('GET', now_key) or '0')) + (tonumber(redis.call('GET', before_key) or '0')) * overlap
 end
--- nano-USD past 2^53 (quotas reach 10^18) are not exact in a Lua number: money is added and
--- compared as two limbs of nine digits, {high, low}, value = high * LIMB + low.
-local LIMB = 1000000000
-local function limbs(text)
-  local sign = 1
-  if string.sub(text, 1, 1) == '-' then sign = -1; text = string.sub(text, 2) end
-  local digits = #text
-  local high = 0
-  if digits > 9 then high = tonumber(string.sub(text, 1, digits - 9)) end
-  return {sign * high, sign * tonumber(string.sub(text, math.max(1, digits - 8)))}
-end
-local function plus(a, b) return {a[1] + b[1], a[2] + b[2]} end
--- a - b with 0 <= low < LIMB: its sign is its high limb's, or its low limb's when that is 0.
-local function minus(a, b)
-  local high, low = a[1] - b[1], a[2] - b[2]
-  local carry = math.floor(low / LIMB)
-  return {high + carry, low - carry * LIMB}
-end
-local function sign_of(a) if a[1] ~= 0 then return a[1] end return a[2] end
-local function approx(a) return a[1] * LIMB + a[2] end
+${MONEY_LUA}
 -- What the live holders of a hash hold (each as stored); those whose process never gave them back expire first.
 local function live_holds(hash_key, ends_key)
   local expired = redis.call('ZRANGEBYSCORE', ends_key, '-inf', now)
