@@ -80,4 +80,52 @@ describe("TargetSet", () => {
     expect(set.order(breaker, 1500).map((t) => t.upstream.name)).toEqual(["a", "b"]); // the probe
     expect(set.order(breaker, 1501).map((t) => t.upstream.name)).toEqual(["b", "a"]);
   });
+
+  describe("through an outage (issue 40)", () => {
+    /** The relay in miniature: each request tries its order until a target answers; `down` ones fail. */
+    function serve(set: TargetSet, breaker: CircuitBreaker, clock: { now: number }, requests: number, down: ReadonlySet<string>) {
+      const counts: Record<string, number> = {};
+      const firsts: string[] = [];
+      for (let i = 0; i < requests; i += 1) {
+        clock.now += 1;
+        for (const target of set.order(breaker, clock.now)) {
+          const name = target.upstream.name;
+          if (down.has(name)) {
+            breaker.recordFailure(name, clock.now);
+            continue;
+          }
+          breaker.recordSuccess(name);
+          counts[name] = (counts[name] ?? 0) + 1;
+          firsts.push(name);
+          break;
+        }
+      }
+      return { counts, firsts };
+    }
+
+    for (const failing of ["a", "b"]) {
+      it(`3:1 weights hold from the first request after ${failing}'s circuit opened and closed again`, () => {
+        const set = new TargetSet(model([{ upstream: "c", weight: 1, priority: 1 }, { upstream: "a", weight: 3, priority: 0 }, { upstream: "b", weight: 1, priority: 0 }]), upstreams);
+        const breaker = new CircuitBreaker({ threshold: 2, cooldownMs: 1000 });
+        const clock = { now: 0 };
+        expect(serve(set, breaker, clock, 200, new Set()).counts).toEqual({ a: 150, b: 50 });
+        const other = failing === "a" ? "b" : "a";
+        expect(serve(set, breaker, clock, 200, new Set([failing])).counts).toEqual({ [other]: 200 });
+        clock.now += 2000;
+        const after = serve(set, breaker, clock, 200, new Set());
+        // The half-open probe is the first request's own pick, then the split holds at once.
+        expect(after.firsts[0]).toBe(failing);
+        expect(after.counts).toEqual({ a: 150, b: 50 });
+        for (const size of [4, 20, 40]) expect(after.firsts.slice(0, size).filter((name) => name === "a")).toHaveLength((size * 3) / 4);
+      });
+    }
+
+    it("a recovered target is not owed the turns it missed, nor does it owe the ones it failed", () => {
+      const set = new TargetSet(model([{ upstream: "a", weight: 1, priority: 0 }, { upstream: "b", weight: 1, priority: 0 }]), upstreams);
+      for (let i = 0; i < 7; i += 1) names(set, ["a"]);
+      const firsts = Array.from({ length: 10 }, () => names(set)[0]);
+      expect(firsts.join("")).toMatch(/^(ab){5}$/);
+    });
+  });
 });
+

@@ -31,8 +31,11 @@ export class TargetSet {
   readonly targets: readonly RoutedTarget[];
   /** Smooth weighted round-robin (as nginx does it): each target's current weight. */
   private readonly current: Float64Array;
-  /** Per `order` call: which targets were usable (reused: `order` is synchronous). */
-  private readonly usable: Uint8Array;
+  /** Per `order` call: which targets are usable now, and which were at the call before. */
+  private usable: Uint8Array;
+  private previous: Uint8Array;
+  /** No call yet: the first one starts from the targets' clean state, not a change. */
+  private ordered = false;
 
   constructor(model: ModelRecord, upstreams: Readonly<Record<string, UpstreamRecord>>) {
     this.model = model;
@@ -45,6 +48,7 @@ export class TargetSet {
     this.targets = targets.map(({ position: _position, ...target }) => target);
     this.current = new Float64Array(this.targets.length);
     this.usable = new Uint8Array(this.targets.length);
+    this.previous = new Uint8Array(this.targets.length);
   }
 
   /**
@@ -53,23 +57,51 @@ export class TargetSet {
    * first), then the higher priorities' usable targets, then the ones with an open circuit, as a
    * last resort (all in priority order). Over N requests each target of the serving priority
    * gets its exact share of N by weight, evenly interleaved.
+   *
+   * Through outages: when the set of usable targets changes (a circuit opened, or closed again),
+   * the round-robin starts afresh, so no target carries a debt from the time it was skipped and
+   * the weights hold from the first request after the change (issue 40: 3:1 weights gave 107 of
+   * 200 after a recovery while the old state lingered). A target that just became usable again
+   * (a half-open circuit whose probe this call claimed) is the pick: its probe is tried first, as
+   * one of its weighted turns, instead of being claimed by a request that never tries it (which
+   * left it unused for another cooldown).
    */
   order(health: TargetHealth, now = Date.now()): RoutedTarget[] {
-    const { targets, current, usable } = this;
+    const { targets, current } = this;
     const count = targets.length;
+    const usable = this.previous;
+    this.previous = this.usable;
+    this.usable = usable;
+    const before = this.previous;
+    let changed = false;
+    for (let index = 0; index < count; index += 1) {
+      usable[index] = health.usable(targets[index]!.upstream.name, now) ? 1 : 0;
+      if (usable[index] !== before[index]) changed = true;
+    }
+    let recovered = -1;
+    if (changed) {
+      if (this.ordered) for (let index = 0; index < count; index += 1) if (usable[index] === 1 && before[index] === 0) {
+        recovered = index;
+        break;
+      }
+      current.fill(0);
+    }
+    this.ordered = true;
     let pick = -1;
     let tier = 0;
     let total = 0;
+    let first = true;
     for (let index = 0; index < count; index += 1) {
       const target = targets[index]!;
-      const ok = health.usable(target.upstream.name, now);
-      usable[index] = ok ? 1 : 0;
-      if (!ok || (pick >= 0 && target.priority !== tier)) continue;
+      if (usable[index] === 0 || (!first && target.priority !== tier)) continue;
+      first = false;
       tier = target.priority;
       current[index] = current[index]! + target.weight;
       total += target.weight;
       if (pick < 0 || current[index]! > current[pick]!) pick = index;
     }
+    // The recovered target's probe goes first when it serves in this tier.
+    if (recovered >= 0 && targets[recovered]!.priority === tier) pick = recovered;
     const ordered: RoutedTarget[] = [];
     if (pick >= 0) {
       current[pick] = current[pick]! - total;
