@@ -32,11 +32,13 @@ export type ErrorCode =
   | "upstream_timeout"
   | "unsupported_feature"
   | "websocket_not_supported"
+  | "previous_response_not_found"
   | "code_invalid"
   | "customer_required"
   | "invalid_signature"
   | "payments_not_configured"
   | "payment_provider_error"
+  | "insufficient_balance"
   | "upstream_rejected";
 
 type ErrorType =
@@ -66,10 +68,14 @@ const CATALOG: Record<ErrorCode, { status: number; type: ErrorType }> = {
   invalid_signature: { status: 400, type: "invalid_request_error" },
   /** STRIPE_SECRET_KEY (or the webhook secret) is not set on the control plane. */
   payments_not_configured: { status: 503, type: "overloaded_error" },
+  /** A prepaid customer's wallet cannot pay a plan's price (subscribing): 402, as OpenRouter answers for missing credits. */
+  insufficient_balance: { status: 402, type: "insufficient_quota" },
   /** The payment provider refused or did not answer; nothing was charged. */
   payment_provider_error: { status: 502, type: "api_error" },
   /** `GET /v1/responses` with `Upgrade: websocket` (Codex's first try): 426 makes it fall back to HTTP at once (contract section 15). */
   websocket_not_supported: { status: 426, type: "invalid_request_error" },
+  /** An unknown, deleted, expired or other vendor's `previous_response_id` (contract section 18), as OpenAI answers it. */
+  previous_response_not_found: { status: 400, type: "invalid_request_error" },
   request_too_large: { status: 413, type: "request_too_large" },
   /** The client paused its request body longer than the gateway waits between two chunks. */
   request_timeout: { status: 408, type: "invalid_request_error" },
