@@ -1,8 +1,8 @@
 import { randomBytes, randomFillSync } from "node:crypto";
 
 /** Every prefixed id in the system comes from here (`req_`, `key_`, `vnd_`, `vtk_`, ...). */
-/** `we`, `rcd`, `pay`: wallet entries, redemption codes and payments (contract section 19). */
-export type IdPrefix = "req" | "key" | "vnd" | "vtk" | "so" | "up" | "mdl" | "rt" | "msg" | "chatcmpl" | "resp" | "aud" | "we" | "rcd" | "pay";
+/** `we`, `rcd`, `pay`: wallet entries, redemption codes and payments (contract section 19); `conv`: conversations (section 18). */
+export type IdPrefix = "req" | "key" | "vnd" | "vtk" | "so" | "up" | "mdl" | "rt" | "msg" | "chatcmpl" | "resp" | "aud" | "we" | "rcd" | "pay" | "conv";
 
 /** Random bytes drawn 4 KB at a time (as randomUUID does), 16 per id. */
 const ID_BYTES = 16;

@@ -7,3 +7,4 @@ export * from "./billing-event.ts";
 export * from "./pricing.ts";
 export * from "./budget-period.ts";
 export * from "./price-sheet.ts";
+export * from "./responses-store.ts";
