@@ -164,3 +164,30 @@ export type Webhook = Prisma.WebhookModel
  * One event to one webhook, until acknowledged: `eventId` + `webhookId` is delivered once.
  */
 export type WebhookDelivery = Prisma.WebhookDeliveryModel
+/**
+ * Model StoredResponse
+ * A stored Responses API response (contract section 18), kept for every model whatever its
+ * upstream: the gateway sends each upstream the whole input, so any target can continue it.
+ * Owned by its key's vendor (`vendor_id`): never visible to another vendor. Written by the billing
+ * worker from the responses-store queue; read by the control plane for the proxy. No foreign keys
+ * to vendors or keys: a stored response outlives neither its retention nor a delete, and is swept
+ * when `expires_at` passes.
+ */
+export type StoredResponse = Prisma.StoredResponseModel
+/**
+ * Model StoredResponseItem
+ * The items of a stored response in Responses item form: its whole input (the previous response's
+ * chain resolved, then the request's own input) and its output, each in order.
+ */
+export type StoredResponseItem = Prisma.StoredResponseItemModel
+/**
+ * Model Conversation
+ * A Conversations API conversation (contract section 18): its items grow with every response
+ * created with `conversation`. Owned by its key's vendor, like stored responses.
+ */
+export type Conversation = Prisma.ConversationModel
+/**
+ * Model ConversationItem
+ * One item of a conversation, in Responses item form; `position` orders them.
+ */
+export type ConversationItem = Prisma.ConversationItemModel

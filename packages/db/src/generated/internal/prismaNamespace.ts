@@ -419,7 +419,11 @@ export const ModelName = {
   RedemptionCode: 'RedemptionCode',
   Payment: 'Payment',
   Webhook: 'Webhook',
-  WebhookDelivery: 'WebhookDelivery'
+  WebhookDelivery: 'WebhookDelivery',
+  StoredResponse: 'StoredResponse',
+  StoredResponseItem: 'StoredResponseItem',
+  Conversation: 'Conversation',
+  ConversationItem: 'ConversationItem'
 } as const
 
 export type ModelName = (typeof ModelName)[keyof typeof ModelName]
@@ -435,7 +439,7 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
     omit: GlobalOmitOptions
   }
   meta: {
-    modelProps: "vendor" | "vendorToken" | "serverOption" | "vendorServerOption" | "upstream" | "model" | "modelRoute" | "serverOptionModel" | "apiKey" | "idempotencyRecord" | "usageRecord" | "usageAggregate" | "usageKeyDay" | "usageVendorDay" | "auditEntry" | "customer" | "plan" | "subscription" | "walletEntry" | "redemptionCode" | "payment" | "webhook" | "webhookDelivery"
+    modelProps: "vendor" | "vendorToken" | "serverOption" | "vendorServerOption" | "upstream" | "model" | "modelRoute" | "serverOptionModel" | "apiKey" | "idempotencyRecord" | "usageRecord" | "usageAggregate" | "usageKeyDay" | "usageVendorDay" | "auditEntry" | "customer" | "plan" | "subscription" | "walletEntry" | "redemptionCode" | "payment" | "webhook" | "webhookDelivery" | "storedResponse" | "storedResponseItem" | "conversation" | "conversationItem"
     txIsolationLevel: TransactionIsolationLevel
   }
   model: {
@@ -2141,6 +2145,302 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
         }
       }
     }
+    StoredResponse: {
+      payload: Prisma.$StoredResponsePayload<ExtArgs>
+      fields: Prisma.StoredResponseFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.StoredResponseFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$StoredResponsePayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.StoredResponseFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$StoredResponsePayload>
+        }
+        findFirst: {
+          args: Prisma.StoredResponseFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$StoredResponsePayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.StoredResponseFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$StoredResponsePayload>
+        }
+        findMany: {
+          args: Prisma.StoredResponseFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$StoredResponsePayload>[]
+        }
+        create: {
+          args: Prisma.StoredResponseCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$StoredResponsePayload>
+        }
+        createMany: {
+          args: Prisma.StoredResponseCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.StoredResponseCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$StoredResponsePayload>[]
+        }
+        delete: {
+          args: Prisma.StoredResponseDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$StoredResponsePayload>
+        }
+        update: {
+          args: Prisma.StoredResponseUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$StoredResponsePayload>
+        }
+        deleteMany: {
+          args: Prisma.StoredResponseDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.StoredResponseUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.StoredResponseUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$StoredResponsePayload>[]
+        }
+        upsert: {
+          args: Prisma.StoredResponseUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$StoredResponsePayload>
+        }
+        aggregate: {
+          args: Prisma.StoredResponseAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateStoredResponse>
+        }
+        groupBy: {
+          args: Prisma.StoredResponseGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.StoredResponseGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.StoredResponseCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.StoredResponseCountAggregateOutputType> | number
+        }
+      }
+    }
+    StoredResponseItem: {
+      payload: Prisma.$StoredResponseItemPayload<ExtArgs>
+      fields: Prisma.StoredResponseItemFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.StoredResponseItemFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$StoredResponseItemPayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.StoredResponseItemFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$StoredResponseItemPayload>
+        }
+        findFirst: {
+          args: Prisma.StoredResponseItemFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$StoredResponseItemPayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.StoredResponseItemFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$StoredResponseItemPayload>
+        }
+        findMany: {
+          args: Prisma.StoredResponseItemFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$StoredResponseItemPayload>[]
+        }
+        create: {
+          args: Prisma.StoredResponseItemCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$StoredResponseItemPayload>
+        }
+        createMany: {
+          args: Prisma.StoredResponseItemCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.StoredResponseItemCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$StoredResponseItemPayload>[]
+        }
+        delete: {
+          args: Prisma.StoredResponseItemDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$StoredResponseItemPayload>
+        }
+        update: {
+          args: Prisma.StoredResponseItemUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$StoredResponseItemPayload>
+        }
+        deleteMany: {
+          args: Prisma.StoredResponseItemDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.StoredResponseItemUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.StoredResponseItemUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$StoredResponseItemPayload>[]
+        }
+        upsert: {
+          args: Prisma.StoredResponseItemUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$StoredResponseItemPayload>
+        }
+        aggregate: {
+          args: Prisma.StoredResponseItemAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateStoredResponseItem>
+        }
+        groupBy: {
+          args: Prisma.StoredResponseItemGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.StoredResponseItemGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.StoredResponseItemCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.StoredResponseItemCountAggregateOutputType> | number
+        }
+      }
+    }
+    Conversation: {
+      payload: Prisma.$ConversationPayload<ExtArgs>
+      fields: Prisma.ConversationFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.ConversationFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ConversationPayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.ConversationFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ConversationPayload>
+        }
+        findFirst: {
+          args: Prisma.ConversationFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ConversationPayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.ConversationFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ConversationPayload>
+        }
+        findMany: {
+          args: Prisma.ConversationFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ConversationPayload>[]
+        }
+        create: {
+          args: Prisma.ConversationCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ConversationPayload>
+        }
+        createMany: {
+          args: Prisma.ConversationCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.ConversationCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ConversationPayload>[]
+        }
+        delete: {
+          args: Prisma.ConversationDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ConversationPayload>
+        }
+        update: {
+          args: Prisma.ConversationUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ConversationPayload>
+        }
+        deleteMany: {
+          args: Prisma.ConversationDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.ConversationUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.ConversationUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ConversationPayload>[]
+        }
+        upsert: {
+          args: Prisma.ConversationUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ConversationPayload>
+        }
+        aggregate: {
+          args: Prisma.ConversationAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateConversation>
+        }
+        groupBy: {
+          args: Prisma.ConversationGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.ConversationGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.ConversationCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.ConversationCountAggregateOutputType> | number
+        }
+      }
+    }
+    ConversationItem: {
+      payload: Prisma.$ConversationItemPayload<ExtArgs>
+      fields: Prisma.ConversationItemFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.ConversationItemFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ConversationItemPayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.ConversationItemFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ConversationItemPayload>
+        }
+        findFirst: {
+          args: Prisma.ConversationItemFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ConversationItemPayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.ConversationItemFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ConversationItemPayload>
+        }
+        findMany: {
+          args: Prisma.ConversationItemFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ConversationItemPayload>[]
+        }
+        create: {
+          args: Prisma.ConversationItemCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ConversationItemPayload>
+        }
+        createMany: {
+          args: Prisma.ConversationItemCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.ConversationItemCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ConversationItemPayload>[]
+        }
+        delete: {
+          args: Prisma.ConversationItemDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ConversationItemPayload>
+        }
+        update: {
+          args: Prisma.ConversationItemUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ConversationItemPayload>
+        }
+        deleteMany: {
+          args: Prisma.ConversationItemDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.ConversationItemUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.ConversationItemUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ConversationItemPayload>[]
+        }
+        upsert: {
+          args: Prisma.ConversationItemUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ConversationItemPayload>
+        }
+        aggregate: {
+          args: Prisma.ConversationItemAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateConversationItem>
+        }
+        groupBy: {
+          args: Prisma.ConversationItemGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.ConversationItemGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.ConversationItemCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.ConversationItemCountAggregateOutputType> | number
+        }
+      }
+    }
   }
 } & {
   other: {
@@ -2580,6 +2880,52 @@ export const WebhookDeliveryScalarFieldEnum = {
 export type WebhookDeliveryScalarFieldEnum = (typeof WebhookDeliveryScalarFieldEnum)[keyof typeof WebhookDeliveryScalarFieldEnum]
 
 
+export const StoredResponseScalarFieldEnum = {
+  id: 'id',
+  vendorId: 'vendorId',
+  apiKeyId: 'apiKeyId',
+  conversationId: 'conversationId',
+  model: 'model',
+  response: 'response',
+  createdAt: 'createdAt',
+  expiresAt: 'expiresAt'
+} as const
+
+export type StoredResponseScalarFieldEnum = (typeof StoredResponseScalarFieldEnum)[keyof typeof StoredResponseScalarFieldEnum]
+
+
+export const StoredResponseItemScalarFieldEnum = {
+  responseId: 'responseId',
+  kind: 'kind',
+  position: 'position',
+  item: 'item'
+} as const
+
+export type StoredResponseItemScalarFieldEnum = (typeof StoredResponseItemScalarFieldEnum)[keyof typeof StoredResponseItemScalarFieldEnum]
+
+
+export const ConversationScalarFieldEnum = {
+  id: 'id',
+  vendorId: 'vendorId',
+  apiKeyId: 'apiKeyId',
+  metadata: 'metadata',
+  createdAt: 'createdAt',
+  expiresAt: 'expiresAt'
+} as const
+
+export type ConversationScalarFieldEnum = (typeof ConversationScalarFieldEnum)[keyof typeof ConversationScalarFieldEnum]
+
+
+export const ConversationItemScalarFieldEnum = {
+  conversationId: 'conversationId',
+  id: 'id',
+  position: 'position',
+  item: 'item'
+} as const
+
+export type ConversationItemScalarFieldEnum = (typeof ConversationItemScalarFieldEnum)[keyof typeof ConversationItemScalarFieldEnum]
+
+
 export const SortOrder = {
   asc: 'asc',
   desc: 'desc'
@@ -2898,6 +3244,10 @@ export type GlobalOmitConfig = {
   payment?: Prisma.PaymentOmit
   webhook?: Prisma.WebhookOmit
   webhookDelivery?: Prisma.WebhookDeliveryOmit
+  storedResponse?: Prisma.StoredResponseOmit
+  storedResponseItem?: Prisma.StoredResponseItemOmit
+  conversation?: Prisma.ConversationOmit
+  conversationItem?: Prisma.ConversationItemOmit
 }
 
 /* Types for Logging */

@@ -73,7 +73,11 @@ export const ModelName = {
   RedemptionCode: 'RedemptionCode',
   Payment: 'Payment',
   Webhook: 'Webhook',
-  WebhookDelivery: 'WebhookDelivery'
+  WebhookDelivery: 'WebhookDelivery',
+  StoredResponse: 'StoredResponse',
+  StoredResponseItem: 'StoredResponseItem',
+  Conversation: 'Conversation',
+  ConversationItem: 'ConversationItem'
 } as const
 
 export type ModelName = (typeof ModelName)[keyof typeof ModelName]
@@ -490,6 +494,52 @@ export const WebhookDeliveryScalarFieldEnum = {
 } as const
 
 export type WebhookDeliveryScalarFieldEnum = (typeof WebhookDeliveryScalarFieldEnum)[keyof typeof WebhookDeliveryScalarFieldEnum]
+
+
+export const StoredResponseScalarFieldEnum = {
+  id: 'id',
+  vendorId: 'vendorId',
+  apiKeyId: 'apiKeyId',
+  conversationId: 'conversationId',
+  model: 'model',
+  response: 'response',
+  createdAt: 'createdAt',
+  expiresAt: 'expiresAt'
+} as const
+
+export type StoredResponseScalarFieldEnum = (typeof StoredResponseScalarFieldEnum)[keyof typeof StoredResponseScalarFieldEnum]
+
+
+export const StoredResponseItemScalarFieldEnum = {
+  responseId: 'responseId',
+  kind: 'kind',
+  position: 'position',
+  item: 'item'
+} as const
+
+export type StoredResponseItemScalarFieldEnum = (typeof StoredResponseItemScalarFieldEnum)[keyof typeof StoredResponseItemScalarFieldEnum]
+
+
+export const ConversationScalarFieldEnum = {
+  id: 'id',
+  vendorId: 'vendorId',
+  apiKeyId: 'apiKeyId',
+  metadata: 'metadata',
+  createdAt: 'createdAt',
+  expiresAt: 'expiresAt'
+} as const
+
+export type ConversationScalarFieldEnum = (typeof ConversationScalarFieldEnum)[keyof typeof ConversationScalarFieldEnum]
+
+
+export const ConversationItemScalarFieldEnum = {
+  conversationId: 'conversationId',
+  id: 'id',
+  position: 'position',
+  item: 'item'
+} as const
+
+export type ConversationItemScalarFieldEnum = (typeof ConversationItemScalarFieldEnum)[keyof typeof ConversationItemScalarFieldEnum]
 
 
 export const SortOrder = {
