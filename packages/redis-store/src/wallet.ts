@@ -1,6 +1,7 @@
 import type { RedisClient } from "./connect.ts";
 import { redisKeys } from "./redis-keys.ts";
 import type { BudgetCounter } from "./limit-types.ts";
+import { MONEY_LUA } from "./limit-scripts.ts";
 
 /**
  * A prepaid customer's wallet in Redis (contract section 19): `credited` (every WalletEntry's
@@ -18,6 +19,32 @@ import type { BudgetCounter } from "./limit-types.ts";
 export async function addWalletCredit(redis: RedisClient, prefix: string, customerId: string, amountNano: bigint): Promise<bigint> {
   const credited = await redis.hincrby(redisKeys(prefix).wallet(customerId), "credited", amountNano.toString());
   return BigInt(credited);
+}
+
+/**
+ * Takes `amountNano` off the wallet's credited total only if it fits in what admissions could
+ * still use (credited - spent - reserved, compared exactly as admission does), in one script, so a
+ * concurrent admission on any replica sees the wallet either before or after it, never half.
+ * KEYS the wallet; ARGV the amount (a positive integer string). 1 debited, 0 it did not fit.
+ */
+const DEBIT_IF_AVAILABLE_SCRIPT = `${MONEY_LUA}
+local state = redis.call('HMGET', KEYS[1], 'credited', 'spent', 'reserved')
+local left = minus(limbs(state[1] or '0'), plus(limbs(state[2] or '0'), limbs(state[3] or '0')))
+if sign_of(minus(left, limbs(ARGV[1]))) < 0 then return 0 end
+redis.call('HINCRBY', KEYS[1], 'credited', '-' .. ARGV[1])
+return 1
+`;
+
+type WalletCommands = { gatewayWalletDebit(key: string, amount: string): Promise<number> };
+
+/**
+ * A prepaid customer pays `amountNano` (> 0) from its wallet when what is left covers it (a plan's
+ * price): resolves true when debited, false (nothing changed) when the balance is short.
+ */
+export async function debitWalletIfAvailable(redis: RedisClient, prefix: string, customerId: string, amountNano: bigint): Promise<boolean> {
+  if (amountNano <= 0n) throw new RangeError("a debit is a positive amount");
+  if (!("gatewayWalletDebit" in redis)) redis.defineCommand("gatewayWalletDebit", { numberOfKeys: 1, lua: DEBIT_IF_AVAILABLE_SCRIPT });
+  return (await (redis as RedisClient & WalletCommands).gatewayWalletDebit(redisKeys(prefix).wallet(customerId), amountNano.toString())) === 1;
 }
 
 export interface WalletCounters {
