@@ -7,6 +7,7 @@ import { createWorkerMetrics } from "./worker-metrics.ts";
 import { createBillingWorkerServices, type BillingWorkerServices } from "./services.ts";
 import { OrphanSweeper } from "./orphan-sweeper.ts";
 import { watchCrossings } from "./quota-crossings.ts";
+import { startResponsesStoreWorker } from "./responses-store-worker.ts";
 
 export interface RunningBillingWorker {
   /** Base URL of /healthz and /readyz. */
@@ -47,6 +48,8 @@ export async function startBillingWorker(config: BillingWorkerConfig, logger?: B
     throw error;
   }
   sweeper.start();
+  // Stored Responses state to Postgres, and its retention sweep (contract section 18).
+  const responsesStore = startResponsesStoreWorker(services);
   let closing: Promise<void> | null = null;
   return {
     url: http.url,
@@ -59,6 +62,7 @@ export async function startBillingWorker(config: BillingWorkerConfig, logger?: B
       closing ??= (async () => {
         state.shuttingDown = true;
         await sweeper.stop();
+        await responsesStore.close();
         await drainWorker(worker, services, config.SHUTDOWN_DEADLINE_MS);
         await http.close(config.SHUTDOWN_DEADLINE_MS);
         await services.close();
