@@ -1,10 +1,13 @@
+import type { ModelCapabilities } from "@gateway/redis-store";
+import type { DroppedParams } from "./drops.ts";
 import type { Opaque } from "./stream-parts.ts";
 
 /**
  * The neutral request vocabulary (shared/design/neutral-core.md section 3.1): what every shape's
- * request reader produces and every writer consumes. Each element keeps `path`, its JSON path in
- * the client's body, so a drop or a refusal names the client's own field. Types only for now:
- * request readers and writers arrive direction by direction (migration step 6).
+ * request reader produces (`readRequest(body, context)`, `shapes/<shape>/reader/request.ts`) and
+ * every upstream shape's writer consumes (`writeRequest(request, context)`,
+ * `shapes/<shape>/writer/request.ts`). Each element keeps `path`, its JSON path in the client's
+ * body, so a drop or a refusal names the client's own field.
  */
 export interface Field<T> {
   value: T;
@@ -14,27 +17,38 @@ export interface Field<T> {
 /** The tool choices every shape can express (`allowed` is refused where a writer has none). */
 export type ToolChoice = { type: "auto" } | { type: "none" } | { type: "required" } | { type: "function"; name: string };
 
+export type TextPart = { type: "text"; text: string; refusal?: true; cache?: true; signature?: Opaque; path: string };
+
 export type Part =
-  | { type: "text"; text: string; refusal?: true; cache?: true; signature?: Opaque; path: string }
-  | { type: "file"; mediaType: string; data: { base64: string } | { url: string } | { fileId: string; origin: Opaque["origin"] }; path: string }
+  | TextPart
+  /** `detail`: OpenAI's resize policy, when the client set one (other writers drop it, listed). */
+  | { type: "file"; mediaType: string; data: { base64: string } | { url: string } | { fileId: string; origin: Opaque["origin"] }; detail?: string; path: string }
   | { type: "tool-call"; callId: string; name: string; /** JSON text */ input: string; signature?: Opaque; path: string }
-  | { type: "tool-result"; callId: string; name: string; content: Part[]; isError?: boolean; path: string }
+  /**
+   * `name`: the called tool's (Gemini matches a response by name; readers fill it from the call
+   * with the same id, "" when none is known). `plain`: the client sent the content as one string.
+   */
+  | { type: "tool-result"; callId: string; name: string; content: Part[]; plain?: true; isError?: boolean; path: string }
   | { type: "reasoning"; text: string; signature?: Opaque; redacted?: Opaque; path: string };
 
 export type Tool =
-  | { type: "function"; name: string; description?: string; parameters: Record<string, unknown>; path: string }
+  | { type: "function"; name: string; description?: string; parameters: Record<string, unknown>; strict?: boolean; path: string }
   /** A Responses custom tool: freeform text input (core/custom-tools.ts carries it as one JSON string). */
   | { type: "freeform"; name: string; description?: string; path: string }
   | { type: "hosted"; kind: "web_search" | (string & {}); raw: Record<string, unknown>; path: string };
 
-export type Format = { type: "text" } | { type: "json" } | { type: "json_schema"; name?: string; schema: Record<string, unknown>; strict?: boolean };
+export type Format = { type: "text" } | { type: "json" } | { type: "json_schema"; name?: string; description?: string; schema: Record<string, unknown>; strict?: boolean };
 
 export type ReasoningEffort = "none" | "minimal" | "low" | "medium" | "high" | "xhigh" | "max";
 
 export interface Turn {
-  /** "system": said mid-conversation. */
+  /** "system": said mid-conversation (or before the first turn, in shapes that say it as a message). */
   role: "user" | "assistant" | "system";
   parts: Part[];
+  /** The client sent the content as one string (shapes that tell a string from parts keep the form). */
+  plain?: true;
+  /** A system turn the client called `developer` (OpenAI), kept where the target has the word. */
+  developer?: true;
   path: string;
 }
 
@@ -51,12 +65,14 @@ export interface NeutralRequest {
   /** The client asked to see usage in its stream. */
   streamUsage: boolean;
   /** System text before the first turn, whatever the shape calls it. */
-  instructions: Extract<Part, { type: "text" }>[];
+  instructions: TextPart[];
+  /** True when the client sent its instructions as one string (not as parts). */
+  instructionsPlain?: true;
   turns: Turn[];
   tools: Tool[];
   toolChoice?: Field<ToolChoice>;
   parallelToolCalls?: Field<boolean>;
-  output: { bound?: Field<number>; format?: Field<Format>; stop?: Field<string[]>; choices?: Field<number>; logprobs?: Field<number> };
+  output: { bound?: Field<number>; format?: Field<Format>; stop?: Field<string[]>; choices?: Field<number>; logprobs?: Field<number>; verbosity?: Field<string> };
   reasoning?: { effort?: ReasoningEffort; budgetTokens?: number; visible?: boolean; path: string };
   sampling: {
     temperature?: Field<number>;
@@ -68,5 +84,59 @@ export interface NeutralRequest {
   };
   user?: Field<string>;
   serviceTier?: Field<string>;
+  /** Hosted web search settings that ride with the request (`max_tool_calls` -> `max_uses`). */
+  webSearch?: { maxUses?: Field<unknown> };
   passengers: Passenger[];
 }
+
+/**
+ * The features a writer may not take, by one name each. A writer's `accepts` table gives, per
+ * feature it does not take, the verdict and the sentence the client reads; `dropOrRefuse`
+ * (core/drop-or-refuse.ts) applies it, the one place the decision is made.
+ */
+export type Feature =
+  | "choices" | "logprobs" | "audio-output" | "moderation" | "legacy-functions"
+  | "seed" | "presence-penalty" | "frequency-penalty" | "top-k" | "temperature-above-1" | "logit-bias" | "prediction" | "verbosity"
+  | "store" | "metadata" | "service-tier" | "second-user-id" | "prompt-cache-hint" | "prompt-cache-options"
+  | "participant-name" | "image-detail" | "cache-control" | "text-citations" | "foreign-reasoning" | "unsigned-reasoning"
+  | "earlier-web-search" | "web-search-tool" | "json-object-format" | "custom-tool-grammar" | "reasoning-summary" | "thinking-type";
+
+export interface Verdict {
+  verdict: "drop" | "refuse";
+  why: string;
+}
+
+/** What an upstream shape's request writer takes: what it does not is a drop or a refusal. */
+export interface RequestAccepts {
+  /** How a refusal of an unknown field names the target: "an Anthropic-shape upstream (Messages)". */
+  upstream: string;
+  /** Features it does not take as they are (absent: taken). */
+  refuses: Partial<Record<Feature, Verdict>>;
+  /** It runs a hosted web search tool itself (Anthropic's server tool). */
+  webSearch: boolean;
+  /** It returns signed reasoning a client can echo back (Responses `include: reasoning.encrypted_content` is met). */
+  encryptedReasoning: boolean;
+}
+
+/** What a request reader gets besides the body. */
+export interface RequestReadContext {
+  /** The one drops ledger of this target (`x-gateway-dropped-params`); it refuses instead under strict_params. */
+  drops: DroppedParams;
+  /** The target writer's table: what it does not take is dropped or refused while reading, in reading order. */
+  accepts: RequestAccepts;
+  /** The request's one output bound (limits/output-bound.ts, computed once in the route); undefined before that. */
+  outputBound: number | undefined;
+  /** The target model's capabilities, when the caller knows them (contract section 15). */
+  capabilities?: ModelCapabilities;
+}
+
+/** What a request writer gets besides the neutral request. */
+export interface RequestWriteContext {
+  drops: DroppedParams;
+  /** Sent as the upstream's one output field (`max_tokens`, `max_completion_tokens`, `maxOutputTokens`). */
+  outputBound: number | undefined;
+  capabilities?: ModelCapabilities;
+}
+
+export type RequestReader = (body: Record<string, unknown>, context: RequestReadContext) => NeutralRequest;
+export type RequestWriter = (request: NeutralRequest, context: RequestWriteContext) => Record<string, unknown>;
