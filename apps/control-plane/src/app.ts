@@ -4,6 +4,7 @@ import { createRegistry, httpMetrics, metricsHandler } from "@gateway/metrics";
 import type { ControlPlaneServices } from "./services.ts";
 import { healthRoute, readyRoute } from "./routes/health.ts";
 import { internalKeyUsageRoute } from "./routes/internal-key-usage.ts";
+import { internalConversationRoute, internalStoredResponseRoute } from "./routes/internal-responses.ts";
 import { mountVendorApi } from "./routes/vendor-api.ts";
 import { consoleRouter } from "./routes/console.ts";
 import { mountWalletRoutes } from "./wallet/mount-wallet-routes.ts";
@@ -23,6 +24,8 @@ export function createControlPlaneApp(services: ControlPlaneServices, state: { s
   app.get("/healthz", healthRoute);
   app.get("/readyz", readyRoute(services, state));
   app.get("/internal/keys/:id/usage", internalKeyUsageRoute(services));
+  app.get("/internal/vendors/:vendor/responses/:id", internalStoredResponseRoute(services));
+  app.get("/internal/vendors/:vendor/conversations/:id", internalConversationRoute(services));
   mountVendorApi(app, services);
   mountWalletRoutes(app, services);
   app.use("/console", consoleRouter());

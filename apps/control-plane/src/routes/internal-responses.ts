@@ -1,0 +1,72 @@
+import type { NextFunction, Request, Response } from "express";
+import { GatewayError, hashesEqual, hashSecret, type StoredConversation, type StoredConversationItem, type StoredResponse } from "@gateway/contracts";
+import type { ControlPlaneServices } from "../services.ts";
+
+type Handler = (request: Request, response: Response) => Promise<void>;
+
+/** The shared internal token, as /internal/keys/{id}/usage checks it. */
+function internal(services: ControlPlaneServices, handler: Handler) {
+  const expected = hashSecret(services.config.INTERNAL_TOKEN);
+  return async (request: Request, response: Response, next: NextFunction): Promise<void> => {
+    try {
+      const token = request.headers["x-internal-token"];
+      if (typeof token !== "string" || !hashesEqual(hashSecret(token), expected)) {
+        throw new GatewayError("invalid_vendor_token", "Internal endpoint: bad or missing x-internal-token.");
+      }
+      await handler(request, response);
+    } catch (error) {
+      next(error);
+    }
+  };
+}
+
+const missing = () => new GatewayError("not_found", "Not stored.");
+
+/**
+ * GET /internal/vendors/{vendor}/responses/{id}: a stored response of that vendor, unexpired, in the
+ * queue's own form (contract section 18). The proxy asks here when its Redis copy is gone (the copy
+ * is short-lived; Postgres is the store of record); the proxy never reaches the database itself.
+ */
+export function internalStoredResponseRoute(services: ControlPlaneServices) {
+  return internal(services, async (request, response) => {
+    const row = await services.db.prisma.storedResponse.findFirst({
+      where: { id: String(request.params.id), vendorId: String(request.params.vendor), expiresAt: { gt: new Date() } },
+      include: { items: { orderBy: [{ kind: "asc" }, { position: "asc" }] } },
+    });
+    if (!row) throw missing();
+    const body: StoredResponse = {
+      id: row.id,
+      vendorId: row.vendorId,
+      apiKeyId: row.apiKeyId,
+      conversationId: row.conversationId,
+      model: row.model,
+      createdAt: row.createdAt.getTime(),
+      expiresAt: row.expiresAt.getTime(),
+      response: row.response as StoredResponse["response"],
+      input: row.items.filter((item) => item.kind === "input").map((item) => item.item as StoredResponse["input"][number]),
+      output: row.items.filter((item) => item.kind === "output").map((item) => item.item as StoredResponse["output"][number]),
+    };
+    response.json(body);
+  });
+}
+
+/** GET /internal/vendors/{vendor}/conversations/{id}: a conversation of that vendor with its items in order. */
+export function internalConversationRoute(services: ControlPlaneServices) {
+  return internal(services, async (request, response) => {
+    const row = await services.db.prisma.conversation.findFirst({
+      where: { id: String(request.params.id), vendorId: String(request.params.vendor), expiresAt: { gt: new Date() } },
+      include: { items: { orderBy: { position: "asc" } } },
+    });
+    if (!row) throw missing();
+    const conversation: StoredConversation = {
+      id: row.id,
+      vendorId: row.vendorId,
+      apiKeyId: row.apiKeyId,
+      metadata: row.metadata as StoredConversation["metadata"],
+      createdAt: row.createdAt.getTime(),
+      expiresAt: row.expiresAt.getTime(),
+    };
+    const items: StoredConversationItem[] = row.items.map((item) => ({ id: item.id, position: item.position, item: item.item as StoredConversationItem["item"] }));
+    response.json({ conversation, items });
+  });
+}
