@@ -41,7 +41,7 @@ describe("parseGatewayFile", () => {
   });
 
   it("names the path of a wrong field", () => {
-    expect(errorOf(valid.replace("shape: openai", "shape: gemini"))).toMatch(/test\.yaml: .*\n\s+upstreams\[0\]\.shape:/);
+    expect(errorOf(valid.replace("shape: openai", "shape: cohere"))).toMatch(/test\.yaml: .*\n\s+upstreams\[0\]\.shape:/);
     expect(errorOf(valid.replace('input: "0.15"', "input: 0.15"))).toMatch(/models\[0\]\.prices\.input/);
     expect(errorOf(valid.replace("rate_limits: { rpm: 10 }", "rate_limits: { rpm: 10, tpm: 10000000000 }"))).toMatch(/server_options\[0\]\.rate_limits\.tpm/);
   });

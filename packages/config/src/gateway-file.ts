@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { parse as parseYaml } from "yaml";
-import { shapeSchema, type Shape } from "@gateway/contracts";
+import { COMPAT_PROFILES, defaultBaseUrl, KIND_SHAPES, SHAPES, UPSTREAM_KINDS, type Shape, type UpstreamDialect, type UpstreamKind } from "@gateway/contracts";
 import { ConfigError } from "./env.ts";
 
 /**
@@ -72,11 +72,46 @@ const priceSet = z.strictObject({
 /** A server option's own prices: only the fields given override the model's (no defaults here); its tiers replace the model's. */
 const priceOverrides = z.strictObject({ ...priceFields, tiers: tiers.optional() });
 
-const upstream = z.strictObject({
+const envName = z.string().regex(/^[A-Z_][A-Z0-9_]*$/, "an environment variable name");
+
+/** Provider fields (contract section 17), each allowed only on its kind (`KIND_FIELDS`). */
+const kindFields = {
+  /** azure: the deployment URL form's `api-version`; left out, the v1 path. */
+  api_version: z.string().regex(/^[A-Za-z0-9.-]+$/, "an api-version such as 2024-10-21").optional(),
+  /** azure: `api-key` (a resource key, the default) or `bearer` (an Entra ID token), from `secret_env`. */
+  auth: z.enum(["api-key", "bearer"]).optional(),
+  /** bedrock and vertex: the provider's region (vertex also `global`, `us`, `eu`). */
+  region: z.string().regex(/^[a-z0-9-]+$/, "a region such as us-east-1").optional(),
+  aws_access_key_id_env: envName.optional(),
+  aws_secret_access_key_env: envName.optional(),
+  aws_session_token_env: envName.optional(),
+  /** vertex: the Google Cloud project id. */
+  project: z.string().regex(/^[a-z0-9-]+$/, "a project id").optional(),
+  /** vertex: the env var naming the service-account key file (its `token_uri` issues the access tokens). */
+  service_account_file_env: envName.optional(),
+  /** openai / anthropic: an OpenAI- or Anthropic-compatible vendor's profile (what it does not take). */
+  compat: z.enum(COMPAT_PROFILES).optional(),
+};
+type KindField = keyof typeof kindFields;
+type UpstreamShapeName = Shape | UpstreamKind;
+
+/** Which provider fields each upstream shape takes, and which of them it requires; a shape not listed takes none. */
+const KIND_FIELDS: { readonly [Name in UpstreamShapeName]?: { allowed: readonly KindField[]; required: readonly KindField[] } } = {
+  openai: { allowed: ["compat"], required: [] },
+  anthropic: { allowed: ["compat"], required: [] },
+  azure: { allowed: ["api_version", "auth"], required: [] },
+  bedrock: { allowed: ["region", "aws_access_key_id_env", "aws_secret_access_key_env", "aws_session_token_env"], required: ["region", "aws_access_key_id_env", "aws_secret_access_key_env"] },
+  vertex: { allowed: ["region", "project", "service_account_file_env"], required: ["region", "project", "service_account_file_env"] },
+};
+
+const upstreamFields = z.strictObject({
   name,
-  shape: shapeSchema,
-  base_url: z.url(),
-  secret_env: z.string().regex(/^[A-Z_][A-Z0-9_]*$/, "an environment variable name").nullable().default(null),
+  /** The shape an upstream speaks, or a provider kind speaking one of them over its own URLs and auth. */
+  shape: z.enum([...SHAPES, ...UPSTREAM_KINDS]),
+  /** Required but for bedrock and vertex, whose endpoint follows from their region (a private endpoint or a test overrides it). */
+  base_url: z.url().optional(),
+  secret_env: envName.nullable().default(null),
+  ...kindFields,
   priority: z.number().int().min(-INT32_MAX).max(INT32_MAX).default(0),
   weight: positiveInt32().default(1),
   timeouts: z
@@ -91,6 +126,46 @@ const upstream = z.strictObject({
   /** `anthropic-beta` values never forwarded to this upstream (contract section 11): OAuth betas by default. */
   drop_betas: z.array(z.string().min(1)).default([...DEFAULT_DROP_BETAS]),
 });
+
+/** The provider fields as the dialect record keeps them; null for a plain upstream. */
+function dialectOf(u: z.infer<typeof upstreamFields>): UpstreamDialect | null {
+  switch (u.shape) {
+    case "azure":
+      return { kind: "azure", apiVersion: u.api_version ?? null, auth: u.auth ?? "api-key" };
+    case "bedrock":
+      return { kind: "bedrock", region: u.region!, accessKeyIdEnv: u.aws_access_key_id_env!, secretAccessKeyEnv: u.aws_secret_access_key_env!, sessionTokenEnv: u.aws_session_token_env ?? null };
+    case "vertex":
+      return { kind: "vertex", project: u.project!, region: u.region!, serviceAccountFileEnv: u.service_account_file_env! };
+    default:
+      return u.compat === undefined ? null : { kind: "compat", profile: u.compat };
+  }
+}
+
+/**
+ * An upstream as the rest of the gateway reads it: `shape` is the shape its bodies are in (a kind's
+ * `KIND_SHAPES`), `dialect` the provider's own fields, `base_url` the provider's endpoint when the
+ * file leaves it out.
+ */
+const upstream = upstreamFields
+  .superRefine((u, ctx) => {
+    const fields = KIND_FIELDS[u.shape] ?? { allowed: [], required: [] };
+    for (const field of Object.keys(kindFields) as KindField[]) {
+      if (u[field] !== undefined && !fields.allowed.includes(field)) ctx.addIssue({ code: "custom", path: [field], message: `not a field of a ${u.shape} upstream` });
+    }
+    for (const field of fields.required) if (u[field] === undefined) ctx.addIssue({ code: "custom", path: [field], message: `required for a ${u.shape} upstream` });
+    if (u.base_url === undefined && u.shape !== "bedrock" && u.shape !== "vertex") ctx.addIssue({ code: "custom", path: ["base_url"], message: `required for a ${u.shape} upstream` });
+  })
+  .transform((u, ctx) => {
+    const dialect = dialectOf(u);
+    const base = u.base_url ?? (dialect === null ? null : defaultBaseUrl(dialect));
+    if (base === null) {
+      ctx.addIssue({ code: "custom", path: ["base_url"], message: "required" });
+      return z.NEVER;
+    }
+    const { shape: named, base_url: _base, api_version: _1, auth: _2, region: _3, aws_access_key_id_env: _4, aws_secret_access_key_env: _5, aws_session_token_env: _6, project: _7, service_account_file_env: _8, compat: _9, ...rest } = u;
+    const shape: Shape = named === "azure" || named === "bedrock" || named === "vertex" ? KIND_SHAPES[named] : named;
+    return { ...rest, shape, base_url: base, dialect };
+  });
 
 /**
  * What a model takes (contract section 15), each optional: what the file leaves out comes from the

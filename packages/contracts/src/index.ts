@@ -8,3 +8,4 @@ export * from "./pricing.ts";
 export * from "./budget-period.ts";
 export * from "./price-sheet.ts";
 export * from "./responses-store.ts";
+export * from "./upstream-kinds.ts";

@@ -1,4 +1,4 @@
-import { BUDGET_PERIODS, shapeSchema } from "@gateway/contracts";
+import { BUDGET_PERIODS, shapeSchema, upstreamDialectSchema } from "@gateway/contracts";
 import { z } from "zod";
 import { PLAN_WINDOWS } from "./limit-types.ts";
 
@@ -74,6 +74,8 @@ export const upstreamRecordSchema = z.object({
   supportsResponses: z.boolean(),
   /** `anthropic-beta` values this upstream never receives (contract section 11). */
   dropBetas: z.array(z.string()).default(["oauth-2025-04-20"]),
+  /** The provider's own fields (azure, bedrock, vertex, a compat profile: contract section 17); null for a plain upstream. */
+  dialect: upstreamDialectSchema.nullable().optional(),
 });
 export type UpstreamRecord = z.infer<typeof upstreamRecordSchema>;
 

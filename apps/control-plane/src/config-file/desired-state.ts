@@ -43,6 +43,8 @@ export function desiredState(file: GatewayFile) {
       responseTimeoutMs: u.timeouts.response_ms,
       supportsResponses: u.capabilities.responses,
       dropBetas: u.drop_betas,
+      // The provider's own fields (contract section 17); {} for a plain upstream.
+      dialect: u.dialect ?? {},
     })),
     models: file.models.map((m, modelPosition) => {
       const p = prices(m.prices);

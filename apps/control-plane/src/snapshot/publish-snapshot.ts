@@ -1,4 +1,4 @@
-import { priceSheetOf, scaledPricesToStrings, scaledUnitPrices, SHAPES, type Shape } from "@gateway/contracts";
+import { dialectFromColumn, priceSheetOf, scaledPricesToStrings, scaledUnitPrices, SHAPES, type Shape } from "@gateway/contracts";
 import type { PrismaClient } from "@gateway/db";
 import type { RecordStore, RoutingSnapshot } from "@gateway/redis-store";
 
@@ -25,6 +25,7 @@ export async function buildSnapshot(prisma: PrismaClient): Promise<Omit<RoutingS
           responseTimeoutMs: u.responseTimeoutMs,
           supportsResponses: u.supportsResponses,
           dropBetas: u.dropBetas,
+          dialect: dialectFromColumn(u.dialect),
         },
       ]),
     ),

@@ -157,6 +157,7 @@ export const UpstreamScalarFieldEnum = {
   responseTimeoutMs: 'responseTimeoutMs',
   supportsResponses: 'supportsResponses',
   dropBetas: 'dropBetas',
+  dialect: 'dialect',
   createdAt: 'createdAt',
   updatedAt: 'updatedAt'
 } as const

@@ -87,6 +87,7 @@ export type UpstreamCountAggregateOutputType = {
   responseTimeoutMs: number
   supportsResponses: number
   dropBetas: number
+  dialect: number
   createdAt: number
   updatedAt: number
   _all: number
@@ -154,6 +155,7 @@ export type UpstreamCountAggregateInputType = {
   responseTimeoutMs?: true
   supportsResponses?: true
   dropBetas?: true
+  dialect?: true
   createdAt?: true
   updatedAt?: true
   _all?: true
@@ -258,6 +260,7 @@ export type UpstreamGroupByOutputType = {
   responseTimeoutMs: number
   supportsResponses: boolean
   dropBetas: string[]
+  dialect: runtime.JsonValue
   createdAt: Date
   updatedAt: Date
   _count: UpstreamCountAggregateOutputType | null
@@ -298,6 +301,7 @@ export type UpstreamWhereInput = {
   responseTimeoutMs?: Prisma.IntFilter<"Upstream"> | number
   supportsResponses?: Prisma.BoolFilter<"Upstream"> | boolean
   dropBetas?: Prisma.StringNullableListFilter<"Upstream">
+  dialect?: Prisma.JsonFilter<"Upstream">
   createdAt?: Prisma.DateTimeFilter<"Upstream"> | Date | string
   updatedAt?: Prisma.DateTimeFilter<"Upstream"> | Date | string
   routes?: Prisma.ModelRouteListRelationFilter
@@ -316,6 +320,7 @@ export type UpstreamOrderByWithRelationInput = {
   responseTimeoutMs?: Prisma.SortOrder
   supportsResponses?: Prisma.SortOrder
   dropBetas?: Prisma.SortOrder
+  dialect?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
   routes?: Prisma.ModelRouteOrderByRelationAggregateInput
@@ -337,6 +342,7 @@ export type UpstreamWhereUniqueInput = Prisma.AtLeast<{
   responseTimeoutMs?: Prisma.IntFilter<"Upstream"> | number
   supportsResponses?: Prisma.BoolFilter<"Upstream"> | boolean
   dropBetas?: Prisma.StringNullableListFilter<"Upstream">
+  dialect?: Prisma.JsonFilter<"Upstream">
   createdAt?: Prisma.DateTimeFilter<"Upstream"> | Date | string
   updatedAt?: Prisma.DateTimeFilter<"Upstream"> | Date | string
   routes?: Prisma.ModelRouteListRelationFilter
@@ -355,6 +361,7 @@ export type UpstreamOrderByWithAggregationInput = {
   responseTimeoutMs?: Prisma.SortOrder
   supportsResponses?: Prisma.SortOrder
   dropBetas?: Prisma.SortOrder
+  dialect?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
   _count?: Prisma.UpstreamCountOrderByAggregateInput
@@ -380,6 +387,7 @@ export type UpstreamScalarWhereWithAggregatesInput = {
   responseTimeoutMs?: Prisma.IntWithAggregatesFilter<"Upstream"> | number
   supportsResponses?: Prisma.BoolWithAggregatesFilter<"Upstream"> | boolean
   dropBetas?: Prisma.StringNullableListFilter<"Upstream">
+  dialect?: Prisma.JsonWithAggregatesFilter<"Upstream">
   createdAt?: Prisma.DateTimeWithAggregatesFilter<"Upstream"> | Date | string
   updatedAt?: Prisma.DateTimeWithAggregatesFilter<"Upstream"> | Date | string
 }
@@ -397,6 +405,7 @@ export type UpstreamCreateInput = {
   responseTimeoutMs?: number
   supportsResponses?: boolean
   dropBetas?: Prisma.UpstreamCreatedropBetasInput | string[]
+  dialect?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   createdAt?: Date | string
   updatedAt?: Date | string
   routes?: Prisma.ModelRouteCreateNestedManyWithoutUpstreamInput
@@ -415,6 +424,7 @@ export type UpstreamUncheckedCreateInput = {
   responseTimeoutMs?: number
   supportsResponses?: boolean
   dropBetas?: Prisma.UpstreamCreatedropBetasInput | string[]
+  dialect?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   createdAt?: Date | string
   updatedAt?: Date | string
   routes?: Prisma.ModelRouteUncheckedCreateNestedManyWithoutUpstreamInput
@@ -433,6 +443,7 @@ export type UpstreamUpdateInput = {
   responseTimeoutMs?: Prisma.IntFieldUpdateOperationsInput | number
   supportsResponses?: Prisma.BoolFieldUpdateOperationsInput | boolean
   dropBetas?: Prisma.UpstreamUpdatedropBetasInput | string[]
+  dialect?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   routes?: Prisma.ModelRouteUpdateManyWithoutUpstreamNestedInput
@@ -451,6 +462,7 @@ export type UpstreamUncheckedUpdateInput = {
   responseTimeoutMs?: Prisma.IntFieldUpdateOperationsInput | number
   supportsResponses?: Prisma.BoolFieldUpdateOperationsInput | boolean
   dropBetas?: Prisma.UpstreamUpdatedropBetasInput | string[]
+  dialect?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   routes?: Prisma.ModelRouteUncheckedUpdateManyWithoutUpstreamNestedInput
@@ -469,6 +481,7 @@ export type UpstreamCreateManyInput = {
   responseTimeoutMs?: number
   supportsResponses?: boolean
   dropBetas?: Prisma.UpstreamCreatedropBetasInput | string[]
+  dialect?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   createdAt?: Date | string
   updatedAt?: Date | string
 }
@@ -486,6 +499,7 @@ export type UpstreamUpdateManyMutationInput = {
   responseTimeoutMs?: Prisma.IntFieldUpdateOperationsInput | number
   supportsResponses?: Prisma.BoolFieldUpdateOperationsInput | boolean
   dropBetas?: Prisma.UpstreamUpdatedropBetasInput | string[]
+  dialect?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
@@ -503,6 +517,7 @@ export type UpstreamUncheckedUpdateManyInput = {
   responseTimeoutMs?: Prisma.IntFieldUpdateOperationsInput | number
   supportsResponses?: Prisma.BoolFieldUpdateOperationsInput | boolean
   dropBetas?: Prisma.UpstreamUpdatedropBetasInput | string[]
+  dialect?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
@@ -520,6 +535,7 @@ export type UpstreamCountOrderByAggregateInput = {
   responseTimeoutMs?: Prisma.SortOrder
   supportsResponses?: Prisma.SortOrder
   dropBetas?: Prisma.SortOrder
+  dialect?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
 }
@@ -617,6 +633,7 @@ export type UpstreamCreateWithoutRoutesInput = {
   responseTimeoutMs?: number
   supportsResponses?: boolean
   dropBetas?: Prisma.UpstreamCreatedropBetasInput | string[]
+  dialect?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   createdAt?: Date | string
   updatedAt?: Date | string
 }
@@ -634,6 +651,7 @@ export type UpstreamUncheckedCreateWithoutRoutesInput = {
   responseTimeoutMs?: number
   supportsResponses?: boolean
   dropBetas?: Prisma.UpstreamCreatedropBetasInput | string[]
+  dialect?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   createdAt?: Date | string
   updatedAt?: Date | string
 }
@@ -667,6 +685,7 @@ export type UpstreamUpdateWithoutRoutesInput = {
   responseTimeoutMs?: Prisma.IntFieldUpdateOperationsInput | number
   supportsResponses?: Prisma.BoolFieldUpdateOperationsInput | boolean
   dropBetas?: Prisma.UpstreamUpdatedropBetasInput | string[]
+  dialect?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
@@ -684,6 +703,7 @@ export type UpstreamUncheckedUpdateWithoutRoutesInput = {
   responseTimeoutMs?: Prisma.IntFieldUpdateOperationsInput | number
   supportsResponses?: Prisma.BoolFieldUpdateOperationsInput | boolean
   dropBetas?: Prisma.UpstreamUpdatedropBetasInput | string[]
+  dialect?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
@@ -732,6 +752,7 @@ export type UpstreamSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs
   responseTimeoutMs?: boolean
   supportsResponses?: boolean
   dropBetas?: boolean
+  dialect?: boolean
   createdAt?: boolean
   updatedAt?: boolean
   routes?: boolean | Prisma.Upstream$routesArgs<ExtArgs>
@@ -751,6 +772,7 @@ export type UpstreamSelectCreateManyAndReturn<ExtArgs extends runtime.Types.Exte
   responseTimeoutMs?: boolean
   supportsResponses?: boolean
   dropBetas?: boolean
+  dialect?: boolean
   createdAt?: boolean
   updatedAt?: boolean
 }, ExtArgs["result"]["upstream"]>
@@ -768,6 +790,7 @@ export type UpstreamSelectUpdateManyAndReturn<ExtArgs extends runtime.Types.Exte
   responseTimeoutMs?: boolean
   supportsResponses?: boolean
   dropBetas?: boolean
+  dialect?: boolean
   createdAt?: boolean
   updatedAt?: boolean
 }, ExtArgs["result"]["upstream"]>
@@ -785,11 +808,12 @@ export type UpstreamSelectScalar = {
   responseTimeoutMs?: boolean
   supportsResponses?: boolean
   dropBetas?: boolean
+  dialect?: boolean
   createdAt?: boolean
   updatedAt?: boolean
 }
 
-export type UpstreamOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "name" | "shape" | "baseUrl" | "secretEnv" | "priority" | "weight" | "connectTimeoutMs" | "firstByteTimeoutMs" | "responseTimeoutMs" | "supportsResponses" | "dropBetas" | "createdAt" | "updatedAt", ExtArgs["result"]["upstream"]>
+export type UpstreamOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "name" | "shape" | "baseUrl" | "secretEnv" | "priority" | "weight" | "connectTimeoutMs" | "firstByteTimeoutMs" | "responseTimeoutMs" | "supportsResponses" | "dropBetas" | "dialect" | "createdAt" | "updatedAt", ExtArgs["result"]["upstream"]>
 export type UpstreamInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   routes?: boolean | Prisma.Upstream$routesArgs<ExtArgs>
   _count?: boolean | Prisma.UpstreamCountOutputTypeDefaultArgs<ExtArgs>
@@ -824,6 +848,10 @@ export type $UpstreamPayload<ExtArgs extends runtime.Types.Extensions.InternalAr
      * `anthropic-beta` values never forwarded to this upstream
      */
     dropBetas: string[]
+    /**
+     * the provider's own fields (contract section 17: azure, bedrock, vertex, a compat profile); {} for none
+     */
+    dialect: runtime.JsonValue
     createdAt: Date
     updatedAt: Date
   }, ExtArgs["result"]["upstream"]>
@@ -1262,6 +1290,7 @@ export interface UpstreamFieldRefs {
   readonly responseTimeoutMs: Prisma.FieldRef<"Upstream", 'Int'>
   readonly supportsResponses: Prisma.FieldRef<"Upstream", 'Boolean'>
   readonly dropBetas: Prisma.FieldRef<"Upstream", 'String[]'>
+  readonly dialect: Prisma.FieldRef<"Upstream", 'Json'>
   readonly createdAt: Prisma.FieldRef<"Upstream", 'DateTime'>
   readonly updatedAt: Prisma.FieldRef<"Upstream", 'DateTime'>
 }

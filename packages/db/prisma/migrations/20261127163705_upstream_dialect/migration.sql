@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "upstreams" ADD COLUMN     "dialect" JSONB NOT NULL DEFAULT '{}';
