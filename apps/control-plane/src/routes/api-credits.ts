@@ -8,18 +8,10 @@ import { actorOf } from "../vendors/vendor-auth.ts";
 import { creditWallet, walletBalanceNano } from "../wallet/credit-wallet.ts";
 import { findVendorCustomer } from "../wallet/vendor-customer.ts";
 import { grantBodySchema } from "../wallet/wallet-schemas.ts";
+import { toWalletEntryObject, type WalletEntryObject } from "../wallet/wallet-objects.ts";
 
+type GrantedWalletEntry = WalletEntryObject & { balance: string };
 
-export interface WalletEntryObject {
-  id: string;
-  object: "wallet_entry";
-  customer_id: string;
-  kind: string;
-  amount: string;
-  reason: string;
-  balance: string;
-  created_at: string;
-}
 
 /**
  * POST /api/customers/{id}/credits (scope customers:write): a manual grant, `{"amount","reason"}`
@@ -36,7 +28,7 @@ export function grantCreditRoute(services: ControlPlaneServices) {
     const idempotencyKey = readIdempotencyKey(request.get("idempotency-key"));
     const body = parseInput(grantBodySchema, request.body, "body");
     const amountNano = parseUsdToNano(body.amount);
-    const grant = async (tx: Prisma.TransactionClient): Promise<WalletEntryObject> => {
+    const grant = async (tx: Prisma.TransactionClient): Promise<GrantedWalletEntry> => {
       const customer = await findVendorCustomer(tx, actor.vendorId, request.params.id);
       // The audit entry first, the credit (and its Redis counter) last: nothing after it can roll back.
       const entryId = newId("we");
@@ -52,16 +44,7 @@ export function grantCreditRoute(services: ControlPlaneServices) {
         },
       });
       const entry = (await creditWallet(tx, target, { entryId, customerId: customer.id, kind: "grant", sourceId: null, amountNano, reason: body.reason, tokenId: actor.tokenId }))!;
-      return {
-        id: entry.id,
-        object: "wallet_entry",
-        customer_id: customer.id,
-        kind: entry.kind,
-        amount: formatUsd(entry.amount_nano),
-        reason: entry.reason,
-        balance: formatUsd(await walletBalanceNano(target, customer.id)),
-        created_at: entry.created_at.toISOString(),
-      };
+      return { ...toWalletEntryObject(entry), balance: formatUsd(await walletBalanceNano(target, customer.id)) };
     };
     if (idempotencyKey === undefined) {
       response.status(201).json(await prisma.$transaction((tx) => grant(tx), { maxWait: 10_000, timeout: 15_000 }));

@@ -16,6 +16,7 @@ import { createVendorToken } from "../vendors/vendor-tokens.ts";
 import { runAutoTopUp } from "./auto-top-up.ts";
 import { startFakeStripeApi, type FakeStripeApi } from "./fake-stripe-api.ts";
 import { createWalletContext } from "./mount-wallet-routes.ts";
+import { creditAutoTopUp } from "./stripe-events.ts";
 
 // Money in (contract section 19, issue 38), against Postgres, Redis, the control plane and a real
 // proxy process on the one address (/v1/redeem, /webhooks/stripe), Stripe faked locally.
@@ -335,6 +336,26 @@ describe("auto top-up", () => {
     expect(delivered.body).toEqual({ received: true, outcome: "duplicate" });
     expect(await control.services.db.prisma.webhookDelivery.count({ where: { event: "payment.succeeded" } })).toBe(2);
     expect(await creditedNano(customerId)).toBe(before + parseUsdToNano("25"));
+    // The charge is in the customer's payments once, beside the checkout payment; its event names that payment.
+    const payments = await api("GET", `/api/customers/${customerId}/payments`);
+    expect(payments.status).toBe(200);
+    const topUps = payments.body.data.filter((payment: { kind: string }) => payment.kind === "auto_top_up");
+    expect(topUps).toEqual([{ id: expect.stringMatching(/^pay_/), object: "payment", customer_id: customerId, kind: "auto_top_up", amount: "25.000000", status: "succeeded", stripe_id: entry!.sourceId, created_at: expect.any(String), completed_at: expect.any(String) }]);
+    expect(payments.body.data.filter((payment: { kind: string }) => payment.kind === "checkout")).toEqual([expect.objectContaining({ amount: "20.000000", status: "succeeded" })]);
+    const [event] = await control.services.db.prisma.webhookDelivery.findMany({ where: { event: "payment.succeeded", body: { contains: "auto_top_up" } } });
+    expect(JSON.parse(event!.body).data).toMatchObject({ payment_id: topUps[0].id, amount: "25.000000", kind: "auto_top_up" });
+  });
+
+  it("a PaymentIntent credited by 6 concurrent callers (the charge and its retried webhook) is one payment and one credit", async () => {
+    const context = createWalletContext(control.services);
+    const before = await creditedNano(customerId);
+    const intentId = `pi_test_race_${randomBytes(6).toString("hex")}`;
+    const results = await Promise.all(Array.from({ length: 6 }, () => creditAutoTopUp(context, customerId, intentId, parseUsdToNano("7.50"))));
+    expect(results.filter(Boolean)).toHaveLength(1);
+    expect(await creditedNano(customerId)).toBe(before + parseUsdToNano("7.50"));
+    const { prisma } = control.services.db;
+    expect(await prisma.payment.findMany({ where: { stripeSessionId: intentId } })).toEqual([expect.objectContaining({ status: "succeeded", amountNano: parseUsdToNano("7.50") })]);
+    expect(await prisma.walletEntry.count({ where: { sourceId: intentId } })).toBe(1);
   });
 
   it("without a saved card nothing is charged", async () => {
@@ -381,11 +402,30 @@ describe("the wallet adds up", () => {
       expect(await creditedNano(id)).toBe(sum);
     }
     const kinds = Object.fromEntries((await prisma.walletEntry.groupBy({ by: ["kind"], where: { customerId }, _sum: { amountNano: true } })).map((row) => [row.kind, row._sum.amountNano]));
-    expect(kinds).toEqual({ grant: parseUsdToNano("5"), code: expect.any(BigInt), payment: parseUsdToNano("20"), auto_top_up: parseUsdToNano("25") });
+    expect(kinds).toEqual({ grant: parseUsdToNano("5"), code: expect.any(BigInt), payment: parseUsdToNano("20"), auto_top_up: parseUsdToNano("32.5") });
+    // The succeeded payments are exactly the payment and auto top-up credits.
+    const paid = (await prisma.payment.findMany({ where: { customerId, status: "succeeded" } })).reduce((sum, payment) => sum + payment.amountNano, 0n);
+    expect(paid).toBe(kinds.payment! + kinds.auto_top_up!);
     const grant = await api("POST", `/api/customers/${customerId}/credits`, { body: { amount: "0.000001", reason: "one nano-step" } });
     const total = (await entries(customerId)).reduce((sum, entry) => sum + entry.amountNano, 0n);
     expect(parseUsdToNano(grant.body.balance)).toBe(total);
     // The customer object's balance (from Postgres) says the same.
     expect((await api("GET", `/api/customers/${customerId}`)).body).toMatchObject({ id: customerId, balance: grant.body.balance });
+    // The wallet's entries through the API, two a page, add up to the same.
+    let listed = 0n;
+    let count = 0;
+    for (let cursor: string | null = null, first = true; first || cursor; first = false) {
+      const page = await api("GET", `/api/customers/${customerId}/wallet/entries?limit=2${cursor ? `&cursor=${cursor}` : ""}`, { token: readOnly });
+      expect(page.status).toBe(200);
+      for (const item of page.body.data) listed += parseUsdToNano(item.amount);
+      count += page.body.data.length;
+      cursor = page.body.next_cursor;
+    }
+    expect(count).toBe((await entries(customerId)).length);
+    expect(listed).toBe(total);
+    // Another vendor's customer is a 404, a bad cursor a 400 naming it; customers:read is needed.
+    expect((await api("GET", `/api/customers/${customerId}/wallet/entries`, { token: globex })).status).toBe(404);
+    expect((await api("GET", `/api/customers/${customerId}/payments`, { token: globex })).status).toBe(404);
+    expect((await api("GET", `/api/customers/${customerId}/wallet/entries?cursor=bm9wZQ`)).body.error).toMatchObject({ code: "invalid_body", param: "cursor" });
   });
 });

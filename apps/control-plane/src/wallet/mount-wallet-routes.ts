@@ -4,6 +4,8 @@ import { jsonBody } from "@gateway/http";
 import type { ControlPlaneServices } from "../services.ts";
 import { createCheckoutSessionRoute, getAutoTopUpRoute, setAutoTopUpRoute } from "../routes/api-checkout-sessions.ts";
 import { grantCreditRoute } from "../routes/api-credits.ts";
+import { listPaymentsRoute } from "../routes/api-customers-id-payments.ts";
+import { listWalletEntriesRoute } from "../routes/api-customers-id-wallet-entries.ts";
 import { createRedemptionCodesRoute, listRedemptionCodesRoute } from "../routes/api-redemption-codes.ts";
 import { internalRedeemRoute, internalToken } from "../routes/internal-redeem.ts";
 import { stripeWebhookPrecheck, stripeWebhookRoute } from "../routes/webhooks-stripe.ts";
@@ -55,6 +57,8 @@ export function mountWalletRoutes(app: Express, services: ControlPlaneServices):
   const authenticated = vendorAuth(services);
   const router = Router();
   router.post("/customers/:id/credits", authenticated, requireScope("customers:write"), body, grantCreditRoute(services));
+  router.get("/customers/:id/wallet/entries", authenticated, requireScope("customers:read"), listWalletEntriesRoute(services));
+  router.get("/customers/:id/payments", authenticated, requireScope("customers:read"), listPaymentsRoute(services));
   router.post("/customers/:id/checkout-sessions", authenticated, requireScope("customers:write"), body, createCheckoutSessionRoute(services, stripe));
   router.post("/customers/:id/auto-top-up", authenticated, requireScope("customers:write"), body, setAutoTopUpRoute(services));
   router.get("/customers/:id/auto-top-up", authenticated, requireScope("customers:read"), getAutoTopUpRoute(services));

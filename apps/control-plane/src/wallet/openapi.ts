@@ -3,21 +3,12 @@ import { pageQuerySchema } from "../vendors/api-schemas.ts";
 import { errorResponses, jsonRequestBody, jsonResponse, queryParameters, type JsonObject, type NamedSchemas } from "../vendors/openapi/json-schema.ts";
 import { requestIdHeader } from "../vendors/openapi/responses.ts";
 import type { VendorScope } from "../vendors/vendor-tokens.ts";
+import { grantedWalletEntrySchema, paymentListSchema, walletEntryListSchema } from "./wallet-objects.ts";
 import { autoTopUpBodySchema, checkoutBodySchema, grantBodySchema, redemptionCodesBodySchema } from "./wallet-schemas.ts";
 
 /** The OpenAPI part of the wallet (contract section 19: grants, codes, card payments, auto top-up), merged into the vendor API's document. */
 const usd = (description: string) => z.string().describe(`${description} USD, 6 decimals.`);
 
-const walletEntrySchema = z.object({
-  id: z.string(),
-  object: z.literal("wallet_entry"),
-  customer_id: z.string(),
-  kind: z.enum(["grant", "payment", "code", "auto_top_up"]),
-  amount: usd("Credited."),
-  reason: z.string(),
-  balance: usd("The customer's balance after it."),
-  created_at: z.string(),
-});
 const createdCodeSchema = z.object({ id: z.string(), object: z.literal("redemption_code"), code: z.string().describe("`rc_...`, shown only here."), amount: usd("Credited on redemption."), expires_at: z.string().nullable() });
 const createdCodeListSchema = z.object({ object: z.literal("list"), data: z.array(createdCodeSchema), has_more: z.boolean(), next_cursor: z.string().nullable() });
 const redemptionCodeSchema = z.object({
@@ -51,7 +42,9 @@ export const walletApiSchemas: { input: NamedSchemas; output: NamedSchemas } = {
     [autoTopUpBodySchema, "SetAutoTopUpRequest"],
   ],
   output: [
-    [walletEntrySchema, "WalletEntry"],
+    [grantedWalletEntrySchema, "WalletEntry"],
+    [walletEntryListSchema, "WalletEntryList"],
+    [paymentListSchema, "PaymentList"],
     [createdCodeListSchema, "CreatedRedemptionCodeList"],
     [redemptionCodeListSchema, "RedemptionCodeList"],
     [checkoutSessionSchema, "CheckoutSession"],
@@ -74,6 +67,22 @@ export function walletApiPaths(): Record<string, JsonObject> {
         description: "Audited (`customer.credited`, with the token and request id). An `Idempotency-Key` makes a retried grant credit once.",
         requestBody: jsonRequestBody("GrantCreditRequest", true),
         responses: { "201": ok("WalletEntry", "The wallet entry and the balance after it."), ...errorResponses(...AUTH, "404", "409", "503") },
+      }),
+    },
+    "/api/customers/{id}/wallet/entries": {
+      parameters: [CUSTOMER_ID],
+      get: operation("listWalletEntries", "List a customer's wallet entries, newest first", "customers:read", {
+        description: "Every credit (grant, payment, code, auto top-up) and every debit (`plan`: a plan's price per period, negative). Their sum is the wallet's credits in `balance`.",
+        parameters: queryParameters(pageQuerySchema),
+        responses: { "200": ok("WalletEntryList", "A page of entries."), ...errorResponses(...AUTH, "404") },
+      }),
+    },
+    "/api/customers/{id}/payments": {
+      parameters: [CUSTOMER_ID],
+      get: operation("listPayments", "List a customer's card payments, newest first", "customers:read", {
+        description: "Checkout payments (pending until Stripe's webhook) and auto top-up charges.",
+        parameters: queryParameters(pageQuerySchema),
+        responses: { "200": ok("PaymentList", "A page of payments."), ...errorResponses(...AUTH, "404") },
       }),
     },
     "/api/customers/{id}/checkout-sessions": {

@@ -123,21 +123,28 @@ async function creditAutoTopUpIntent(context: StripeEventContext, intent: Stripe
   return (await creditAutoTopUp(context, customerId, intent.id, centsToNano(intent.amount_received))) ? "credited" : "duplicate";
 }
 
-/** Credits a succeeded auto top-up PaymentIntent once (kind `auto_top_up`, source = its id); false when it already was. */
+/**
+ * Credits a succeeded auto top-up PaymentIntent once (kind `auto_top_up`, source = its id) and
+ * records its Payment row (keyed by the PaymentIntent, `succeeded`), both in one transaction: the
+ * synchronous charge and its `payment_intent.succeeded` webhook race to it, and the loser (the
+ * entry already there, or the Payment row's unique key) credits nothing. False when it already was.
+ */
 export async function creditAutoTopUp(context: Omit<StripeEventContext, "stripe">, customerId: string, intentId: string, amountNano: bigint): Promise<boolean> {
   const customer = await context.prisma.customer.findUnique({ where: { id: customerId }, select: { vendorId: true } });
   if (!customer) return false;
   const entry = await context.prisma.$transaction(
     async (tx) => {
-      // The event first: it rolls back with a credit that turns out to be a duplicate.
-      await context.onCredited?.(tx, { customerId, vendorId: customer.vendorId, paymentId: intentId, amountNano, kind: "auto_top_up" });
+      const paymentId = newId("pay");
+      await tx.payment.create({ data: { id: paymentId, customerId, amountNano, status: "succeeded", stripeSessionId: intentId, completedAt: new Date() } });
+      // The event before the credit: it rolls back with a credit that turns out to be a duplicate.
+      await context.onCredited?.(tx, { customerId, vendorId: customer.vendorId, paymentId, amountNano, kind: "auto_top_up" });
       const credited = await creditWallet(tx, context.target, { customerId, kind: "auto_top_up", sourceId: intentId, amountNano, reason: `auto top-up ${intentId}` });
       if (!credited) throw new AlreadyCredited();
       return credited;
     },
     { maxWait: 10_000, timeout: 15_000 },
   ).catch((error: unknown) => {
-    if (error instanceof AlreadyCredited) return null;
+    if (error instanceof AlreadyCredited || isUniqueViolation(error)) return null;
     throw error;
   });
   return entry !== null;
