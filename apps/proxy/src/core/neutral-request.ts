@@ -82,11 +82,24 @@ export interface NeutralRequest {
     presencePenalty?: Field<number>;
     frequencyPenalty?: Field<number>;
   };
+  /** The end user's id (OpenAI `user`, Anthropic `metadata.user_id`). */
   user?: Field<string>;
+  /** OpenAI's second end-user id, where the target has one too (a target with one id carries `user`). */
+  safetyIdentifier?: Field<string>;
+  /** In OpenAI's words: `auto`, `default`, `flex`, `priority`. */
   serviceTier?: Field<string>;
+  /** OpenAI's prompt-cache routing hints, where the target takes them. */
+  promptCache?: { key?: Field<unknown>; retention?: Field<unknown> };
   /** Hosted web search settings that ride with the request (`max_tool_calls` -> `max_uses`). */
   webSearch?: { maxUses?: Field<unknown> };
   passengers: Passenger[];
+  /**
+   * Where the Chat Completions writer puts the output bound: right after `messages` (as the
+   * Messages -> chat mapping always did) or after `stream` (as Responses -> chat did). JSON key
+   * order changes nothing upstream; it is kept so the recorded goldens hold byte for byte until
+   * they are re-recorded through the core (migration step 8), then this goes.
+   */
+  layout?: "bound-after-stream";
 }
 
 /**
@@ -95,11 +108,17 @@ export interface NeutralRequest {
  * (core/drop-or-refuse.ts) applies it, the one place the decision is made.
  */
 export type Feature =
-  | "choices" | "logprobs" | "audio-output" | "moderation" | "legacy-functions"
+  // Answers the target cannot give: refused where it has none.
+  | "choices" | "logprobs" | "audio-output" | "moderation" | "legacy-functions" | "json-object-format" | "forced-web-search" | "forced-only-web-search"
+  // Sampling and output tuning.
   | "seed" | "presence-penalty" | "frequency-penalty" | "top-k" | "temperature-above-1" | "logit-bias" | "prediction" | "verbosity"
-  | "store" | "metadata" | "service-tier" | "second-user-id" | "prompt-cache-hint" | "prompt-cache-options"
+  // Bookkeeping, caching, service.
+  | "store" | "metadata" | "service-tier" | "second-user-id" | "long-user-id" | "prompt-cache-hint" | "prompt-cache-options"
+  | "context-management" | "inference-geo" | "speed" | "output-config"
+  // Inside the conversation and the tools.
   | "participant-name" | "image-detail" | "cache-control" | "text-citations" | "foreign-reasoning" | "unsigned-reasoning"
-  | "earlier-web-search" | "web-search-tool" | "json-object-format" | "custom-tool-grammar" | "reasoning-summary" | "thinking-type";
+  | "earlier-web-search" | "web-search-tool" | "custom-tool-grammar" | "reasoning-summary" | "thinking-type"
+  | "eager-input-streaming" | "input-examples" | "defer-loading" | "allowed-callers";
 
 export interface Verdict {
   verdict: "drop" | "refuse";
@@ -110,6 +129,12 @@ export interface Verdict {
 export interface RequestAccepts {
   /** How a refusal of an unknown field names the target: "an Anthropic-shape upstream (Messages)". */
   upstream: string;
+  /** The target's name in "has no X equivalent": "Anthropic", "OpenAI Chat Completions". */
+  name: string;
+  /** The longest end-user id it takes (OpenAI's `user`: 64); absent: any. */
+  maxUserLength?: number;
+  /** The service tiers it takes, in the neutral (OpenAI) words `auto`, `default`, ...; absent: any. */
+  serviceTiers?: readonly string[];
   /** Features it does not take as they are (absent: taken). */
   refuses: Partial<Record<Feature, Verdict>>;
   /** It runs a hosted web search tool itself (Anthropic's server tool). */

@@ -27,3 +27,11 @@ export function webSearchQuery(input: unknown): string {
   const query = asRecord(input)?.query;
   return typeof query === "string" ? query : "";
 }
+
+/** The name Anthropic's web search server tool is called by, in the request and in its server_tool_use blocks. */
+export const ANTHROPIC_WEB_SEARCH_NAME = "web_search";
+
+/** An Anthropic web search server tool (`web_search_20250305` and later versions). */
+export function isAnthropicWebSearchTool(tool: Record<string, unknown> | null): boolean {
+  return typeof tool?.type === "string" && tool.type.startsWith("web_search_");
+}

@@ -1,5 +1,4 @@
 import { WIRE_FORMATS } from "../../upstreams/index.ts";
-import { withoutBookkeeping } from "../shared/bookkeeping-fields.ts";
 import type { Translation } from "../types.ts";
 import { chatRequestFromMessages } from "./request.ts";
 import { messageFromChatCompletion } from "./response.ts";
@@ -9,8 +8,7 @@ import { MessagesStreamFromChat } from "./stream.ts";
 export const messagesToChat: Translation = {
   name: "messages-to-chat",
   upstreamWire: WIRE_FORMATS["chat.completions"],
-  // Unread bookkeeping fields (client_metadata, x-*) are dropped, listed, before the fields are checked.
-  request: (client, dropped) => ({ ...client, body: chatRequestFromMessages(withoutBookkeeping(client.body, dropped), dropped, client.outputBound) }),
+  request: (client, dropped) => ({ ...client, body: chatRequestFromMessages(client.body, dropped, client.outputBound) }),
   response: (upstreamBody, client) => messageFromChatCompletion(upstreamBody, client.body),
   stream: (client) => new MessagesStreamFromChat(client.model),
 };

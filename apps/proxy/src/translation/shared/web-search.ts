@@ -1,6 +1,9 @@
 import { asRecord } from "../../upstreams/request-fields.ts";
 import type { DroppedParams } from "../../core/drops.ts";
 import { invalid, isSet, list } from "../../core/fields.ts";
+import { ANTHROPIC_WEB_SEARCH_NAME, isAnthropicWebSearchTool } from "../../shapes/anthropic-messages/web-search.ts";
+
+export { ANTHROPIC_WEB_SEARCH_NAME, isAnthropicWebSearchTool };
 
 /**
  * Responses web search tools (openai-node `WebSearchTool` and `WebSearchPreviewTool`). Codex sends
@@ -12,17 +15,11 @@ import { invalid, isSet, list } from "../../core/fields.ts";
  */
 export const WEB_SEARCH_TOOL_TYPES: ReadonlySet<string> = new Set(["web_search", "web_search_2025_08_26", "web_search_preview", "web_search_preview_2025_03_11"]);
 
-/** The name Anthropic's web search server tool is called by, in the request and in its server_tool_use blocks. */
-export const ANTHROPIC_WEB_SEARCH_NAME = "web_search";
 
 export function isWebSearchTool(tool: Record<string, unknown> | null): boolean {
   return typeof tool?.type === "string" && WEB_SEARCH_TOOL_TYPES.has(tool.type);
 }
 
-/** An Anthropic web search server tool (`web_search_20250305` and later versions). */
-export function isAnthropicWebSearchTool(tool: Record<string, unknown> | null): boolean {
-  return typeof tool?.type === "string" && tool.type.startsWith("web_search_");
-}
 
 /** True when the request has a web search tool (the answer may then hold web_search_call items). */
 export function hasWebSearchTool(request: Record<string, unknown>): boolean {
