@@ -3,6 +3,7 @@
 // estimated, billed at least what its journal had checkpointed), and what the requests held of the
 // key's limits is back: nothing reserved, the spend equal to the ledger's.
 import { randomUUID } from "node:crypto";
+import { connect, createServer, type AddressInfo, type Server } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseGatewayFile } from "@gateway/config";
 import { createLogger } from "@gateway/logger";
@@ -24,6 +25,44 @@ let controlPlane: RunningControlPlane;
 let worker: RunningBillingWorker;
 let proxy: ProxyProcess;
 let prefix: string;
+let link: Server;
+
+/** How long the proxy's commands take to reach Redis (its answers come back at once). */
+const LINK_DELAY_MS = 150;
+
+/**
+ * A slow network between the proxy and Redis: each command the proxy writes arrives LINK_DELAY_MS
+ * later, and what has not arrived when the proxy's socket dies never does (as on a real link). A
+ * process killed right after it sent a write has not written it: only a write Redis answered is.
+ */
+async function slowLink(redisUrl: string): Promise<{ server: Server; url: string }> {
+  const target = new URL(redisUrl);
+  const server = createServer((client) => {
+    const redis = connect(Number(target.port || 6379), target.hostname);
+    const timers = new Set<NodeJS.Timeout>();
+    client.on("data", (chunk) => {
+      const timer = setTimeout(() => {
+        timers.delete(timer);
+        redis.write(chunk);
+      }, LINK_DELAY_MS);
+      timers.add(timer);
+    });
+    redis.pipe(client);
+    const drop = () => {
+      for (const timer of timers) clearTimeout(timer);
+      timers.clear();
+      client.destroy();
+      redis.destroy();
+    };
+    client.on("close", drop).on("error", drop);
+    redis.on("close", drop).on("error", drop);
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const url = new URL(redisUrl);
+  url.hostname = "127.0.0.1";
+  url.port = String((server.address() as AddressInfo).port);
+  return { server, url: url.toString() };
+}
 
 beforeAll(async () => {
   const { redisUrl } = await resolveTestServices();
@@ -34,7 +73,10 @@ beforeAll(async () => {
   await applyGatewayFile(controlPlane.services.db.prisma, controlPlane.services.records, parseGatewayFile(testGatewayYaml(simulator.url)));
   // The worker and its sweeper with their defaults (a sweep every 2 s).
   worker = await startBillingWorker(loadBillingWorkerConfig({ DATABASE_URL: database.url, REDIS_URL: redisUrl, REDIS_PREFIX: prefix, PORT: "0" }), silent);
-  proxy = await spawnProxy({ REDIS_URL: redisUrl, REDIS_PREFIX: prefix, PROXY_PROCESSES: "1", JOURNAL_CHECKPOINT_MS: "1000", LOG_LEVEL: "silent" });
+  // The proxy reaches Redis over a slow link, so a write it sent just before its death is lost.
+  const slow = await slowLink(redisUrl);
+  link = slow.server;
+  proxy = await spawnProxy({ REDIS_URL: slow.url, REDIS_PREFIX: prefix, PROXY_PROCESSES: "1", JOURNAL_CHECKPOINT_MS: "1000", LOG_LEVEL: "silent" });
 }, 60_000);
 
 afterAll(async () => {
@@ -45,6 +87,7 @@ afterAll(async () => {
   if (keys.length) await redis.del(...keys);
   await controlPlane?.close();
   await simulator?.close();
+  link?.close();
   await database?.drop();
 });
 
@@ -110,21 +153,23 @@ describe("a proxy process that ends: killed with 50 streams open, or stopped", (
     // The option's TPM: each stream holds its input estimate and output bound in flight.
     expect(await limits.readTokensHeld(keyId)).toBeGreaterThanOrEqual(STREAMS * 1000);
 
-    // A burst of requests admitted just before the kill: it comes 25 ms after the upstream has seen
-    // them all, long before any checkpoint (and within the 100 ms batches the journal once had).
-    // Each was written ahead within WRITE_AHEAD_MS (2 ms), so each gets its row too.
+    // A burst of requests admitted just before the kill: the process dies the moment the upstream
+    // has seen the first of them, long before any checkpoint, and its last writes die on the slow
+    // link with it. No upstream is called before Redis has answered the journal's write of the
+    // request, so every request the upstream saw gets its row too.
     const burstReceived: number[] = [];
     for (let index = 0; index < BURST; index += 1) void openStream(minted.plaintext, index, burstReceived, "burst stream").catch(() => undefined);
     const burstSeen = () => simulator.stats.requests.filter((record) => JSON.stringify(record.body).includes("burst stream"));
     const deadline = Date.now() + 10_000;
-    while (burstSeen().length < BURST && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 1));
-    await new Promise((resolve) => setTimeout(resolve, 25));
+    while (burstSeen().length === 0 && Date.now() < deadline) await new Promise((resolve) => setImmediate(resolve));
     const exited = new Promise((resolve) => proxy.child.once("exit", resolve));
     proxy.child.kill("SIGKILL");
     await exited;
     const killedAt = Date.now();
+    // A request the dead process sent may still be on its way into the upstream: read them after.
+    await new Promise((resolve) => setTimeout(resolve, 300));
     const burstIds = burstSeen().map((record) => record.headers["x-request-id"]!);
-    expect(burstIds).toHaveLength(BURST);
+    expect(burstIds.length).toBeGreaterThan(0);
     const admitted = [...requestIds, ...burstIds];
 
     // Polled up to the contract's bound: one row per admitted request.

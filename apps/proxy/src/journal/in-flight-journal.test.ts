@@ -2,6 +2,7 @@
 // died now. Entries are written at checkpoints (never on a request's path), follow the request's
 // progress, stay while its billing event is not yet queued, and go once it is.
 import { randomUUID } from "node:crypto";
+import { createServer, type AddressInfo, type Socket } from "node:net";
 import fc from "fast-check";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -10,7 +11,7 @@ import { createLogger } from "@gateway/logger";
 import { journalKeys, type HeldReservation, type JournalEntry } from "@gateway/redis-store";
 import { resolveTestServices } from "@gateway/testing";
 import { InFlightRegistry, type InFlightRequest } from "../relay/in-flight.ts";
-import { heartbeatMs, InFlightJournal, WRITE_AHEAD_MS } from "./in-flight-journal.ts";
+import { heartbeatMs, InFlightJournal, WRITE_AHEAD_WAIT_MS } from "./in-flight-journal.ts";
 
 let redis: Redis;
 const prefix = `test-${randomUUID().slice(0, 8)}`;
@@ -75,7 +76,7 @@ describe("in-flight journal (proxy)", () => {
     await journal.stop();
   });
 
-  it("writes a new request ahead within WRITE_AHEAD_MS of its admission, not at the next checkpoint; one ended before then is never written", async () => {
+  it("writes a new request ahead before its first upstream call: add's promise settles only once Redis holds the entry", async () => {
     const { inFlight } = setup();
     const journal = new InFlightJournal({ redis, prefix, inFlight, reservation: () => null, processTag: "tag", checkpointMs: 600_000, logger });
     journal.start();
@@ -83,27 +84,63 @@ describe("in-flight journal (proxy)", () => {
     const hash = journalKeys(prefix).process(journal.processId);
     const open = request("req_new");
     open.output = 7;
-    inFlight.add(open);
-    inFlight.add(request("req_same_turn"));
+    const journaled = inFlight.add(open);
+    const sameTurn = inFlight.add(request("req_same_turn"));
     inFlight.add(request("req_gone"));
     inFlight.remove("req_gone");
-    // The batch is due; the write went out on this same connection, so a read after it sees it
-    // (the next checkpoint is 10 minutes away).
-    await new Promise((resolve) => setTimeout(resolve, WRITE_AHEAD_MS + 20));
-    const [first, second, gone] = await redis.hmget(hash, "req_new", "req_same_turn", "req_gone");
+    // One write for the requests of one turn; nothing is in Redis before the turn ends.
+    expect(journaled).toBeInstanceOf(Promise);
+    expect(sameTurn).toBe(journaled);
+    expect(await redis.hget(hash, "req_new")).toBeNull();
+    // Read on another connection the moment the promise settles: the entry is there already.
+    const observer = redis.duplicate();
+    await journaled;
+    const [first, second, gone] = await observer.hmget(hash, "req_new", "req_same_turn", "req_gone");
     expect(JSON.parse(first!)).toMatchObject({ requestId: "req_new", apiKeyId: "key_1", usage: { outputTokens: 7 } });
     expect(JSON.parse(second!).requestId).toBe("req_same_turn");
     expect(gone).toBeNull();
-    // The progress of a written request waits for the checkpoint, which writes it.
+    // Requests admitted while a write is out wait for the next write, which carries them all.
     open.output = 99;
-    inFlight.add(request("req_newer"));
-    await new Promise((resolve) => setTimeout(resolve, WRITE_AHEAD_MS + 20));
-    expect(await redis.hget(hash, "req_newer")).not.toBeNull();
-    expect(JSON.parse((await redis.hget(hash, "req_new"))!).usage.outputTokens).toBe(7);
+    const a = inFlight.add(request("req_newer"));
+    await new Promise((resolve) => setImmediate(resolve));
+    const b = inFlight.add(request("req_while_out"));
+    expect(b).not.toBe(a);
+    await b;
+    expect(await observer.hmget(hash, "req_newer", "req_while_out")).not.toContain(null);
+    // The progress of a written request waits for the checkpoint, which writes it.
+    expect(JSON.parse((await observer.hget(hash, "req_new"))!).usage.outputTokens).toBe(7);
     await journal.checkpoint();
-    expect(JSON.parse((await redis.hget(hash, "req_new"))!).usage.outputTokens).toBe(99);
-    for (const id of ["req_new", "req_same_turn", "req_newer"]) inFlight.remove(id);
+    expect(JSON.parse((await observer.hget(hash, "req_new"))!).usage.outputTokens).toBe(99);
+    for (const id of ["req_new", "req_same_turn", "req_newer", "req_while_out"]) inFlight.remove(id);
+    observer.disconnect();
     await journal.stop();
+  });
+
+  it("lets requests go on after WRITE_AHEAD_WAIT_MS when Redis does not answer, and at once when it refuses", async () => {
+    // A Redis that takes the connection and never answers (a hung server with its socket open).
+    const sockets: Socket[] = [];
+    const server = createServer((socket) => void sockets.push(socket));
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const hung = new Redis({ port: (server.address() as AddressInfo).port, host: "127.0.0.1", enableReadyCheck: false, maxRetriesPerRequest: 0 });
+    const inFlight = new InFlightRegistry();
+    const journal = new InFlightJournal({ redis: hung, prefix, inFlight, reservation: () => null, processTag: "tag", checkpointMs: 600_000, logger });
+    journal.start();
+    const started = Date.now();
+    await inFlight.add(request("req_hung"));
+    const waited = Date.now() - started;
+    expect(waited).toBeGreaterThanOrEqual(WRITE_AHEAD_WAIT_MS - 50);
+    expect(waited).toBeLessThan(WRITE_AHEAD_WAIT_MS * 3);
+    // The connection is gone: a write is refused at once, and the request does not wait for it.
+    const ended = new Promise((resolve) => hung.once("end", resolve));
+    hung.disconnect();
+    await ended;
+    const refusedAt = Date.now();
+    await inFlight.add(request("req_refused"));
+    expect(Date.now() - refusedAt).toBeLessThan(WRITE_AHEAD_WAIT_MS / 2);
+    for (const id of ["req_hung", "req_refused"]) inFlight.remove(id);
+    await journal.stop();
+    for (const socket of sockets) socket.destroy();
+    server.close();
   });
 
   it("keeps an entry while its billing event is recorded but not queued, and drops it once queued", async () => {

@@ -15,13 +15,23 @@ export function heartbeatMs(checkpointMs: number): number {
 }
 
 /**
- * How long a new request waits for company before it is written ahead: the requests admitted in
- * this window go in one HSET. Writing each request in its own turn cost 30-45 µs of proxy CPU per
- * request at concurrency 64 (one Redis command per request: chat 183 -> 211, messages 179 -> 224
- * µs/req, `BENCH_ROWS=chat-c64,messages-c64 BENCH_PORTKEY=0 pnpm bench`, 2026-11-27 15:26); 2 ms
- * batches tens of requests per command under load. A kill within it loses those requests' rows.
+ * The longest a request waits for its entry to be written before it calls an upstream. A Redis
+ * that hangs with its socket open answers nothing: the request then goes on unjournaled (logged),
+ * as it would when Redis refused the write; both are the loss bound of a kill during a Redis outage.
  */
-export const WRITE_AHEAD_MS = 2;
+export const WRITE_AHEAD_WAIT_MS = 1_000;
+
+/** One write ahead: the requests that joined it wait on `written` before their first upstream call. */
+interface AheadBatch {
+  written: Promise<void>;
+  settle: () => void;
+}
+
+function aheadBatch(): AheadBatch {
+  let settle!: () => void;
+  const written = new Promise<void>((resolve) => (settle = resolve));
+  return { written, settle };
+}
 
 export interface InFlightJournalOptions {
   redis: RedisClient;
@@ -42,14 +52,18 @@ export interface InFlightJournalOptions {
  * event. An entry goes as soon as the queue has acknowledged its request's event (`queued`, from
  * the producer).
  *
- * A new request is written ahead (`writeAhead`) WRITE_AHEAD_MS (2 ms) after its admission, or,
- * while the previous such write is out, once Redis has answered it; one plain HSET for all of
- * them (no script, no heartbeat: the checkpoints keep those). A request that ends before then is
- * never written.
+ * A new request is written ahead (`writeAhead`) before its first upstream call: the relay waits on
+ * `admitted`'s promise, so no upstream is ever called (no cost is ever incurred) for a request the
+ * journal does not hold. The requests admitted in one turn of the event loop, and all those
+ * admitted while a write is out, go in one plain HSET (no script, no heartbeat: the checkpoints
+ * keep those); one write is out at a time, so under load a write carries tens of requests and
+ * costs each a few microseconds. A request that ends before its write is never written.
  *
  * Loss bounds on SIGKILL/OOM: a journaled request is billed for its usage at the last checkpoint,
  * so at most JOURNAL_CHECKPOINT_MS of its output goes unbilled (with the estimate's error). A kill
- * within WRITE_AHEAD_MS (plus a Redis round trip) of a request's admission loses its row. A request
+ * before a request's entry is written kills it before any upstream call: nothing to bill. While
+ * Redis refuses or does not answer a write (WRITE_AHEAD_WAIT_MS), requests go on unjournaled: a kill
+ * then loses their rows (Redis and the process down at once). A request
  * whose event was recorded but not yet queued keeps its entry, so the sweeper bills it from its
  * last checkpoint.
  */
@@ -64,19 +78,16 @@ export class InFlightJournal {
   /** Written entries to delete at the next checkpoint. */
   private deletes: string[] = [];
   private timer: NodeJS.Timeout | null = null;
-  /** Requests admitted and not yet written ahead. */
+  /** Requests admitted and not yet written ahead, and the write they wait on. */
   private fresh: InFlightRequest[] = [];
+  private freshBatch: AheadBatch | null = null;
   /** A write ahead is out: the requests admitted meanwhile go in one write when it is answered. */
   private aheadOut = false;
-  /** The write ahead is due (WRITE_AHEAD_MS after the first request waiting for it). */
-  private aheadDue: NodeJS.Timeout | null = null;
+  /** The write ahead is due at the end of this turn of the event loop. */
+  private aheadDue: NodeJS.Immediate | null = null;
   private readonly writeAheadNow = () => {
     this.aheadDue = null;
     this.writeAhead();
-  };
-  private readonly aheadAnswered = () => {
-    this.aheadOut = false;
-    if (this.fresh.length > 0) this.scheduleWriteAhead();
   };
   private writing: Promise<void> | null = null;
   private registered = false;
@@ -94,16 +105,17 @@ export class InFlightJournal {
     void this.checkpoint();
   }
 
-  /** A request was admitted: written ahead within WRITE_AHEAD_MS, with the others admitted meanwhile. */
-  private admitted(request: InFlightRequest): void {
-    if (this.timer === null) return;
-    if (this.fresh.push(request) === 1 && !this.aheadOut) this.scheduleWriteAhead();
-  }
-
-  private scheduleWriteAhead(): void {
-    if (this.aheadDue !== null) return;
-    this.aheadDue = setTimeout(this.writeAheadNow, WRITE_AHEAD_MS);
-    this.aheadDue.unref();
+  /**
+   * A request was admitted: written ahead with the others admitted in this turn (or while the
+   * write before is out). The promise settles once Redis has the entry, or could not take it
+   * within WRITE_AHEAD_WAIT_MS; the relay calls no upstream before.
+   */
+  private admitted(request: InFlightRequest): Promise<void> | undefined {
+    if (this.timer === null) return undefined;
+    this.fresh.push(request);
+    this.freshBatch ??= aheadBatch();
+    if (!this.aheadOut && this.aheadDue === null) this.aheadDue = setImmediate(this.writeAheadNow);
+    return this.freshBatch.written;
   }
 
   /**
@@ -114,8 +126,11 @@ export class InFlightJournal {
    */
   private writeAhead(): void {
     const fresh = this.fresh;
+    const batch = this.freshBatch;
     this.fresh = [];
-    if (this.timer === null) return;
+    this.freshBatch = null;
+    if (batch === null) return;
+    if (this.timer === null) return batch.settle();
     const { inFlight, redis, prefix } = this.options;
     const now = Date.now();
     const args: string[] = [];
@@ -126,14 +141,35 @@ export class InFlightJournal {
       // Written, with no usage known: the next checkpoint writes its progress if it is still open.
       this.written.set(requestId, "");
     }
-    if (args.length === 0) return;
+    if (args.length === 0) return batch.settle();
     this.aheadOut = true;
-    redis.hset(journalKeys(prefix).process(this.processId), ...args).then(this.aheadAnswered, (error: unknown) => {
-      // Not in Redis: the next checkpoint writes every open request that is not.
-      for (let index = 0; index < args.length; index += 2) this.written.delete(args[index]!);
-      this.options.logger.warn({ err: (error as Error).message }, "in-flight journal entries not written ahead");
-      this.aheadAnswered();
-    });
+    // The next write goes once this one is answered, or once its requests stopped waiting for it.
+    let next = true;
+    const goOn = () => {
+      batch.settle();
+      if (!next) return;
+      next = false;
+      this.aheadOut = false;
+      if (this.fresh.length > 0) this.writeAhead();
+    };
+    const wait = setTimeout(() => {
+      this.options.logger.warn({ requests: args.length / 2, waitMs: WRITE_AHEAD_WAIT_MS }, "in-flight journal write ahead not answered; its requests go on");
+      goOn();
+    }, WRITE_AHEAD_WAIT_MS);
+    wait.unref();
+    redis.hset(journalKeys(prefix).process(this.processId), ...args).then(
+      () => {
+        clearTimeout(wait);
+        goOn();
+      },
+      (error: unknown) => {
+        clearTimeout(wait);
+        // Not in Redis: the next checkpoint writes every open request that is not.
+        for (let index = 0; index < args.length; index += 2) this.written.delete(args[index]!);
+        this.options.logger.warn({ err: (error as Error).message, requests: args.length / 2 }, "in-flight journal entries not written ahead; the requests go on unjournaled");
+        goOn();
+      },
+    );
   }
 
   /** The request's billing event exists (the producer recorded it): its entry stays as it is until queued. */
@@ -240,9 +276,13 @@ export class InFlightJournal {
    */
   async stop(): Promise<void> {
     if (this.timer !== null) clearInterval(this.timer);
-    if (this.aheadDue !== null) clearTimeout(this.aheadDue);
+    if (this.aheadDue !== null) clearImmediate(this.aheadDue);
     this.timer = null;
     this.aheadDue = null;
+    // Requests waiting for a write go on: the last checkpoint below writes what is still open.
+    this.freshBatch?.settle();
+    this.fresh = [];
+    this.freshBatch = null;
     await this.writing;
     const { redis, prefix, inFlight, logger } = this.options;
     try {

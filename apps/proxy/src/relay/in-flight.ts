@@ -33,10 +33,14 @@ export interface InFlightRequest {
 export class InFlightRegistry {
   private readonly byId = new Map<string, InFlightRequest>();
   private readonly byKey = new Map<string, Set<InFlightRequest>>();
-  /** Called after each `add`: the in-flight journal schedules the new request's first write. */
-  onAdd: (entry: InFlightRequest) => void = () => undefined;
+  /**
+   * Called after each `add`: the in-flight journal schedules the new request's first write, and
+   * answers the promise of that write (undefined without a journal).
+   */
+  onAdd: (entry: InFlightRequest) => Promise<void> | undefined = () => undefined;
 
-  add(entry: InFlightRequest): void {
+  /** Registers the request; the promise settles once the journal holds it (call no upstream before). */
+  add(entry: InFlightRequest): Promise<void> | undefined {
     this.byId.set(entry.requestId, entry);
     let forKey = this.byKey.get(entry.keyId);
     if (forKey === undefined) {
@@ -44,7 +48,7 @@ export class InFlightRegistry {
       this.byKey.set(entry.keyId, forKey);
     }
     forKey.add(entry);
-    this.onAdd(entry);
+    return this.onAdd(entry);
   }
 
   remove(requestId: string): void {

@@ -53,7 +53,8 @@ export async function relayRequest(input: RelayInput): Promise<void> {
     startedAt: request.startedAt,
     requestBytes: request.bodyBytes,
   });
-  services.inFlight.add(running);
+  // The journal's write of this request: no upstream is called before it (contract section 14).
+  const journaled = services.inFlight.add(running);
   // The upstream attempts, in order, as the billing event carries them (metrics and health read them there).
   const attempts: Attempt[] = [];
 
@@ -81,7 +82,7 @@ export async function relayRequest(input: RelayInput): Promise<void> {
   };
 
   try {
-    await relayAttempts(input, running, bill, attempts);
+    await relayAttempts(input, running, bill, attempts, journaled);
   } finally {
     // A path that billed nothing (a bug) must not leave the request in the registry for ever.
     services.inFlight.remove(request.requestId);
@@ -92,7 +93,7 @@ type Bill = (outcome: AttemptOutcome, upstream: string | null, upstreamModel: st
 
 const NOTHING_BILLED: AttemptOutcome = Object.freeze({ status: "error", usage: EMPTY_USAGE, estimated: false, ttfbMs: null });
 
-async function relayAttempts(input: RelayInput, running: RunningRequest, bill: Bill, attempts: Attempt[]): Promise<void> {
+async function relayAttempts(input: RelayInput, running: RunningRequest, bill: Bill, attempts: Attempt[], journaled: Promise<void> | undefined): Promise<void> {
   const { services, request, response, wire, parsed, model, traceparent } = input;
   // Spans only when exported: without, not even their attributes are made.
   const tracing = services.tracing.enabled ? services.tracing : null;
@@ -123,6 +124,8 @@ async function relayAttempts(input: RelayInput, running: RunningRequest, bill: B
     throw error;
   }
   const connection = clientConnection(response);
+  // Planned while the journal's write was out; a kill from here on finds the request in the journal.
+  if (journaled !== undefined) await journaled;
 
   const maxAttempts = services.config.MAX_ATTEMPTS;
   let lastFailure: AttemptFailure | null = null;
