@@ -85,7 +85,7 @@ describe("UpstreamEvents", () => {
         const bytes = text(spec);
         for (const one of scan(cut(bytes, at))) {
           if (one.raw === null) continue;
-          expect(one.raw.endsWith("\n\n")).toBe(true);
+          expect(one.raw.endsWith("\n\n") || one.raw.endsWith("\r\n\r\n")).toBe(true);
           expect(reference(Buffer.from(one.raw))).toEqual([{ event: one.event, data: one.data, id: undefined }]);
         }
         // LF line ends, no BOM, blocks of an optional name line and one data line: nothing re-parsed.
@@ -126,6 +126,28 @@ describe("UpstreamEvents", () => {
         expect(scan([bytes.subarray(0, at), bytes.subarray(at)]).map(({ event, data, id }) => ({ event, data, id }))).toEqual(reference(bytes));
       }
     }
+  });
+
+  it("reads a stream whose lines all end with CRLF (Google's) as bytes, however it is cut", () => {
+    const chunks = [
+      '{"candidates":[{"content":{"parts":[{"text":"Hel"}],"role":"model"},"index":0}],"usageMetadata":{"promptTokenCount":3}}',
+      '{"candidates":[{"content":{"parts":[{"text":"lo ✓"}],"role":"model"},"finishReason":"STOP","index":0}],"usageMetadata":{"promptTokenCount":3,"candidatesTokenCount":2}}',
+    ];
+    const bytes = Buffer.from(chunks.map((data) => `data: ${data}\r\n\r\n`).join(""));
+    for (let at = 0; at <= bytes.length; at += 1) {
+      for (const step of [1, 7, 64]) {
+        const pieces = [bytes.subarray(0, at), ...cut(bytes.subarray(at), Array.from({ length: 40 }, (_, index) => index * step))];
+        const seen = scan(pieces);
+        expect(seen.map((one) => one.data)).toEqual(chunks);
+        expect(seen.map((one) => one.raw)).toEqual(chunks.map((data) => `data: ${data}\r\n\r\n`));
+      }
+    }
+    // A LF without its CR later on: the rest of the stream is read as text, as before.
+    expect(scan([Buffer.from("data: a\r\n\r\n"), Buffer.from("data: b\n\ndata: c\r\n\r\n")]).map((one) => [one.data, one.raw])).toEqual([
+      ["a", "data: a\r\n\r\n"],
+      ["b", null],
+      ["c", null],
+    ]);
   });
 
   it("a CR anywhere moves the rest of the stream, pending bytes included, to the text parser", () => {

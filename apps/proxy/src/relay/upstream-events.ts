@@ -6,6 +6,8 @@ const LF = 0x0a;
 const CR = 0x0d;
 const SPACE = 0x20;
 const DATA = Buffer.from("data:");
+/** A blank line in a stream that ends its lines with CRLF (Google's servers: `data: {...}\r\n\r\n`). */
+const CRLF_BLANK = Buffer.from("\r\n\r\n");
 const EVENT = Buffer.from("event:");
 
 /**
@@ -13,7 +15,8 @@ const EVENT = Buffer.from("event:");
  * `event:` line, one `data:` line, the blank line): then `bytes[start, end)` are its own bytes,
  * blank line included, and relaying them is relaying the event exactly. Otherwise (a block with an
  * id, a comment, several data lines, a byte-order mark; a stream with CR line ends) the event was
- * parsed from text and only its frame can be written.
+ * parsed from text and only its frame can be written. A stream whose every line ends with CRLF
+ * (Google's) is read as bytes too, its events' bytes ending with CRLF CRLF.
  */
 export type EventSink = (event: EventSourceMessage, raw: boolean, bytes: Buffer, start: number, end: number) => void;
 
@@ -51,8 +54,10 @@ function eventName(bytes: Buffer, start: number, end: number): string | undefine
  * Splits an upstream event stream into its events from the bytes as they come: a block between
  * blank lines that is one plain event becomes an `SseBytesEvent` without decoding anything (its data
  * is decoded only if a tracker or translator asks for it); any other block is decoded and given to
- * eventsource-parser, which reads it by the SSE rules. A stream that uses CR line ends is read as
- * text from there on, all of it by eventsource-parser. Either way the events and their data are
+ * eventsource-parser, which reads it by the SSE rules. A stream whose lines all end with CRLF is
+ * split the same way at CRLF CRLF (shared/design/neutral-core.md section 6 item 8); one that uses
+ * CR line ends otherwise (a lone CR, a LF without its CR) is read as text from there on, all of it
+ * by eventsource-parser. Either way the events and their data are
  * eventsource-parser's (upstream-events.test.ts checks it on random streams cut at random places).
  */
 export class UpstreamEvents {
@@ -61,6 +66,8 @@ export class UpstreamEvents {
   private pending: Buffer[] = [];
   private pendingBytes = 0;
   private bytesLevel = true;
+  /** Every line so far ended with CRLF: blocks end at CRLF CRLF. */
+  private crlf = false;
   /** Whether a block was read already: then the stream's start, where a byte-order mark is dropped, is behind. */
   private consumed = false;
   private parser: EventSourceParser | null = null;
@@ -76,12 +83,17 @@ export class UpstreamEvents {
       this.feedText(chunk);
       return;
     }
-    if (chunk.includes(CR)) {
-      // From here on, text: what is pending was never given to the parser.
-      this.bytesLevel = false;
+    if (this.crlf || chunk.includes(CR)) {
       const rest = this.pendingBytes > 0 ? Buffer.concat([...this.pending, chunk]) : chunk;
       this.pending = [];
       this.pendingBytes = 0;
+      if (crlfLines(rest)) {
+        this.crlf = true;
+        this.pushCrlf(rest);
+        return;
+      }
+      // From here on, text: what is pending was never given to the parser.
+      this.bytesLevel = false;
       this.feedText(rest);
       return;
     }
@@ -140,10 +152,32 @@ export class UpstreamEvents {
     this.sink(new SseBytesEvent(name, bytes, dataStart, end), true, bytes, start, end + 2);
   }
 
+  /** The blocks of a CRLF stream (`bytes`: what was pending and the new chunk), the rest kept pending. */
+  private pushCrlf(bytes: Buffer): void {
+    let start = 0;
+    for (let at = bytes.indexOf(CRLF_BLANK, start); at !== -1; at = bytes.indexOf(CRLF_BLANK, start)) {
+      if (at > start) this.crlfBlock(bytes, start, at);
+      start = at + 4;
+      this.consumed = true;
+    }
+    if (start < bytes.length) {
+      this.pending = [start === 0 ? bytes : bytes.subarray(start)];
+      this.pendingBytes = bytes.length - start;
+    }
+  }
+
+  /** One block `bytes[start, end)` of a CRLF stream, its CRLF CRLF just after `end`: a plain event is one `data:` line. */
+  private crlfBlock(bytes: Buffer, start: number, end: number): void {
+    const lineEnd = bytes.indexOf(CR, start);
+    if ((lineEnd !== -1 && lineEnd < end) || !bytesStartWith(bytes, start, end, DATA)) return this.textBlock(bytes, start, end, 4);
+    const dataStart = Math.min(start + (bytes[start + 5] === SPACE ? 6 : 5), end);
+    this.sink(new SseBytesEvent(undefined, bytes, dataStart, end), true, bytes, start, end + 4);
+  }
+
   /** A block that is not one plain event: read by the SSE rules (it ends at a blank line, so the parser starts clean after it). */
-  private textBlock(bytes: Buffer, start: number, end: number): void {
+  private textBlock(bytes: Buffer, start: number, end: number, blank = 2): void {
     // The stream's first block is decoded as the whole stream would be: a leading byte-order mark dropped.
-    const text = this.consumed ? bytes.toString("utf8", start, end + 2) : new TextDecoder().decode(bytes.subarray(start, end + 2));
+    const text = this.consumed ? bytes.toString("utf8", start, end + blank) : new TextDecoder().decode(bytes.subarray(start, end + blank));
     this.textParser().feed(text);
   }
 
@@ -160,6 +194,16 @@ export class UpstreamEvents {
     }
     return this.parser;
   }
+}
+
+/**
+ * Whether every line end in `bytes` is a CRLF: each CR followed by its LF (or last, its LF still to
+ * come), each LF after its CR. `bytes` starts after a blank line, or at the stream's start.
+ */
+function crlfLines(bytes: Buffer): boolean {
+  for (let cr = bytes.indexOf(CR); cr !== -1; cr = bytes.indexOf(CR, cr + 1)) if (cr + 1 < bytes.length && bytes[cr + 1] !== LF) return false;
+  for (let lf = bytes.indexOf(LF); lf !== -1; lf = bytes.indexOf(LF, lf + 1)) if (lf === 0 || bytes[lf - 1] !== CR) return false;
+  return true;
 }
 
 /**
