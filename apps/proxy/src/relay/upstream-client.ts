@@ -1,6 +1,7 @@
 import type { Dispatcher } from "undici";
 import { Pool } from "./undici-pool.ts";
 import type { UpstreamRecord } from "@gateway/redis-store";
+import { dialectTransport, type DialectTransport } from "../upstreams/dialects/index.ts";
 
 /**
  * Cancels one upstream call: the attempt's first-byte timer and the client leaving abort through
@@ -185,6 +186,26 @@ export class UpstreamClient {
   }
 
   private dispatch(call: UpstreamCall, sink: BodySink | null): Promise<UpstreamAnswer> {
+    const transport = dialectTransport(call.upstream);
+    return transport === null ? this.send(call, sink) : this.sendAs(transport, call, sink);
+  }
+
+  /**
+   * A call to a provider kind (Azure, Bedrock, Vertex): its transport rewrites the path, body and
+   * auth (a signature or a token may take a moment), reads its stream framing as the shape's SSE and
+   * its error bodies as the shape's envelope. A failure to prepare (no credentials, a token endpoint
+   * down) rejects like a failed connection: the target's, so it fails over and counts against it.
+   */
+  private async sendAs(transport: DialectTransport, call: UpstreamCall, sink: BodySink | null): Promise<UpstreamAnswer> {
+    const prepared = await transport.prepare(call, sink !== null);
+    if (call.abort.aborted) throw call.abort.reason;
+    const answer = await this.send({ ...call, ...prepared }, sink !== null && transport.streamSink ? transport.streamSink(sink) : sink);
+    if (answer.statusCode < 400) return answer;
+    transport.failed?.(answer.statusCode);
+    return transport.errorBody ? { statusCode: answer.statusCode, body: transport.errorBody(answer.statusCode, answer.body) } : answer;
+  }
+
+  private send(call: UpstreamCall, sink: BodySink | null): Promise<UpstreamAnswer> {
     const route = this.route(call.upstream);
     return new Promise<UpstreamAnswer>((resolve, reject) => {
       const handler = new CallHandler(call, sink, resolve, reject);

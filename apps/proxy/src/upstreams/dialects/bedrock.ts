@@ -1,0 +1,84 @@
+import { Sha256 } from "@aws-crypto/sha256-js";
+import { SignatureV4 } from "@smithy/signature-v4";
+import type { UpstreamDialect } from "@gateway/contracts";
+import type { BodySink, UpstreamCall } from "../../relay/upstream-client.ts";
+import { BedrockEventStream } from "./bedrock-event-stream.ts";
+import { anthropicErrorBody, callBody, callModel, envValue, type DialectCall, type DialectTransport } from "./transport.ts";
+
+type BedrockDialect = Extract<UpstreamDialect, { kind: "bedrock" }>;
+
+/** The version Bedrock's Messages body names (https://docs.aws.amazon.com/bedrock/latest/userguide/model-parameters-anthropic-claude-messages.html). */
+export const BEDROCK_ANTHROPIC_VERSION = "bedrock-2023-05-31";
+
+/** Bedrock's error type (from `x-amzn-ErrorType` or the body) -> Anthropic's, for the envelope a client may read. */
+function errorType(status: number): string {
+  if (status === 429) return "rate_limit_error";
+  if (status === 401 || status === 403) return "authentication_error";
+  if (status === 404) return "not_found_error";
+  if (status === 400) return "invalid_request_error";
+  return status === 503 ? "overloaded_error" : "api_error";
+}
+
+/**
+ * Claude on AWS Bedrock (InvokeModel / InvokeModelWithResponseStream, the Anthropic shape): the
+ * Messages body without `model` and `stream`, with `anthropic_version` and the betas as
+ * `anthropic_beta`; the model id (or ARN) in the path, percent-encoded as the AWS SDK sends it; the
+ * call signed with SigV4 (service `bedrock`) by the AWS SDKs' own signer, with the credentials the
+ * `aws_*_env` variables name; the stream is the binary event stream (`BedrockEventStream`).
+ */
+export function bedrockTransport(dialect: BedrockDialect, baseUrl: string): DialectTransport {
+  const base = new URL(baseUrl);
+  const basePath = base.pathname.replace(/\/+$/, "");
+  let signer: SignatureV4 | null = null;
+  let signedWith = "";
+  const signerFor = (): SignatureV4 => {
+    const accessKeyId = envValue(dialect.accessKeyIdEnv);
+    const secretAccessKey = envValue(dialect.secretAccessKeyEnv);
+    // Named, never shown: the variable is the operator's to set.
+    if (accessKeyId === null || secretAccessKey === null) throw new Error(`the Bedrock credentials are not set (${dialect.accessKeyIdEnv}, ${dialect.secretAccessKeyEnv})`);
+    const sessionToken = dialect.sessionTokenEnv === null ? undefined : (envValue(dialect.sessionTokenEnv) ?? undefined);
+    const id = `${accessKeyId}\n${secretAccessKey}\n${sessionToken ?? ""}`;
+    if (signer === null || signedWith !== id) {
+      signer = new SignatureV4({ service: "bedrock", region: dialect.region, credentials: { accessKeyId, secretAccessKey, sessionToken }, sha256: Sha256 });
+      signedWith = id;
+    }
+    return signer;
+  };
+
+  return {
+    async prepare(call: UpstreamCall, stream: boolean): Promise<DialectCall> {
+      const body = callBody(call);
+      const model = callModel(body);
+      const operation = call.path === "/v1/messages" ? (stream ? "invoke-with-response-stream" : "invoke") : null;
+      if (operation === null) throw new Error(`Bedrock has no ${call.path} for Anthropic models`);
+      const { model: _model, stream: _stream, ...rest } = body;
+      const betas = call.headers["anthropic-beta"];
+      const bedrockBody = JSON.stringify({
+        ...rest,
+        anthropic_version: BEDROCK_ANTHROPIC_VERSION,
+        ...(betas ? { anthropic_beta: betas.split(",").map((beta) => beta.trim()).filter((beta) => beta !== "") } : {}),
+      });
+      const path = `/model/${encodeURIComponent(model)}/${operation}`;
+      const signedHeaders: Record<string, string> = { host: base.host, "content-type": "application/json", accept: stream ? "application/vnd.amazon.eventstream" : "application/json" };
+      if (stream) signedHeaders["x-amzn-bedrock-accept"] = "application/json";
+      const signed = await signerFor().sign({ method: "POST", protocol: base.protocol, hostname: base.hostname, port: base.port === "" ? undefined : Number(base.port), path: basePath + path, query: {}, headers: signedHeaders, body: bedrockBody });
+      const headers: Record<string, string> = {};
+      for (const [name, value] of Object.entries(call.headers)) if (!/^(x-api-key|anthropic-version|anthropic-beta|authorization|content-type|accept)$/i.test(name)) headers[name] = value;
+      Object.assign(headers, signed.headers);
+      return { path, headers, body: bedrockBody };
+    },
+    streamSink: (sink: BodySink) => new BedrockEventStream(sink),
+    errorBody(status, body) {
+      // `{"message": "..."}` (or `Message`) as the AWS SDKs read it.
+      let message = `Bedrock answered ${status}`;
+      try {
+        const parsed = JSON.parse(body.toString("utf8")) as { message?: unknown; Message?: unknown };
+        const said = parsed.message ?? parsed.Message;
+        if (typeof said === "string") message = said;
+      } catch {
+        // Not JSON: the status says enough.
+      }
+      return anthropicErrorBody(errorType(status), message);
+    },
+  };
+}
