@@ -17,6 +17,7 @@ import { embeddingsRoute } from "./routes/v1-embeddings.ts";
 import { usageRoute } from "./routes/v1-usage.ts";
 import { redeemRoute } from "./routes/v1-redeem.ts";
 import { apiRelayRoute } from "./routes/api-relay.ts";
+import { geminiRouter } from "./routes/gemini.ts";
 import { relayPattern, type RelayPattern } from "./routes/api-relay-request.ts";
 import type { KeyedRouteHandler, RouteHandler } from "./routes/route-handler.ts";
 
@@ -90,6 +91,8 @@ export function createProxyHandler(services: ProxyServices): RequestListener {
   post("/v1/messages/count_tokens", countTokensRoute(services));
   post("/v1/embeddings", embeddingsRoute(services));
   post("/v1/redeem", redeemRoute(services));
+  // The Gemini API (`/v1beta/models...`, `POST /v1/models/{model}:{method}`): its own key forms and error envelope.
+  const gemini = geminiRouter(services, { throttle, bodyLimit, bodyOptions });
   const modelById: Route = { pattern: `${MODEL_BY_ID}*id`, handler: getModelRoute(services), readsBody: false };
   // The vendor API and console, any method, relayed to the control plane with the body streamed.
   const apiRelay = apiRelayRoute(services);
@@ -160,6 +163,12 @@ export function createProxyHandler(services: ProxyServices): RequestListener {
       param = decodedId(path.slice(MODEL_BY_ID.length));
     }
     if (!route) {
+      const match = gemini.match(method, path);
+      if (match) {
+        metrics.track(request, response, match.pattern);
+        gemini.handle(match, request, response, path);
+        return;
+      }
       const relay = relayPattern(request.url);
       if (relay) route = relays[relay];
     }

@@ -7,7 +7,7 @@ import { z } from "zod";
  * `UPSTREAM_SHAPES`, the proxy's `Shape` and its table of shape adapters all derive from this list:
  * a new shape is one line here, and the compiler then names every table that lacks it.
  */
-export const SHAPES = ["openai", "anthropic"] as const;
+export const SHAPES = ["openai", "anthropic", "gemini"] as const;
 export type Shape = (typeof SHAPES)[number];
 export const shapeSchema = z.enum(SHAPES);
 
@@ -16,6 +16,18 @@ export const shapeSchema = z.enum(SHAPES);
  * billed; listed so the one name list holds). The proxy's `EndpointName` and its wire formats
  * (`WIRE_FORMATS`, one per name) derive from this list.
  */
-export const MODEL_ENDPOINTS = ["chat.completions", "messages", "responses", "images.generations", "embeddings", "messages.count_tokens"] as const;
+export const MODEL_ENDPOINTS = [
+  "chat.completions",
+  "messages",
+  "responses",
+  "images.generations",
+  "embeddings",
+  "messages.count_tokens",
+  // The Gemini API (contract section 16): generateContent and streamGenerateContent, countTokens (never
+  // billed), embedContent and batchEmbedContents.
+  "gemini.generate_content",
+  "gemini.count_tokens",
+  "gemini.embed_content",
+] as const;
 export type EndpointName = (typeof MODEL_ENDPOINTS)[number];
 export const endpointSchema = z.enum(MODEL_ENDPOINTS);

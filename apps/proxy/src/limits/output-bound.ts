@@ -23,6 +23,10 @@ const OUTPUT_FIELDS: Record<EndpointName, readonly string[]> = {
   "images.generations": [],
   embeddings: [],
   "messages.count_tokens": [],
+  // Read in `generationConfig` (routes/gemini.ts passes that object as the body).
+  "gemini.generate_content": ["maxOutputTokens"],
+  "gemini.count_tokens": [],
+  "gemini.embed_content": [],
 };
 
 /** The output-limit fields `endpoint` reads, the one its native API obeys first. */

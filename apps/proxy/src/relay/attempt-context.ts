@@ -196,7 +196,7 @@ function upstreamBody(context: AttemptContext): string | Buffer {
 export function upstreamCall(context: AttemptContext, abort: CallAbort, extraHeaders?: Record<string, string>): UpstreamCall {
   return {
     upstream: context.target.upstream,
-    path: context.upstreamWire.upstreamPath,
+    path: context.upstreamWire.pathFor === undefined ? context.upstreamWire.upstreamPath : context.upstreamWire.pathFor(context.target.model, context.upstreamRequest.stream),
     headers: upstreamHeaders(context, extraHeaders),
     body: upstreamBody(context),
     abort,

@@ -92,8 +92,13 @@ function reasoningDrops(body: Record<string, unknown>, endpoint: EndpointName, d
       topLevel(body, "thinking", NO_REASONING, drops, asksForNone(body.thinking));
       nested(body, "output_config", "effort", NO_REASONING, drops);
       return;
+    case "gemini.generate_content":
+    case "gemini.count_tokens":
+      nested(body, "generationConfig", "thinkingConfig", NO_REASONING, drops, asRecord(asRecord(body.generationConfig)?.thinkingConfig)?.thinkingBudget === 0);
+      return;
     case "images.generations":
     case "embeddings":
+    case "gemini.embed_content":
       return;
     default: {
       const never: never = endpoint;
@@ -131,6 +136,8 @@ function mayHold(body: Record<string, unknown>, endpoint: EndpointName, capabili
     case "messages":
     case "messages.count_tokens":
       return isSet(body.thinking) || isSet(body.output_config);
+    case "gemini.generate_content":
+      return isSet(asRecord(body.generationConfig)?.thinkingConfig);
     default:
       return false;
   }

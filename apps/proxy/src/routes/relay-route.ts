@@ -30,7 +30,7 @@ export function allowedModel(services: ProxyServices, key: KeyRecord, name: stri
  * in the shape every one of its targets speaks; else lowered and listed, unless the option's
  * `strict_params` refuses what it would otherwise change.
  */
-function aboveMaximum(services: ProxyServices, wire: WireFormat, requested: string, model: ModelRecord, option: ServerOptionRecord): AboveMaximum {
+export function aboveMaximum(services: ProxyServices, wire: WireFormat, requested: string, model: ModelRecord, option: ServerOptionRecord): AboveMaximum {
   const lowered: AboveMaximum = option.strictParams ? "strict" : "lower";
   if (requested !== model.name) return lowered;
   // Plain loop: this runs per request, over a model's one to three targets.
@@ -66,7 +66,7 @@ export function relayRoute(services: ProxyServices, wire: WireFormat, checkHeade
  * reservation is given back if no billing event settled it. `input` is the relay's own, its trace
  * context filled in here.
  */
-async function relayAdmitted(input: RelayInput, admission: Admission): Promise<void> {
+export async function relayAdmitted(input: RelayInput, admission: Admission): Promise<void> {
   const { services, request, response, wire, model } = input;
   for (const name in admission.headers) addHead(response, name, admission.headers[name]!);
   if (admission.refusal) throw admission.refusal;

@@ -66,6 +66,9 @@ export function inputContent(request: ParsedRequest, endpoint: EndpointName, att
       if (typeof body.prompt === "string") attributes["gen_ai.input.messages"] = JSON.stringify(messages(body.prompt, new Allowance()));
       break;
     case "embeddings":
+    case "gemini.generate_content":
+    case "gemini.count_tokens":
+    case "gemini.embed_content":
       break;
     default: {
       const never: never = endpoint;

@@ -19,6 +19,9 @@ export const OPERATION_NAMES: Record<EndpointName, string> = {
   "images.generations": "generate_content",
   embeddings: "embeddings",
   "messages.count_tokens": "count_tokens",
+  "gemini.generate_content": "generate_content",
+  "gemini.count_tokens": "count_tokens",
+  "gemini.embed_content": "embeddings",
 };
 
 /**
@@ -28,6 +31,7 @@ export const OPERATION_NAMES: Record<EndpointName, string> = {
 export const PROVIDER_NAMES: Record<Shape, string> = {
   openai: "openai",
   anthropic: "anthropic",
+  gemini: "gcp.gemini",
 };
 
 /** The request fields read into `gen_ai.request.*` numbers, by the name each shape gives them. */

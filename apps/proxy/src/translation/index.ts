@@ -6,6 +6,7 @@ import { responsesToChat } from "./responses-to-chat/index.ts";
 import { responsesToMessages } from "./responses-to-messages/index.ts";
 import { unsupported } from "../core/fields.ts";
 import type { Translation } from "./types.ts";
+import { fromGemini, toGemini } from "../shapes/gemini/translations.ts";
 
 export type { StreamTranslator, Translation, TranslationName } from "./types.ts";
 export { DroppedParams, DROPPED_PARAMS_HEADER } from "../core/drops.ts";
@@ -19,10 +20,13 @@ export { DroppedParams, DROPPED_PARAMS_HEADER } from "../core/drops.ts";
 export function translationFor(clientEndpoint: EndpointName, upstream: UpstreamRecord): Translation | null {
   switch (clientEndpoint) {
     case "chat.completions":
+      if (upstream.shape === "gemini") return toGemini(clientEndpoint);
       return upstream.shape === "openai" ? null : chatToMessages;
     case "messages":
+      if (upstream.shape === "gemini") return toGemini(clientEndpoint);
       return upstream.shape === "anthropic" ? null : messagesToChat;
     case "responses":
+      if (upstream.shape === "gemini") return toGemini(clientEndpoint);
       if (upstream.shape === "anthropic") return responsesToMessages;
       return upstream.supportsResponses ? null : responsesToChat;
     case "images.generations":
@@ -35,6 +39,13 @@ export function translationFor(clientEndpoint: EndpointName, upstream: UpstreamR
       // Counted by the proxy itself on an OpenAI-shape model (routes/v1-count-tokens.ts), never sent there.
       if (upstream.shape === "anthropic") return null;
       throw unsupported("model", "token counts are forwarded to Anthropic-shape upstreams only");
+    case "gemini.generate_content":
+      return upstream.shape === "gemini" ? null : fromGemini(upstream.shape);
+    case "gemini.count_tokens":
+    case "gemini.embed_content":
+      // Other shapes are served by the routes themselves (routes/gemini.ts): a local count, OpenAI embeddings.
+      if (upstream.shape === "gemini") return null;
+      throw unsupported("model", `${clientEndpoint === "gemini.count_tokens" ? "countTokens" : "embeddings"} of a Gemini client reach Gemini-shape upstreams only`);
     default: {
       const never: never = clientEndpoint;
       return never;

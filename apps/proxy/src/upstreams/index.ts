@@ -1,6 +1,8 @@
 import type { EndpointName, Shape, UpstreamShapeAdapter, WireFormat } from "./types.ts";
 import { chatCompletions, embeddings, imagesGenerations, openaiAdapter, responses } from "./openai/index.ts";
 import { anthropicAdapter, messages, messagesCountTokens } from "./anthropic/index.ts";
+import { geminiAdapter } from "./google.ts";
+import { countTokens as geminiCountTokens, embedContent as geminiEmbedContent, generateContent as geminiGenerateContent } from "../shapes/gemini/wire.ts";
 
 export type * from "./types.ts";
 
@@ -11,9 +13,13 @@ export const WIRE_FORMATS: Record<EndpointName, WireFormat> = {
   "images.generations": imagesGenerations,
   embeddings,
   "messages.count_tokens": messagesCountTokens,
+  "gemini.generate_content": geminiGenerateContent,
+  "gemini.count_tokens": geminiCountTokens,
+  "gemini.embed_content": geminiEmbedContent,
 };
 
 export const SHAPE_ADAPTERS: Record<Shape, UpstreamShapeAdapter> = {
   openai: openaiAdapter,
   anthropic: anthropicAdapter,
+  gemini: geminiAdapter,
 };

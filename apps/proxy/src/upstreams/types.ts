@@ -26,6 +26,12 @@ export interface StreamTracker {
   outputText(event: EventSourceMessage): string;
 }
 
+/** What a route's URL says of the request (Gemini: `/v1beta/models/{model}:streamGenerateContent`). */
+export interface RouteFacts {
+  model: string;
+  stream: boolean;
+}
+
 /** The client's request after the required fields were checked; the rest passes through. */
 export interface ParsedRequest {
   body: Record<string, unknown>;
@@ -49,8 +55,16 @@ export interface WireFormat {
   shape: Shape;
   /** Path appended to the upstream's base URL. */
   upstreamPath: string;
-  /** Checks the required fields only (400 envelope naming the field). */
-  parse(body: unknown): ParsedRequest;
+  /**
+   * The path when it names the model and the method (Gemini: `/models/{model}:streamGenerateContent?alt=sse`);
+   * `upstreamPath` otherwise.
+   */
+  pathFor?(upstreamModel: string, stream: boolean): string;
+  /**
+   * Checks the required fields only (400 envelope naming the field). `route`: the model and the
+   * method when the URL names them (Gemini), not the body.
+   */
+  parse(body: unknown, route?: RouteFacts): ParsedRequest;
   /**
    * The upstream body: the client's, with `model` rewritten and usage always requested; null when
    * that changes nothing, so the client's bytes go upstream as they came (no re-serialising).
