@@ -11,6 +11,9 @@ import { getModelRoute, listModelsRoute } from "./routes/v1-models.ts";
 import { chatCompletionsRoute } from "./routes/v1-chat-completions.ts";
 import { messagesRoute } from "./routes/v1-messages.ts";
 import { responsesRoute, responsesWebSocketRoute } from "./routes/v1-responses.ts";
+import { responseByIdRoute } from "./routes/v1-responses-id.ts";
+import { responsesInputTokensRoute } from "./routes/v1-responses-input-tokens.ts";
+import { conversationsReadRoute, conversationsWriteRoute } from "./routes/v1-conversations.ts";
 import { imagesGenerationsRoute } from "./routes/v1-images-generations.ts";
 import { countTokensRoute } from "./routes/v1-count-tokens.ts";
 import { embeddingsRoute } from "./routes/v1-embeddings.ts";
@@ -35,6 +38,9 @@ const REFUSED_BODY_GRACE_MS = 10_000;
 
 /** `GET /v1/models/{id}`: the id is the rest of the path, and may hold slashes. */
 const MODEL_BY_ID = "/v1/models/";
+/** Stored responses (`GET`/`DELETE /v1/responses/{id}`, `.../input_items`) and conversations (contract section 18). */
+const RESPONSE_BY_ID = "/v1/responses/";
+const CONVERSATIONS = "/v1/conversations";
 
 /** The path without query string or trailing slash. */
 function pathOf(url: string | undefined): string {
@@ -91,9 +97,13 @@ export function createProxyHandler(services: ProxyServices): RequestListener {
   post("/v1/messages/count_tokens", countTokensRoute(services));
   post("/v1/embeddings", embeddingsRoute(services));
   post("/v1/redeem", redeemRoute(services));
+  post("/v1/responses/input_tokens", responsesInputTokensRoute(services));
   // The Gemini API (`/v1beta/models...`, `POST /v1/models/{model}:{method}`): its own key forms and error envelope.
   const gemini = geminiRouter(services, { throttle, bodyLimit, bodyOptions });
   const modelById: Route = { pattern: `${MODEL_BY_ID}*id`, handler: getModelRoute(services), readsBody: false };
+  const responseById: Route = { pattern: `${RESPONSE_BY_ID}*id`, handler: responseByIdRoute(services), readsBody: false };
+  const conversationsRead: Route = { pattern: `${CONVERSATIONS}/*`, handler: conversationsReadRoute(services), readsBody: false };
+  const conversationsWrite: Route = { pattern: `${CONVERSATIONS}/*`, handler: conversationsWriteRoute(services), readsBody: true };
   // The vendor API and console, any method, relayed to the control plane with the body streamed.
   const apiRelay = apiRelayRoute(services);
   const relays: Record<RelayPattern, Route> = {
@@ -161,6 +171,13 @@ export function createProxyHandler(services: ProxyServices): RequestListener {
     if (!route && method === "GET" && lower.startsWith(MODEL_BY_ID) && path.length > MODEL_BY_ID.length) {
       route = modelById;
       param = decodedId(path.slice(MODEL_BY_ID.length));
+    }
+    if (!route && (method === "GET" || method === "DELETE") && lower.startsWith(RESPONSE_BY_ID) && path.length > RESPONSE_BY_ID.length) {
+      route = responseById;
+      param = decodedId(path.slice(RESPONSE_BY_ID.length));
+    }
+    if (!route && (lower === CONVERSATIONS || lower.startsWith(`${CONVERSATIONS}/`))) {
+      route = method === "POST" ? conversationsWrite : method === "GET" || method === "DELETE" ? conversationsRead : undefined;
     }
     if (!route) {
       const match = gemini.match(method, path);

@@ -100,6 +100,10 @@ export function loadProxyConfig(env: Record<string, string | undefined> = proces
     JOURNAL_CHECKPOINT_MS: envVars.positiveInt(1_000),
     /** Largest body counted locally by `/v1/messages/count_tokens` (bytes); larger is a 413. */
     TOKEN_COUNT_MAX_BYTES: envVars.positiveInt(2 * 1024 * 1024),
+    /** Days a stored Responses response or conversation is kept (contract section 18); swept by the billing worker after. */
+    RESPONSES_RETENTION_DAYS: envVars.positiveInt(30),
+    /** Seconds the Redis copy of stored Responses state lives (Postgres is the store of record, read through the control plane after). */
+    RESPONSES_CACHE_TTL_SECONDS: envVars.positiveInt(3_600),
     /** Shared secret for the control plane's internal endpoints. */
     INTERNAL_TOKEN: envVars.secret("dev-internal-token-change-me"),
   }, env);

@@ -3,6 +3,7 @@ import { inClusterWorker, joinMetricsCluster, metricsHandler } from "@gateway/me
 import { createProxyHandler } from "./app.ts";
 import { createProxyServices, type ProxyServices } from "./services.ts";
 import type { ProxyConfig } from "./config.ts";
+import { serveResponsesWebSocket } from "./responses-state/websocket.ts";
 
 export interface RunningProxy {
   url: string;
@@ -18,6 +19,8 @@ export interface RunningProxy {
 export async function startProxy(config: ProxyConfig, logger?: ProxyServices["logger"]): Promise<RunningProxy> {
   const services = await createProxyServices(config, logger);
   const http = await listen(createProxyHandler(services), config.PORT, config.HOST, { ServerResponse: GatewayResponse });
+  // Responses over WebSocket on GET /v1/responses (contract section 18); other upgrades refused.
+  const webSockets = serveResponsesWebSocket(http.server, services, http.url);
   // In a cluster worker the primary serves METRICS_PORT with every worker's registry summed.
   const clustered = inClusterWorker();
   if (clustered) joinMetricsCluster(services.registry);
@@ -32,6 +35,7 @@ export async function startProxy(config: ProxyConfig, logger?: ProxyServices["lo
     close() {
       closing ??= (async () => {
         services.state.shuttingDown = true;
+        await webSockets.close();
         await http.close(config.SHUTDOWN_DEADLINE_MS);
         await metricsHttp?.close(1_000);
         await services.close();

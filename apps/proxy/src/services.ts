@@ -1,6 +1,6 @@
 import { Queue } from "bullmq";
 import { Pool } from "./relay/undici-pool.ts";
-import { BILLING_QUEUE } from "@gateway/contracts";
+import { BILLING_QUEUE, RESPONSES_STORE_QUEUE } from "@gateway/contracts";
 import { createLogger, type Logger } from "@gateway/logger";
 import { connectRedisFromConfig, LimitStore, RecordStore, redisReady, type RedisClient } from "@gateway/redis-store";
 import type { ProxyConfig } from "./config.ts";
@@ -22,6 +22,7 @@ import { PROVIDER_NAMES } from "./tracing/gen-ai-attributes.ts";
 import { createRegistry, type Registry } from "@gateway/metrics";
 import { clientAddressResolver } from "@gateway/http";
 import type { IncomingMessage } from "node:http";
+import { ResponsesStateStore } from "./responses-state/state-store.ts";
 
 /** Every client the proxy uses, built once at boot and passed around as one object. */
 export interface ProxyServices {
@@ -43,6 +44,8 @@ export interface ProxyServices {
   tokenCounter: TokenCounterPool;
   queue: Queue;
   billing: BillingProducer;
+  /** Stored Responses state (contract section 18): Redis, the responses-store queue, the control plane's reads. */
+  responsesState: ResponsesStateStore;
   limiter: Limiter;
   /** Every admitted request of this process while it runs (the journal's checkpoints, ending a revoked key's streams). */
   inFlight: InFlightRegistry;
@@ -69,6 +72,8 @@ export async function createProxyServices(config: ProxyConfig, logger = createLo
   const routing = new RoutingTable(records, logger);
   const queue = new Queue(BILLING_QUEUE, { connection: queueConnection, prefix: records.keys.queuePrefix });
   queue.on("error", (error: Error) => logger.warn({ err: error.message }, "billing queue error"));
+  const responsesQueue = new Queue(RESPONSES_STORE_QUEUE, { connection: queueConnection, prefix: records.keys.queuePrefix });
+  responsesQueue.on("error", (error: Error) => logger.warn({ err: error.message }, "responses-store queue error"));
   const limitStore = new LimitStore(redis, config.REDIS_PREFIX, {
     settleBatchMs: config.LIMIT_SETTLE_BATCH_MS,
     leaseRequests: config.LIMIT_LEASE_REQUESTS,
@@ -139,6 +144,11 @@ export async function createProxyServices(config: ProxyConfig, logger = createLo
   }, 1_000);
   refreshTimer.unref();
 
+  // Vendor traffic is light; a bound keeps a burst from opening sockets without end.
+  const controlPlane = {
+    relay: new Pool(new URL(config.CONTROL_PLANE_URL).origin, { connections: config.API_RELAY_CONNECTIONS, keepAliveTimeout: 30_000, connect: { timeout: 5_000 } }),
+    usage: new Pool(new URL(config.CONTROL_PLANE_URL).origin, { connections: config.USAGE_CONNECTIONS, keepAliveTimeout: 30_000, connect: { timeout: 5_000 } }),
+  };
   const services: ProxyServices = {
     config,
     logger,
@@ -149,15 +159,21 @@ export async function createProxyServices(config: ProxyConfig, logger = createLo
     routing,
     breaker,
     upstreams: new UpstreamClient({ connections: config.UPSTREAM_CONNECTIONS }),
-    // Vendor traffic is light; a bound keeps a burst from opening sockets without end.
-    controlPlane: {
-      relay: new Pool(new URL(config.CONTROL_PLANE_URL).origin, { connections: config.API_RELAY_CONNECTIONS, keepAliveTimeout: 30_000, connect: { timeout: 5_000 } }),
-      usage: new Pool(new URL(config.CONTROL_PLANE_URL).origin, { connections: config.USAGE_CONNECTIONS, keepAliveTimeout: 30_000, connect: { timeout: 5_000 } }),
-    },
+    controlPlane,
     // One thread: counting is rare, and a process per core already fills the machine's cores.
     tokenCounter: new TokenCounterPool({ threads: 1, maxQueued: 64, idleMs: 30_000 }),
     queue,
     billing,
+    responsesState: new ResponsesStateStore({
+      redis,
+      queue: responsesQueue,
+      prefix: config.REDIS_PREFIX,
+      cacheTtlSeconds: config.RESPONSES_CACHE_TTL_SECONDS,
+      // The usage pool: light internal reads, never queued behind relayed /api uploads.
+      controlPlane: controlPlane.usage,
+      internalToken: config.INTERNAL_TOKEN,
+      logger,
+    }),
     limiter,
     inFlight,
     registry,
@@ -177,6 +193,7 @@ export async function createProxyServices(config: ProxyConfig, logger = createLo
       await services.upstreams.close();
       await Promise.all([services.controlPlane.relay.close(), services.controlPlane.usage.close(), services.tokenCounter.close()]);
       await queue.close();
+      await responsesQueue.close();
       subscriber.disconnect();
       redis.disconnect();
       queueConnection.disconnect();

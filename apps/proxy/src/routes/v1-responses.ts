@@ -1,22 +1,81 @@
-import { GatewayError } from "@gateway/contracts";
+import { GatewayError, type StoredResponse } from "@gateway/contracts";
 import { WIRE_FORMATS } from "../upstreams/index.ts";
 import type { ProxyServices } from "../services.ts";
-import type { RouteHandler } from "./route-handler.ts";
+import type { KeyedRouteHandler, RouteHandler } from "./route-handler.ts";
 import { relayRoute } from "./relay-route.ts";
+import { captureAnswer } from "../responses-state/capture-answer.ts";
+import { isStateful, resolveStatefulRequest, type StatefulRequest } from "../responses-state/stateful-request.ts";
+import { withIds, type Item } from "../responses-state/items.ts";
 
-/** POST /v1/responses */
-export const responsesRoute = (services: ProxyServices) => relayRoute(services, WIRE_FORMATS.responses);
+const DAY_MS = 86_400_000;
 
 /**
- * GET /v1/responses: Codex's built-in provider first asks for a WebSocket here. Until Responses
- * over WebSocket is served (contract section 18), 426 with the envelope makes it fall back to HTTP
- * at once (404, 405 or 501 cost it seven retries, about 6.6 s; contract section 15). A GET without
- * the upgrade is an unknown route, as before.
+ * POST /v1/responses (contract section 18). A request continuing a stored response
+ * (`previous_response_id`) or a conversation is expanded here into its whole `input`, then goes
+ * through the relay unchanged (same shape to an OpenAI Responses upstream, or translated), with
+ * `store: false` and neither field: every target, after any failover, can continue it. The answer
+ * is stored (the API's default `store: true`) from the bytes the client received: the request's
+ * whole input, the output, the response object. A `store: false` request continuing nothing is
+ * relayed untouched, its bytes as sent.
+ */
+export function responsesRoute(services: ProxyServices): KeyedRouteHandler {
+  const relay = relayRoute(services, WIRE_FORMATS.responses);
+  const retentionMs = services.config.RESPONSES_RETENTION_DAYS * DAY_MS;
+  return (request, response, key) => {
+    const body = request.body as Record<string, unknown> | null;
+    if (body === null || typeof body !== "object" || Array.isArray(body) || !isStateful(body)) return relay(request, response, key);
+    return resolveStatefulRequest(services.responsesState, key, body).then((resolved) => {
+      request.body = resolved.body;
+      request.rawBody = Buffer.from(JSON.stringify(resolved.body));
+      request.bodyBytes = request.rawBody.length;
+      if (resolved.store || resolved.conversation !== null) {
+        captureAnswer(response, resolved.body.stream === true, (answer) => void keep(services, key, resolved, answer, retentionMs));
+      }
+      return relay(request, response, key);
+    });
+  };
+}
+
+/** Stores the answer and adds the turn to its conversation; failures are logged (the answer is out). */
+async function keep(services: ProxyServices, key: { id: string; vendorId: string }, resolved: StatefulRequest, answer: Record<string, unknown>, retentionMs: number): Promise<void> {
+  const output = Array.isArray(answer.output) ? (answer.output as Item[]) : [];
+  const id = typeof answer.id === "string" ? answer.id : null;
+  const now = Date.now();
+  try {
+    if (resolved.conversation !== null) await services.responsesState.addConversationItems(resolved.conversation, withIds([...resolved.ownInput, ...output]).map(conversationEntry));
+    if (!resolved.store || id === null) return;
+    const record: StoredResponse = {
+      id,
+      vendorId: key.vendorId,
+      apiKeyId: key.id,
+      conversationId: resolved.conversation?.id ?? null,
+      model: typeof answer.model === "string" ? answer.model : "",
+      createdAt: now,
+      expiresAt: now + retentionMs,
+      // As the API shows a stored response (what the relay wrote says what the upstream was asked).
+      response: {
+        ...answer,
+        store: true,
+        previous_response_id: resolved.previousResponseId,
+        conversation: resolved.conversation === null ? null : { id: resolved.conversation.id },
+      },
+      input: resolved.input,
+      output,
+    };
+    await services.responsesState.saveResponse(record);
+  } catch (error) {
+    services.logger.warn({ responseId: id, err: (error as Error).message }, "response state not kept");
+  }
+}
+
+function conversationEntry(item: Item): { id: string; item: Item } {
+  return { id: String(item.id), item };
+}
+
+/**
+ * GET /v1/responses without an upgrade: an unknown route, as before. A WebSocket upgrade on this
+ * path is answered by the server's upgrade handler (responses-state/websocket.ts), never here.
  */
 export const responsesWebSocketRoute: RouteHandler = (request) => {
-  const upgrade = request.headers.upgrade;
-  if (typeof upgrade === "string" && upgrade.toLowerCase() === "websocket") {
-    throw new GatewayError("websocket_not_supported", "Responses over WebSocket is not served here; send the same request as POST /v1/responses over HTTP");
-  }
   throw new GatewayError("route_not_found", `Unknown route: ${request.method} /v1/responses`);
 };

@@ -1,0 +1,77 @@
+import { GatewayError, type StoredConversation } from "@gateway/contracts";
+import type { KeyRecord } from "@gateway/redis-store";
+import { inputItems, upstreamItems, withIds, type Item } from "./items.ts";
+import type { ConversationState, ResponsesStateStore } from "./state-store.ts";
+
+/** What a Responses request continues and keeps, once resolved. */
+export interface StatefulRequest {
+  /** The body every upstream gets: the whole input, `store: false`, no previous_response_id or conversation. */
+  body: Record<string, unknown>;
+  /** Whether the answer is stored (the API's default `store: true`). */
+  store: boolean;
+  previousResponseId: string | null;
+  conversation: StoredConversation | null;
+  /** The whole input with ids (the previous chain, the conversation's items, then the request's own). */
+  input: Item[];
+  /** The request's own input items (with ids): what a conversation gains besides the output. */
+  ownInput: Item[];
+}
+
+/** The id a request's `conversation` names: a string or `{ id }`. */
+function conversationId(value: unknown): string | null {
+  if (value === undefined || value === null) return null;
+  if (typeof value === "string" && value.length > 0) return value;
+  const id = (value as { id?: unknown }).id;
+  if (typeof value === "object" && typeof id === "string" && id.length > 0) return id;
+  throw new GatewayError("invalid_body", "conversation: expected a conversation id or { id }", { param: "conversation" });
+}
+
+/**
+ * Whether a Responses body needs the gateway's state: stored (the default), or continuing a
+ * stored response or a conversation. A `store: false` request continuing nothing is relayed untouched.
+ */
+export function isStateful(body: Record<string, unknown>): boolean {
+  return body.store !== false || body.previous_response_id !== undefined || body.conversation !== undefined;
+}
+
+/**
+ * Resolves `previous_response_id` (the previous response's whole input, then its output) or
+ * `conversation` (its items) into the full `input`, as the Responses API itself would, so the
+ * request then goes through the relay unchanged to any target: each upstream gets the whole
+ * input, statelessly. An unknown, deleted, expired or other vendor's previous response is the
+ * API's own 400 (`previous_response_not_found`); an unknown conversation is a 404.
+ */
+export async function resolveStatefulRequest(store: ResponsesStateStore, key: KeyRecord, body: Record<string, unknown>): Promise<StatefulRequest> {
+  const previous = body.previous_response_id;
+  const conversationName = conversationId(body.conversation);
+  if (previous !== undefined && previous !== null && conversationName !== null) {
+    throw new GatewayError("invalid_body", "previous_response_id and conversation cannot be used together", { param: "conversation" });
+  }
+  let history: Item[] = [];
+  let previousResponseId: string | null = null;
+  let conversation: ConversationState | null = null;
+  if (previous !== undefined && previous !== null) {
+    if (typeof previous !== "string" || previous.length === 0 || previous.length > 200) {
+      throw new GatewayError("invalid_body", "previous_response_id: expected a response id", { param: "previous_response_id" });
+    }
+    const found = await store.response(key.vendorId, previous);
+    if (found === null) throw new GatewayError("previous_response_not_found", `Previous response with id '${previous}' not found.`, { param: "previous_response_id" });
+    history = [...found.input, ...found.output];
+    previousResponseId = previous;
+  } else if (conversationName !== null) {
+    conversation = await store.conversation(key.vendorId, conversationName);
+    if (conversation === null) throw new GatewayError("not_found", `Conversation with id '${conversationName}' not found.`, { param: "conversation" });
+    history = conversation.items.map((entry) => entry.item);
+  }
+  const ownInput = withIds(inputItems(body.input));
+  const input = [...history, ...ownInput];
+  const { previous_response_id: _previous, conversation: _conversation, ...rest } = body;
+  return {
+    body: { ...rest, input: upstreamItems(input), store: false },
+    store: body.store !== false,
+    previousResponseId,
+    conversation: conversation?.conversation ?? null,
+    input,
+    ownInput,
+  };
+}
