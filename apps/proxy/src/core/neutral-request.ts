@@ -35,6 +35,10 @@ export type Tool =
   | { type: "function"; name: string; description?: string; parameters: Record<string, unknown>; strict?: boolean; path: string }
   /** A Responses custom tool: freeform text input (core/custom-tools.ts carries it as one JSON string). */
   | { type: "freeform"; name: string; description?: string; path: string }
+  /**
+   * A tool the upstream runs itself. Web search's settings in neutral words: `max_uses` (a positive
+   * whole number), `allowed_domains` (strings), `user_location` ({city, region, country, timezone}).
+   */
   | { type: "hosted"; kind: "web_search" | (string & {}); raw: Record<string, unknown>; path: string };
 
 export type Format = { type: "text" } | { type: "json" } | { type: "json_schema"; name?: string; description?: string; schema: Record<string, unknown>; strict?: boolean };
@@ -118,7 +122,8 @@ export type Feature =
   // Inside the conversation and the tools.
   | "participant-name" | "image-detail" | "cache-control" | "text-citations" | "foreign-reasoning" | "unsigned-reasoning"
   | "earlier-web-search" | "web-search-tool" | "custom-tool-grammar" | "reasoning-summary" | "thinking-type"
-  | "eager-input-streaming" | "input-examples" | "defer-loading" | "allowed-callers";
+  | "eager-input-streaming" | "input-examples" | "defer-loading" | "allowed-callers"
+  | "search-context-size" | "search-cached-only" | "search-max-uses";
 
 export interface Verdict {
   verdict: "drop" | "refuse";
@@ -133,8 +138,6 @@ export interface RequestAccepts {
   name: string;
   /** The longest end-user id it takes (OpenAI's `user`: 64); absent: any. */
   maxUserLength?: number;
-  /** The service tiers it takes, in the neutral (OpenAI) words `auto`, `default`, ...; absent: any. */
-  serviceTiers?: readonly string[];
   /** Features it does not take as they are (absent: taken). */
   refuses: Partial<Record<Feature, Verdict>>;
   /** It runs a hosted web search tool itself (Anthropic's server tool). */

@@ -7,7 +7,7 @@ export type OpenAIEffort = "none" | "minimal" | "low" | "medium" | "high" | "xhi
 /** Anthropic `output_config.effort` values. */
 type AnthropicEffort = "low" | "medium" | "high" | "xhigh" | "max";
 
-function asOpenAIEffort(value: unknown, field: string): OpenAIEffort {
+export function asOpenAIEffort(value: unknown, field: string): OpenAIEffort {
   switch (value) {
     case "none":
     case "minimal":

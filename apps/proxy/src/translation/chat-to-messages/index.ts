@@ -1,6 +1,5 @@
 import { WIRE_FORMATS } from "../../upstreams/index.ts";
 import { asRecord } from "../../upstreams/request-fields.ts";
-import { withoutBookkeeping } from "../shared/bookkeeping-fields.ts";
 import type { Translation } from "../types.ts";
 import { messagesRequestFromChat } from "./request.ts";
 import { chatCompletionFromMessage } from "./response.ts";
@@ -10,8 +9,7 @@ import { ChatStreamFromMessages } from "./stream.ts";
 export const chatToMessages: Translation = {
   name: "chat-to-messages",
   upstreamWire: WIRE_FORMATS.messages,
-  // Unread bookkeeping fields (client_metadata, x-*) are dropped, listed, before the fields are checked.
-  request: (client, dropped) => ({ ...client, body: messagesRequestFromChat(withoutBookkeeping(client.body, dropped), dropped, client.outputBound) }),
+  request: (client, dropped) => ({ ...client, body: messagesRequestFromChat(client.body, dropped, client.outputBound) }),
   response: (upstreamBody) => chatCompletionFromMessage(upstreamBody),
   stream: (client) => new ChatStreamFromMessages(asRecord(client.body.stream_options)?.include_usage === true),
 };
