@@ -2,6 +2,7 @@
 import { createHash } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { FaultQueue } from './faults.ts';
+import type { CloudAccounts } from './cloud-accounts.ts';
 import type { SimulatorStats } from './stats.ts';
 import type { Behaviour } from './types.ts';
 
@@ -15,6 +16,8 @@ export interface SimContext {
   geminiModels: readonly string[];
   /** Strict mode: refuse what the real provider refuses per model (strict.ts); tools only on request. */
   strict: boolean;
+  /** The AWS key pair and Google service account the provider kinds' routes check (cloud-accounts.ts). */
+  cloud: CloudAccounts;
   /** Base URL of the simulator, used when the request has no Host header. */
   baseUrl: () => string;
 }

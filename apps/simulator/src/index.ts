@@ -9,6 +9,8 @@
 import { withDefaults } from './behaviour.ts';
 import type { SimContext } from './context.ts';
 import { FaultQueue } from './faults.ts';
+import { CloudAccounts } from './cloud-accounts.ts';
+export { CloudAccounts, SIM_AWS_ACCESS_KEY_ID, SIM_AWS_SECRET_ACCESS_KEY, SIM_GOOGLE_PROJECT } from './cloud-accounts.ts';
 import { DEFAULT_GEMINI_MODELS, DEFAULT_MODELS } from './models.ts';
 import { closeServer, createSimulatorServer, listen } from './server.ts';
 import { SimulatorStats } from './stats.ts';
@@ -42,6 +44,8 @@ export interface Simulator {
   port: number;
   stats: SimulatorStats;
   faults: FaultQueue;
+  /** The AWS key pair (Bedrock's SigV4) and Google service account (Vertex's tokens) the simulator checks. */
+  cloud: CloudAccounts;
   close(): Promise<void>;
 }
 
@@ -56,13 +60,14 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     models: options.models ?? DEFAULT_MODELS,
     geminiModels: options.geminiModels ?? DEFAULT_GEMINI_MODELS,
     strict: options.strict ?? false,
+    cloud: new CloudAccounts(),
     baseUrl: () => url,
   };
   const server = createSimulatorServer(ctx);
   const port = await listen(server, options.port ?? 0, host);
   const urlHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
   url = `http://${urlHost}:${port}`;
-  return { url, port, stats: ctx.stats, faults: ctx.faults, close: () => closeServer(server) };
+  return { url, port, stats: ctx.stats, faults: ctx.faults, cloud: ctx.cloud, close: () => closeServer(server) };
 }
 
 export { SimulatorStats, type StatsTotals } from './stats.ts';

@@ -6,6 +6,9 @@ import { handleControl } from './control.ts';
 import { errorBody } from './errors.ts';
 import { sendJson } from './http-util.ts';
 import { handleProvider } from './provider.ts';
+import { handleAzure, isAzureRequest } from './azure-route.ts';
+import { handleBedrock, isBedrockRequest } from './bedrock-route.ts';
+import { handleVertex, isVertexRequest } from './vertex-route.ts';
 
 const OK = { status: 'ok' };
 
@@ -13,6 +16,10 @@ function route(ctx: SimContext, req: IncomingMessage, res: ServerResponse): Prom
   const url = req.url ?? '/';
   const q = url.indexOf('?');
   const path = q < 0 ? url : url.slice(0, q);
+  // The provider kinds' own URLs first (Vertex's sit under /v1/projects/).
+  if (isVertexRequest(path)) return handleVertex(ctx, ctx.cloud, req, res, path);
+  if (isBedrockRequest(path)) return handleBedrock(ctx, ctx.cloud, req, res, path);
+  if (isAzureRequest(path)) return handleAzure(ctx, req, res, path, new URLSearchParams(q < 0 ? '' : url.slice(q + 1)));
   if (path.startsWith('/v1/') || path.startsWith('/v1beta/')) return handleProvider(ctx, req, res, path, q < 0 ? '' : url.slice(q + 1));
   if (path.startsWith('/_sim/')) return handleControl(ctx, req, res, path, q < 0 ? '' : url.slice(q + 1));
   req.resume();
