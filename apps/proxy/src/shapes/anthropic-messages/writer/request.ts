@@ -28,7 +28,10 @@ export function writeRequest(request: NeutralRequest, context: RequestWriteConte
       });
       if (turns.messages.length > 0) turns.system(texts.flatMap(textBlock));
       else system.push(...texts);
-    } else turns.add(turn.role, turn.parts.flatMap((part) => block(part, turn.role, context)));
+    } else {
+      const role = turn.role;
+      turns.add(role, turn.parts.flatMap((part) => block(part, role, context)));
+    }
   }
   const body: Record<string, unknown> = { model: request.model, max_tokens: context.outputBound, messages: turns.finish() };
   const systemPrompt = anthropicSystem(system);
