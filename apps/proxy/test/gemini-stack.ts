@@ -81,7 +81,7 @@ export async function rejection(promise: Promise<unknown>): Promise<ApiError> {
   return error as ApiError;
 }
 
-/** Google's envelope inside an ApiError's message. */
+/** Google's envelope inside an ApiError's message (a stream's error event: after "got status: ...". ). */
 export function envelope(error: ApiError): { code: number; message: string; status: string; details?: Array<Record<string, unknown>> } {
-  return (JSON.parse(error.message) as { error: { code: number; message: string; status: string; details?: Array<Record<string, unknown>> } }).error;
+  return (JSON.parse(error.message.slice(error.message.indexOf("{"))) as { error: { code: number; message: string; status: string; details?: Array<Record<string, unknown>> } }).error;
 }
