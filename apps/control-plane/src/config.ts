@@ -55,6 +55,8 @@ export function loadControlPlaneConfig(env: Record<string, string | undefined> =
     STRIPE_API_BASE: z.url({ protocol: /^https?$/ }).optional(),
     /** How often prepaid customers' balances are checked (customer.balance_low, auto top-up with STRIPE_SECRET_KEY); 0: never. */
     WALLET_CHECK_INTERVAL_MS: z.coerce.number().int().min(0).default(10_000),
+    /** How often subscriptions whose period ended are renewed (the plan's price charged to the wallet) or lapse; 0: never. */
+    SUBSCRIPTION_RENEW_INTERVAL_MS: z.coerce.number().int().min(0).default(60_000),
   }, env);
 }
 

@@ -12,6 +12,8 @@ import { createWebhookDeliverer } from "./webhooks/start-deliverer.ts";
 import type { WebhookDeliverer } from "./webhooks/deliverer.ts";
 import { WalletSweep } from "./wallet/wallet-sweep.ts";
 import { createWalletContext } from "./wallet/mount-wallet-routes.ts";
+import { SubscriptionRenewal } from "./customers/subscription-renewal.ts";
+import { customerStores } from "./routes/api-customers.ts";
 
 export interface RunningControlPlane {
   url: string;
@@ -23,6 +25,8 @@ export interface RunningControlPlane {
   deliverer: WebhookDeliverer;
   /** Prepaid customers' balances: customer.balance_low once per crossing, auto top-up of saved cards. */
   walletSweep: WalletSweep;
+  /** Subscriptions whose period ended: renewed and charged, or lapsed. */
+  subscriptionRenewal: SubscriptionRenewal;
   close(): Promise<void>;
 }
 
@@ -48,6 +52,8 @@ export async function startControlPlane(config: ControlPlaneConfig, logger?: Con
   deliverer.start();
   const walletSweep = new WalletSweep(createWalletContext(services), config.WALLET_CHECK_INTERVAL_MS);
   walletSweep.start();
+  const subscriptionRenewal = new SubscriptionRenewal({ prisma: services.db.prisma, stores: customerStores(services), logger: services.logger }, config.SUBSCRIPTION_RENEW_INTERVAL_MS);
+  subscriptionRenewal.start();
   let closing: Promise<void> | null = null;
   return {
     url: http.url,
@@ -57,12 +63,14 @@ export async function startControlPlane(config: ControlPlaneConfig, logger?: Con
     watchdog,
     deliverer,
     walletSweep,
+    subscriptionRenewal,
     close() {
       closing ??= (async () => {
         state.shuttingDown = true;
         await watchdog.stop();
         await deliverer.stop();
         await walletSweep.stop();
+        await subscriptionRenewal.stop();
         await http.close(config.SHUTDOWN_DEADLINE_MS);
         await services.close();
       })();

@@ -33,6 +33,10 @@ export const customerListQuerySchema = pageQuerySchema.extend({
   status: z.enum(["active", "disabled"]).optional(),
 });
 
+export const subscriptionListQuerySchema = pageQuerySchema.extend({
+  status: z.enum(["active", "canceled"]).optional().describe("Only the active one, or only those that ended (canceled, replaced or lapsed unpaid)."),
+});
+
 const planLimitInput = z
   .strictObject({
     window: z.enum(PLAN_WINDOWS).describe("Rolling: a window opens at its first request and lasts 5 hours, a day, a week or 30 days."),
@@ -109,5 +113,6 @@ export type PlanObject = z.output<typeof planSchema>;
 
 export const customerListSchema = listOf(customerSchema);
 export const planListSchema = listOf(planSchema);
+export const subscriptionListSchema = listOf(subscriptionSchema);
 
 export { MAX_MONEY_NANO, parseUsdToNano };

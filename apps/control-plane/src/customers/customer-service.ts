@@ -93,35 +93,33 @@ export async function publishCustomerKeys(tx: Tx, records: RecordStore, customer
   return keys.length;
 }
 
-/** POST /api/customers: the row and its audit entry; a new customer has no keys, so nothing to publish. */
-export async function createCustomer(prisma: PrismaClient, stores: CustomerStores, actor: Actor, body: CreateCustomerBody): Promise<Customer> {
-  return prisma.$transaction(async (tx) => {
-    const row = await tx.customer.create({
-      data: {
-        id: newCustomerId("cus"),
-        vendorId: actor.vendorId,
-        name: body.name,
-        email: body.email,
-        metadata: body.metadata as Prisma.InputJsonValue,
-        billing: body.billing,
-        budgetNano: body.budget === null ? null : parseUsdToNano(body.budget.limit),
-        budgetPeriod: body.budget?.period ?? null,
-      },
-    });
-    await recordAudit(tx, actor, "customer.created", row.id, {
-      name: row.name,
-      billing: row.billing,
-      ...(body.email !== null ? { email: body.email } : {}),
-      ...(body.budget !== null ? { budget: { limit: formatUsd(parseUsdToNano(body.budget.limit)), period: body.budget.period } } : {}),
-    });
-    try {
-      // Counters start from Postgres's figures (nothing yet): a stale wallet of a reused id cannot leak in.
-      await restoreCustomerCounters(tx, stores.redis, stores.prefix, row);
-    } catch (error) {
-      throw storeUnavailable(error);
-    }
-    return row;
-  }, TRANSACTION);
+/** POST /api/customers: the row and its audit entry, in the caller's transaction (one with an Idempotency-Key's claim); a new customer has no keys, so nothing to publish. */
+export async function createCustomer(tx: Tx, stores: CustomerStores, actor: Actor, body: CreateCustomerBody): Promise<Customer> {
+  const row = await tx.customer.create({
+    data: {
+      id: newCustomerId("cus"),
+      vendorId: actor.vendorId,
+      name: body.name,
+      email: body.email,
+      metadata: body.metadata as Prisma.InputJsonValue,
+      billing: body.billing,
+      budgetNano: body.budget === null ? null : parseUsdToNano(body.budget.limit),
+      budgetPeriod: body.budget?.period ?? null,
+    },
+  });
+  await recordAudit(tx, actor, "customer.created", row.id, {
+    name: row.name,
+    billing: row.billing,
+    ...(body.email !== null ? { email: body.email } : {}),
+    ...(body.budget !== null ? { budget: { limit: formatUsd(parseUsdToNano(body.budget.limit)), period: body.budget.period } } : {}),
+  });
+  try {
+    // Counters start from Postgres's figures (nothing yet): a stale wallet of a reused id cannot leak in.
+    await restoreCustomerCounters(tx, stores.redis, stores.prefix, row);
+  } catch (error) {
+    throw storeUnavailable(error);
+  }
+  return row;
 }
 
 /**

@@ -10,9 +10,11 @@ export type AuditAction =
   | "customer.updated"
   | "plan.created"
   | "subscription.created"
-  | "subscription.canceled";
+  | "subscription.canceled"
+  | "subscription.renewed"
+  | "subscription.lapsed";
 
-/** Who made a change: the vendor, the token that acted (null for the operator CLI), the request. */
+/** Who made a change: the vendor, the token that acted (null for the operator CLI and the control plane's own sweeps), the request. */
 export interface Actor {
   vendorId: string;
   tokenId: string | null;

@@ -2,7 +2,7 @@ import type { Request, Response } from "express";
 import { formatUsd, newId, parseUsdToNano } from "@gateway/contracts";
 import type { Prisma } from "@gateway/db";
 import type { ControlPlaneServices } from "../services.ts";
-import { hashRequest, readIdempotencyKey, responseCipher, runIdempotent } from "../vendors/idempotency.ts";
+import { readIdempotencyKey, responseCipher, runCreate } from "../vendors/idempotency.ts";
 import { parseInput } from "../vendors/parse-input.ts";
 import { actorOf } from "../vendors/vendor-auth.ts";
 import { creditWallet, walletBalanceNano } from "../wallet/credit-wallet.ts";
@@ -46,12 +46,8 @@ export function grantCreditRoute(services: ControlPlaneServices) {
       const entry = (await creditWallet(tx, target, { entryId, customerId: customer.id, kind: "grant", sourceId: null, amountNano, reason: body.reason, tokenId: actor.tokenId }))!;
       return { ...toWalletEntryObject(entry), balance: formatUsd(await walletBalanceNano(target, customer.id)) };
     };
-    if (idempotencyKey === undefined) {
-      response.status(201).json(await prisma.$transaction((tx) => grant(tx), { maxWait: 10_000, timeout: 15_000 }));
-      return;
-    }
-    const scope = { vendorId: actor.vendorId, key: idempotencyKey, requestHash: hashRequest(`POST /api/customers/${request.params.id}/credits`, request.body) };
-    const result = await runIdempotent(prisma, cipher, scope, (tx) => grant(tx));
+    const route = `POST /api/customers/${request.params.id}/credits`;
+    const result = await runCreate(prisma, cipher, { vendorId: actor.vendorId, idempotencyKey, route, body: request.body }, (tx) => grant(tx));
     if (result.replayed) response.setHeader("idempotent-replayed", "true");
     response.status(201).json(result.value);
   };

@@ -4,6 +4,7 @@ import type { ControlPlaneServices } from "../services.ts";
 import { createCustomerBodySchema, customerListQuerySchema } from "../customers/customer-schemas.ts";
 import { createCustomer, presentCustomer, type CustomerStores } from "../customers/customer-service.ts";
 import { readPageRequest, toList } from "../vendors/pagination.ts";
+import { readIdempotencyKey, responseCipher, runCreate } from "../vendors/idempotency.ts";
 import { parseInput } from "../vendors/parse-input.ts";
 import { actorOf, vendorOf } from "../vendors/vendor-auth.ts";
 
@@ -11,12 +12,18 @@ export function customerStores(services: ControlPlaneServices): CustomerStores {
   return { records: services.records, redis: services.redis, prefix: services.config.REDIS_PREFIX };
 }
 
-/** POST /api/customers (scope customers:write): 201 with the customer object, audited. */
+/** POST /api/customers (scope customers:write): 201 with the customer object, audited; an `Idempotency-Key` creates it once and replays the first answer. */
 export function createCustomerRoute(services: ControlPlaneServices) {
+  const cipher = responseCipher(services.config.IDEMPOTENCY_SECRET);
   return async (request: Request, response: Response): Promise<void> => {
+    const idempotencyKey = readIdempotencyKey(request.get("idempotency-key"));
     const body = parseInput(createCustomerBodySchema, request.body, "body");
-    const row = await createCustomer(services.db.prisma, customerStores(services), actorOf(request), body);
-    response.status(201).json(await presentCustomer(services.db.prisma, row));
+    const actor = actorOf(request);
+    const result = await runCreate(services.db.prisma, cipher, { vendorId: actor.vendorId, idempotencyKey, route: "POST /api/customers", body: request.body }, async (tx) =>
+      presentCustomer(tx, await createCustomer(tx, customerStores(services), actor, body)),
+    );
+    if (result.replayed) response.setHeader("idempotent-replayed", "true");
+    response.status(201).json(result.value);
   };
 }
 

@@ -74,6 +74,8 @@ describe("GET /api/openapi.json", () => {
         "POST /api/customers/{id}/credits",
         "POST /api/customers/{id}/checkout-sessions",
         "GET /api/customers/{id}/auto-top-up",
+        "GET /api/customers/{id}/wallet/entries",
+        "GET /api/customers/{id}/payments",
         "POST /api/customers/{id}/auto-top-up",
         "POST /api/redemption-codes",
         "GET /api/redemption-codes",
@@ -89,9 +91,11 @@ describe("GET /api/openapi.json", () => {
         "GET /api/customers/{id}",
         "PATCH /api/customers/{id}",
         "POST /api/customers/{id}/subscriptions",
+        "GET /api/customers/{id}/subscriptions",
         "DELETE /api/customers/{id}/subscriptions/{sub_id}",
         "POST /api/plans",
         "GET /api/plans",
+        "GET /api/plans/{id}",
       ].sort(),
     );
   });

@@ -4,6 +4,7 @@ import type { ControlPlaneServices } from "../services.ts";
 import { createPlanBodySchema } from "../customers/customer-schemas.ts";
 import { createPlan, toPlanObject } from "../customers/plan-service.ts";
 import { readPageRequest, toList } from "../vendors/pagination.ts";
+import { readIdempotencyKey, responseCipher, runCreate } from "../vendors/idempotency.ts";
 import { parseInput } from "../vendors/parse-input.ts";
 import { actorOf, vendorOf } from "../vendors/vendor-auth.ts";
 
@@ -13,13 +14,19 @@ async function offeredModels(services: ControlPlaneServices, vendorId: string): 
   return new Set(rows.map((row) => row.model.name));
 }
 
-/** POST /api/plans (scope plans:write): 201 with the plan; a bad window, amount or model is a 400 naming the field. */
+/** POST /api/plans (scope plans:write): 201 with the plan; a bad window, amount or model is a 400 naming the field; an `Idempotency-Key` creates it once and replays the first answer. */
 export function createPlanRoute(services: ControlPlaneServices) {
+  const cipher = responseCipher(services.config.IDEMPOTENCY_SECRET);
   return async (request: Request, response: Response): Promise<void> => {
+    const idempotencyKey = readIdempotencyKey(request.get("idempotency-key"));
     const body = parseInput(createPlanBodySchema, request.body, "body");
     const actor = actorOf(request);
-    const row = await createPlan(services.db.prisma, actor, body, await offeredModels(services, actor.vendorId));
-    response.status(201).json(toPlanObject(row));
+    const offered = await offeredModels(services, actor.vendorId);
+    const result = await runCreate(services.db.prisma, cipher, { vendorId: actor.vendorId, idempotencyKey, route: "POST /api/plans", body: request.body }, async (tx) =>
+      toPlanObject(await createPlan(tx, actor, body, offered)),
+    );
+    if (result.replayed) response.setHeader("idempotent-replayed", "true");
+    response.status(201).json(result.value);
   };
 }
 

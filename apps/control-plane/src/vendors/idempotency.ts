@@ -4,7 +4,7 @@ import { Prisma, type PrismaClient } from "@gateway/db";
 import { idempotencyKeyHeaderSchema } from "./api-schemas.ts";
 
 /**
- * `Idempotency-Key` for POST /api/keys (contract section 6). The first request inserts the
+ * `Idempotency-Key` for POST /api/keys (contract section 6), and the other creates (`runCreate`). The first request inserts the
  * (vendorId, key) row inside a transaction, mints, stores the encrypted response in the same row
  * and commits. A concurrent duplicate's INSERT waits on that primary key until the first commits,
  * then fails as a duplicate and replays the committed response; if the first rolls back, the
@@ -91,6 +91,21 @@ export async function runIdempotent<Value>(
     }
   }
   throw new GatewayError("idempotency_conflict", "This Idempotency-Key is in use by a request that has not settled; retry later.", { param: "Idempotency-Key" });
+}
+
+/**
+ * A create route's one way to honor `Idempotency-Key` (POST /api/customers, /api/plans, the
+ * credits): with a key, `runIdempotent` under (vendor, key) and the route and body's hash; without
+ * one, `produce` in a transaction of its own. Either way `produce` writes in the transaction it gets.
+ */
+export async function runCreate<Value>(
+  prisma: PrismaClient,
+  cipher: ResponseCipher,
+  request: { vendorId: string; idempotencyKey: string | undefined; route: string; body: unknown },
+  produce: (tx: Tx) => Promise<Value>,
+): Promise<{ value: Value; replayed: boolean }> {
+  if (request.idempotencyKey === undefined) return { value: await prisma.$transaction(produce, { maxWait: 10_000, timeout: 15_000 }), replayed: false };
+  return runIdempotent(prisma, cipher, { vendorId: request.vendorId, key: request.idempotencyKey, requestHash: hashRequest(request.route, request.body) }, produce);
 }
 
 function isUniqueViolation(error: unknown): boolean {

@@ -8,6 +8,7 @@ import { jsonResponse, type JsonObject } from "./json-schema.ts";
 const ERRORS: Record<string, string> = {
   "400": "`invalid_request_error`: malformed JSON, a wrong field type, a missing field or a bad header (`param` names it).",
   "401": "`authentication_error`: no key or vendor token, or an unknown, revoked, expired or disabled (`key_disabled`) one.",
+  "402": "`insufficient_quota`: a prepaid customer's balance does not cover a plan's price (`insufficient_balance`); credit its wallet first.",
   "403": "`permission_error`: the key may not call this model, the vendor token lacks the scope (`missing_scope`) or the server option is not yours (`server_option_not_allowed`).",
   "404": "`not_found_error`: unknown model (`model_not_found`), unknown route (`route_not_found`) or unknown id (`not_found`).",
   "409": "`invalid_request_error`: the Idempotency-Key was used with a different body (`idempotency_conflict`).",

@@ -35,6 +35,8 @@ import {
   customerListSchema,
   customerSchema,
   planListSchema,
+  subscriptionListQuerySchema,
+  subscriptionListSchema,
   planSchema,
   subscriptionSchema,
   updateCustomerBodySchema,
@@ -80,6 +82,7 @@ export const vendorApiSchemas: { input: NamedSchemas; output: NamedSchemas } = {
     [customerListSchema, "CustomerList"],
     [planSchema, "Plan"],
     [planListSchema, "PlanList"],
+    [subscriptionListSchema, "SubscriptionList"],
     [subscriptionSchema, "Subscription"],
     [errorEnvelopeSchema, "Error"],
   ],
@@ -97,6 +100,7 @@ export const vendorApiParameters: Record<string, JsonObject> = {
   IdempotencyKey: parameterOf("Idempotency-Key", "header", idempotencyKeyHeaderSchema),
   ...webhookApiParameters,
   CustomerId: { name: "id", in: "path", required: true, description: "The customer's id, `cus_...`.", schema: { type: "string" } },
+  PlanId: { name: "id", in: "path", required: true, description: "The plan's id, `plan_...`.", schema: { type: "string" } },
   SubscriptionId: { name: "sub_id", in: "path", required: true, description: "The subscription's id, `sub_...`.", schema: { type: "string" } },
 };
 
@@ -171,9 +175,10 @@ export function vendorApiPaths(): Record<string, JsonObject> {
     },
     "/api/customers": {
       post: operation("createCustomer", "Create a customer (an end user of yours)", "customers:write", {
-        description: "Its `budget` caps the spend of all its keys together; a `prepaid` customer's keys draw on its wallet balance.",
+        description: "Its `budget` caps the spend of all its keys together; a `prepaid` customer's keys draw on its wallet balance. An `Idempotency-Key` makes a retry create it once (24 h).",
+        parameters: [parameter("IdempotencyKey")],
         requestBody: jsonRequestBody("CreateCustomerRequest", true),
-        responses: { "201": ok("Customer", "The new customer."), ...errorResponses(...WRITE.filter((status) => status !== "404" && status !== "409")) },
+        responses: { "201": ok("Customer", "The new customer."), ...errorResponses(...WRITE.filter((status) => status !== "404")) },
       }),
       get: operation("listCustomers", "List your customers, newest first", "customers:read", {
         parameters: queryParameters(customerListQuerySchema),
@@ -193,11 +198,15 @@ export function vendorApiPaths(): Record<string, JsonObject> {
     },
     "/api/customers/{id}/subscriptions": {
       parameters: [parameter("CustomerId")],
+      get: operation("listSubscriptions", "List a customer's subscriptions, newest first", "customers:read", {
+        parameters: queryParameters(subscriptionListQuerySchema),
+        responses: { "200": ok("SubscriptionList", "A page of subscriptions: the active one and those that ended."), ...errorResponses(...AUTH, "404") },
+      }),
       post: operation("createSubscription", "Subscribe a customer to a plan", "plans:write", {
         description:
-          "While active, every key of the customer is held to the plan's rolling windows (429 `plan_limit_exceeded` with `retry-after`) and models (403 `model_not_allowed`). An earlier active subscription is canceled by the new one.",
+          "While active, every key of the customer is held to the plan's rolling windows (429 `plan_limit_exceeded` with `retry-after`) and models (403 `model_not_allowed`). An earlier active subscription is canceled by the new one (nothing refunded). The plan's price is charged to the customer's wallet now and at each renewal (a `plan` wallet entry, once per period); a prepaid customer whose balance does not cover it gets 402 `insufficient_balance`, and at a renewal its subscription lapses (`canceled`, `canceled_at` = the end of the last paid period). Postpaid: always charged, the balance goes below zero.",
         requestBody: jsonRequestBody("CreateSubscriptionRequest", true),
-        responses: { "201": ok("Subscription", "The active subscription."), ...errorResponses(...WRITE.filter((status) => status !== "409")) },
+        responses: { "201": ok("Subscription", "The active subscription."), ...errorResponses(...WRITE.filter((status) => status !== "409"), "402") },
       }),
     },
     "/api/customers/{id}/subscriptions/{sub_id}": {
@@ -208,12 +217,20 @@ export function vendorApiPaths(): Record<string, JsonObject> {
     },
     "/api/plans": {
       post: operation("createPlan", "Create a plan: a price and rolling windows of requests and/or USD", "plans:write", {
+        description: "An `Idempotency-Key` makes a retry create it once (24 h).",
+        parameters: [parameter("IdempotencyKey")],
         requestBody: jsonRequestBody("CreatePlanRequest", true),
-        responses: { "201": ok("Plan", "The new plan."), ...errorResponses(...WRITE.filter((status) => status !== "404" && status !== "409" && status !== "503")) },
+        responses: { "201": ok("Plan", "The new plan."), ...errorResponses(...WRITE.filter((status) => status !== "404" && status !== "503")) },
       }),
       get: operation("listPlans", "List your plans, newest first", "customers:read", {
         parameters: page,
         responses: { "200": ok("PlanList", "A page of plans."), ...errorResponses(...AUTH) },
+      }),
+    },
+    "/api/plans/{id}": {
+      parameters: [parameter("PlanId")],
+      get: operation("getPlan", "Read a plan", "customers:read", {
+        responses: { "200": ok("Plan", "The plan."), ...errorResponses(...AUTH, "404") },
       }),
     },
     "/api/audit-log": {
