@@ -1,0 +1,192 @@
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import OpenAI from "openai";
+import Anthropic from "@anthropic-ai/sdk";
+import { parseGatewayFile } from "@gateway/config";
+import { parsePriceToPico, priceUsage } from "@gateway/contracts";
+import { applyGatewayFile } from "@gateway/control-plane";
+import { SIM_AWS_ACCESS_KEY_ID, SIM_AWS_SECRET_ACCESS_KEY, SIM_GOOGLE_PROJECT } from "@gateway/simulator";
+import { SIMULATOR_SECRET, startStack, testGatewayYaml, type Stack } from "./stack.ts";
+
+/**
+ * The providers people buy from, through the gateway (contract section 17, issue 40): Azure OpenAI
+ * (deployment and v1 forms), Claude on Bedrock and on Vertex AI, each an upstream kind of the
+ * gateway file pointed at the simulator, which checks each one's auth (api-key, SigV4, an OAuth token
+ * from its own token endpoint) and speaks its wire. The official openai and anthropic clients call
+ * them same-shape and translated: generate, stream, tools over two steps, usage billed as the
+ * provider reported it, failover to and from them.
+ */
+let stack: Stack;
+let key: string;
+let openai: OpenAI;
+let anthropic: Anthropic;
+
+/** Every kind's model costs $2 / $8 per million tokens (pico-USD per token here). */
+const PRICES = { inputPrice: parsePriceToPico("2", "per_million_tokens"), outputPrice: parsePriceToPico("8", "per_million_tokens"), cachedInputPrice: parsePriceToPico("2", "per_million_tokens"), cacheWritePrice: 0n, cacheWrite1hPrice: 0n, imagePrice: 0n, requestPrice: 0n, webSearchPrice: 0n };
+
+const TIMEOUTS = "timeouts: { connect_ms: 1000, first_byte_ms: 2000, response_ms: 3000 }";
+
+function kindsYaml(url: string): string {
+  const upstreams = [
+    `  - { name: kind-azure, shape: azure, base_url: "${url}", secret_env: KIND_AZURE_KEY, api_version: "2024-10-21", ${TIMEOUTS} }`,
+    `  - { name: kind-azure-v1, shape: azure, base_url: "${url}", secret_env: KIND_AZURE_KEY, ${TIMEOUTS} }`,
+    `  - { name: kind-bedrock, shape: bedrock, base_url: "${url}", region: us-east-1, aws_access_key_id_env: KIND_AWS_ID, aws_secret_access_key_env: KIND_AWS_SECRET, ${TIMEOUTS} }`,
+    `  - { name: kind-bedrock-wrong, shape: bedrock, base_url: "${url}", region: us-east-1, aws_access_key_id_env: KIND_AWS_ID, aws_secret_access_key_env: KIND_AWS_WRONG, ${TIMEOUTS} }`,
+    `  - { name: kind-vertex, shape: vertex, base_url: "${url}/v1", project: ${SIM_GOOGLE_PROJECT}, region: us-east5, service_account_file_env: KIND_VERTEX_KEY_FILE, ${TIMEOUTS} }`,
+  ].join("\n");
+  const model = (name: string, targets: string) => `  - { name: ${name}, prices: { input: "2", output: "8" }, targets: [ ${targets} ] }`;
+  const models = [
+    model("gpt-azure", "{ upstream: kind-azure, model: gpt-4o-mini-prod }"),
+    model("gpt-azure-v1", "{ upstream: kind-azure-v1, model: gpt-4o-mini-v1 }"),
+    model("claude-bedrock", "{ upstream: kind-bedrock, model: \"anthropic.claude-sonnet-4-5-20250929-v1:0\" }"),
+    model("claude-vertex", "{ upstream: kind-vertex, model: \"claude-sonnet-4-5@20250929\" }"),
+    // Failover from a kind (a wrong AWS secret, a throttle) to another, and from a plain upstream to a kind.
+    model("claude-kinds", "{ upstream: kind-bedrock, model: bedrock-first }, { upstream: kind-vertex, model: vertex-second, priority: 1 }"),
+    model("claude-wrong-key", "{ upstream: kind-bedrock-wrong, model: bedrock-wrong }, { upstream: kind-vertex, model: vertex-backup, priority: 1 }"),
+    model("claude-to-bedrock", "{ upstream: sim-anthropic-a, model: plain-first }, { upstream: kind-bedrock, model: bedrock-backup, priority: 1 }"),
+    model("gpt-azure-failover", "{ upstream: kind-azure, model: azure-first }, { upstream: sim-openai-a, model: plain-second, priority: 1 }"),
+  ];
+  const names = ["gpt-azure", "gpt-azure-v1", "claude-bedrock", "claude-vertex", "claude-kinds", "claude-wrong-key", "claude-to-bedrock", "gpt-azure-failover"];
+  return testGatewayYaml(url)
+    .replace("models:\n", `${upstreams}\nmodels:\n${models.join("\n")}\n`)
+    .replace("server_options:\n", `server_options:\n  - { name: kinds, models: [${names.join(", ")}] }\n`)
+    .replace("server_options: [standard, premium]", "server_options: [standard, premium, kinds]");
+}
+
+beforeAll(async () => {
+  stack = await startStack({ CIRCUIT_FAILURE_THRESHOLD: "1000" });
+  const folder = mkdtempSync(join(tmpdir(), "kinds-"));
+  const keyFile = join(folder, "service-account.json");
+  writeFileSync(keyFile, JSON.stringify(stack.simulator.cloud.serviceAccount(stack.simulator.url)));
+  Object.assign(process.env, { KIND_AZURE_KEY: SIMULATOR_SECRET, KIND_AWS_ID: SIM_AWS_ACCESS_KEY_ID, KIND_AWS_SECRET: SIM_AWS_SECRET_ACCESS_KEY, KIND_AWS_WRONG: "not-the-secret", KIND_VERTEX_KEY_FILE: keyFile });
+  await applyGatewayFile(stack.controlPlane.db.prisma, stack.controlPlane.records, parseGatewayFile(kindsYaml(stack.simulator.url)));
+  ({ key } = await stack.mintKey({ serverOption: "kinds" }));
+  openai = new OpenAI({ baseURL: `${stack.proxy.url}/v1`, apiKey: key, maxRetries: 0 });
+  anthropic = new Anthropic({ baseURL: stack.proxy.url, apiKey: key, maxRetries: 0 });
+  for (const started = Date.now(); (await openai.models.retrieve("claude-kinds").catch(() => null))?.id !== "claude-kinds"; ) {
+    if (Date.now() - started > 3_000) throw new Error("the proxy never loaded the kinds' routes");
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}, 60_000);
+afterAll(async () => stack?.close());
+beforeEach(() => {
+  stack.simulator.stats.clear();
+  stack.simulator.faults.clear();
+});
+
+/** The billing event of a request: the simulator's own usage, to the token; the cost to the nano-dollar at $2 / $8 per million. */
+async function expectBilled(requestId: string | null, upstream: string) {
+  const [event] = await stack.billingEvents(requestId!);
+  const served = stack.simulator.stats.requests.filter((record) => record.outcome === "ok").at(-1)!;
+  expect(event).toMatchObject({ status: "ok", upstream, estimated: false });
+  expect(event!.usage).toMatchObject({ inputTokens: served.usage!.input_tokens, outputTokens: served.usage!.output_tokens });
+  // $2 and $8 per million: 2,000 and 8,000 nano-USD a token.
+  expect(priceUsage(event!.usage, { model: PRICES, multiplierBps: 10_000, overrides: null })).toBe(BigInt(served.usage!.input_tokens) * 2_000n + BigInt(served.usage!.output_tokens) * 8_000n);
+  return event!;
+}
+
+const KINDS = [
+  { model: "gpt-azure", upstream: "kind-azure", served: "gpt-4o-mini-prod" },
+  { model: "gpt-azure-v1", upstream: "kind-azure-v1", served: "gpt-4o-mini-v1" },
+  { model: "claude-bedrock", upstream: "kind-bedrock", served: "anthropic.claude-sonnet-4-5-20250929-v1:0" },
+  { model: "claude-vertex", upstream: "kind-vertex", served: "claude-sonnet-4-5@20250929" },
+];
+
+describe.each(KINDS)("$upstream", ({ model, upstream, served }) => {
+  it("the openai client: a completion and a stream, billed as the provider reported", async () => {
+    const { data, response } = await openai.chat.completions.create({ model, max_tokens: 32, messages: [{ role: "user", content: "Hello there" }] }).withResponse();
+    expect(data.choices[0]!.message.content!.length).toBeGreaterThan(0);
+    expect(stack.simulator.stats.requests.at(-1)!.model).toBe(served);
+    await expectBilled(response.headers.get("x-request-id"), upstream);
+    const { data: stream, response: streamed } = await openai.chat.completions.create({ model, max_tokens: 32, stream: true, stream_options: { include_usage: true }, messages: [{ role: "user", content: "Stream it" }] }).withResponse();
+    let text = "";
+    let usage: OpenAI.CompletionUsage | null | undefined = null;
+    for await (const chunk of stream) {
+      text += chunk.choices[0]?.delta.content ?? "";
+      usage = chunk.usage ?? usage;
+    }
+    expect(text.length).toBeGreaterThan(0);
+    const event = await expectBilled(streamed.headers.get("x-request-id"), upstream);
+    expect(usage).toMatchObject({ prompt_tokens: event.usage.inputTokens, completion_tokens: event.usage.outputTokens });
+  });
+
+  it("the anthropic client: a message and a stream", async () => {
+    const { data, response } = await anthropic.messages.create({ model, max_tokens: 32, messages: [{ role: "user", content: "Hello there" }] }).withResponse();
+    expect(data.type).toBe("message");
+    await expectBilled(response.headers.get("request-id") ?? response.headers.get("x-request-id"), upstream);
+    const stream = anthropic.messages.stream({ model, max_tokens: 32, messages: [{ role: "user", content: "Stream it" }] });
+    const final = await stream.finalMessage();
+    expect(final.content.length).toBeGreaterThan(0);
+    expect(final.usage.output_tokens).toBe(stack.simulator.stats.requests.at(-1)!.usage!.output_tokens);
+  });
+
+  it("tools over two steps (the openai client)", async () => {
+    const tools: OpenAI.ChatCompletionTool[] = [{ type: "function", function: { name: "get_weather", parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] } } }];
+    const first = await openai.chat.completions.create({ model, max_tokens: 64, tools, tool_choice: { type: "function", function: { name: "get_weather" } }, messages: [{ role: "user", content: "Weather in Lima?" }] });
+    const call = first.choices[0]!.message.tool_calls![0]!;
+    expect(call.type === "function" && call.function.name).toBe("get_weather");
+    const second = await openai.chat.completions.create({
+      model,
+      max_tokens: 64,
+      tools,
+      messages: [{ role: "user", content: "Weather in Lima?" }, first.choices[0]!.message, { role: "tool", tool_call_id: call.id, content: "18 C, cloudy" }],
+    });
+    expect(second.choices[0]!.finish_reason).toBe("stop");
+    expect(second.choices[0]!.message.content!.length).toBeGreaterThan(0);
+  });
+});
+
+describe("failover to and from the kinds, each failure counted against its own upstream", () => {
+  const breaker = () => stack.proxy.services.breaker;
+  const failures = (upstream: string) => stack.simulator.stats.requests.filter((record) => record.model === upstream);
+
+  it("a Bedrock ThrottlingException fails over to Vertex", async () => {
+    stack.simulator.faults.push({ match: { model: "bedrock-first" }, times: 1, behaviour: { failStatus: 429 } });
+    const message = await anthropic.messages.create({ model: "claude-kinds", max_tokens: 16, messages: [{ role: "user", content: "hi" }] });
+    expect(message.type).toBe("message");
+    expect(stack.simulator.stats.requests.map((record) => [record.model, record.status])).toEqual([["bedrock-first", 429], ["vertex-second", 200]]);
+    expect(failures("vertex-second")).toHaveLength(1);
+  });
+
+  it("a wrong AWS secret (403 from the signature check) fails over; only that upstream's circuit counts it", async () => {
+    const response = await anthropic.messages.create({ model: "claude-wrong-key", max_tokens: 16, messages: [{ role: "user", content: "hi" }] }).withResponse();
+    expect(response.data.type).toBe("message");
+    const [event] = await stack.billingEvents(response.response.headers.get("request-id") ?? response.response.headers.get("x-request-id")!);
+    expect(event!.attempts!.map((attempt) => [attempt.upstream, attempt.status])).toEqual([["kind-bedrock-wrong", 403], ["kind-vertex", 200]]);
+    expect([...breaker().tracked()]).toContain("kind-bedrock-wrong");
+    expect([...breaker().tracked()]).not.toContain("kind-vertex");
+  });
+
+  it("an expired Vertex token is refused (401), dropped, and the retry gets a new one from the key file's token_uri", async () => {
+    const before = stack.simulator.cloud.tokensIssued;
+    stack.simulator.cloud.expireTokens();
+    const { data, response } = await anthropic.messages.create({ model: "claude-vertex", max_tokens: 16, messages: [{ role: "user", content: "hi" }] }).withResponse();
+    expect(data.type).toBe("message");
+    const [event] = await stack.billingEvents(response.headers.get("request-id") ?? response.headers.get("x-request-id")!);
+    expect(event!.attempts!.map((attempt) => [attempt.upstream, attempt.status])).toEqual([["kind-vertex", 401], ["kind-vertex", 200]]);
+    expect(stack.simulator.cloud.tokensIssued).toBe(before + 1);
+    // Still valid: the next request reuses it.
+    await anthropic.messages.create({ model: "claude-vertex", max_tokens: 16, messages: [{ role: "user", content: "hi" }] });
+    expect(stack.simulator.cloud.tokensIssued).toBe(before + 1);
+  });
+
+  it("a Vertex 429 and an Azure 429 with retry-after each fail over to the next target", async () => {
+    stack.simulator.faults.push({ match: { model: "bedrock-first" }, times: 1, behaviour: { failStatus: 503 } });
+    stack.simulator.faults.push({ match: { model: "vertex-second" }, times: 1, behaviour: { failStatus: 429 } });
+    const kinds = await anthropic.messages.create({ model: "claude-kinds", max_tokens: 16, messages: [{ role: "user", content: "hi" }] }).withResponse();
+    const [event] = await stack.billingEvents(kinds.response.headers.get("request-id") ?? kinds.response.headers.get("x-request-id")!);
+    expect(event!.attempts!.map((attempt) => [attempt.upstream, attempt.status])).toEqual([["kind-bedrock", 503], ["kind-vertex", 429], ["kind-bedrock", 200]]);
+    stack.simulator.faults.push({ match: { model: "azure-first" }, times: 1, behaviour: { failStatus: 429, retryAfter: 30 } });
+    await openai.chat.completions.create({ model: "gpt-azure-failover", max_tokens: 16, messages: [{ role: "user", content: "hi" }] });
+    expect(stack.simulator.stats.requests.slice(-2).map((record) => [record.model, record.status])).toEqual([["azure-first", 429], ["plain-second", 200]]);
+  });
+
+  it("from a plain Anthropic upstream to Bedrock, streamed", async () => {
+    stack.simulator.faults.push({ match: { model: "plain-first" }, times: 1, behaviour: { failStatus: 500 } });
+    const final = await anthropic.messages.stream({ model: "claude-to-bedrock", max_tokens: 16, messages: [{ role: "user", content: "hi" }] }).finalMessage();
+    expect(final.content.length).toBeGreaterThan(0);
+    expect(stack.simulator.stats.requests.map((record) => [record.model, record.stream, record.status])).toEqual([["plain-first", true, 500], ["bedrock-backup", true, 200]]);
+  });
+});
