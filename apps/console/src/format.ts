@@ -3,9 +3,10 @@
  * zeros beyond cents are trimmed for display.
  */
 
-/** "0.001230" -> "$0.00123", "10.000000" -> "$10.00", null -> "Unlimited". */
+/** "0.001230" -> "$0.00123", "10.000000" -> "$10.00", "-20.000000" -> "-$20.00", null -> "Unlimited". */
 export function usd(amount: string | null, empty = "Unlimited"): string {
   if (amount === null) return empty;
+  if (amount.startsWith("-")) return `-${usd(amount.slice(1), empty)}`;
   const [whole = "0", fraction = ""] = amount.split(".");
   const trimmed = fraction.replace(/0+$/, "").padEnd(2, "0");
   return `$${Number(whole).toLocaleString("en-US")}.${trimmed}`;

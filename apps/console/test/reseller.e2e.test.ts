@@ -186,21 +186,37 @@ describe("vendor console: running a reseller business", () => {
     expect(plan.limits.map((limit) => limit.window)).toEqual(["5h", "week"]);
   });
 
-  it("subscribes the customer to the plan, grants credits and gives it a key (plaintext once)", async () => {
+  it("grants credits, subscribes the customer to the plan (its price charged to the wallet) and gives it a key (plaintext once)", async () => {
     const { page } = browser;
     await page.goto(`${stack.url}/console/customers/${customerId}`);
     await page.getByRole("heading", { name: "Acme Robotics" }).waitFor();
+    await page.getByText("No wallet entries yet.").waitFor();
+    // A prepaid wallet without the plan's $20 is refused with the API's message, and nothing changes.
+    await page.getByLabel("Plan", { exact: true }).selectOption({ label: "Coding plan ($20.00 / month)" });
+    await page.getByRole("button", { name: "Subscribe" }).click();
+    await page.getByText("does not cover 20.000000 USD").waitFor();
+    expect((await stack.api<{ subscription: unknown }>("GET", `/api/customers/${customerId}`)).body.subscription).toBeNull();
+
+    await page.getByRole("button", { name: "Grant credits" }).click();
+    const grant = page.getByRole("dialog", { name: "Grant credits to Acme Robotics" });
+    await grant.getByLabel("Amount (USD)", { exact: true }).fill("25.00");
+    await grant.getByLabel("Reason", { exact: true }).fill("Welcome credit");
+    await grant.getByRole("button", { name: "Grant credits" }).click();
+    await expect.poll(() => page.getByTestId("customer-balance").textContent()).toBe("$25.00");
+
     await page.getByLabel("Plan", { exact: true }).selectOption({ label: "Coding plan ($20.00 / month)" });
     await page.getByRole("button", { name: "Subscribe" }).click();
     const subscription = page.locator("[data-testid=customer-subscriptions] tbody tr", { hasText: "Coding plan" });
     await expect.poll(() => subscription.textContent()).toContain("active");
-
-    await page.getByRole("button", { name: "Grant credits" }).click();
-    const grant = page.getByRole("dialog", { name: "Grant credits to Acme Robotics" });
-    await grant.getByLabel("Amount (USD)", { exact: true }).fill("5.00");
-    await grant.getByLabel("Reason", { exact: true }).fill("Welcome credit");
-    await grant.getByRole("button", { name: "Grant credits" }).click();
     await expect.poll(() => page.getByTestId("customer-balance").textContent()).toBe("$5.00");
+    // The wallet page lists the charge and the grant, newest first, as the API does.
+    const walletRows = page.locator("[data-testid=customer-wallet-entries] tbody tr");
+    await expect.poll(() => walletRows.count()).toBe(2);
+    expect(await walletRows.nth(0).textContent()).toContain("Plan charge");
+    expect(await walletRows.nth(0).textContent()).toContain("-$20.00");
+    expect(await walletRows.nth(1).textContent()).toContain("Welcome credit");
+    const listed = await stack.api<{ data: { kind: string; amount: string }[] }>("GET", `/api/customers/${customerId}/wallet/entries`);
+    expect(listed.body.data.map((entry) => [entry.kind, entry.amount])).toEqual([["plan", "-20.000000"], ["grant", "25.000000"]]);
 
     await page.getByRole("button", { name: "Create key for Acme Robotics" }).click();
     const create = page.getByRole("dialog", { name: "Create key" });
@@ -281,6 +297,12 @@ describe("vendor console: running a reseller business", () => {
     expect(Number(after) - Number(before)).toBeCloseTo(20, 6);
     await page.reload();
     await expect.poll(async () => dollars(await page.getByTestId("customer-balance").textContent())).toBe(Number(after));
+    // The payment is listed once, succeeded, and credited once in the wallet.
+    const paymentRows = page.locator("[data-testid=customer-payments] tbody tr");
+    await expect.poll(() => paymentRows.count()).toBe(1);
+    expect(await paymentRows.nth(0).textContent()).toContain("$20.00");
+    expect(await paymentRows.nth(0).textContent()).toContain("succeeded");
+    await expect.poll(() => page.locator("[data-testid=customer-wallet-entries] tbody tr", { hasText: "Card payment" }).count()).toBe(1);
   });
 
   it("creates redemption codes (plaintexts once, copied) and lists one as redeemed after the customer's key redeems it", async () => {

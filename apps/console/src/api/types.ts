@@ -250,14 +250,28 @@ export interface Subscription {
   canceled_at?: string | null;
 }
 
-/** A credit to a customer's wallet: a grant, a payment, a redeemed code, an auto top-up. */
+/** A wallet entry: a credit (grant, payment, redeemed code, auto top-up) or a plan charge (negative). */
 export interface WalletEntry {
   id: string;
   object?: string;
   amount: string;
   kind: string;
   reason?: string;
+  source_id?: string | null;
   created_at: string;
+}
+
+/** A card payment: a Stripe Checkout payment or an auto top-up charge. */
+export interface Payment {
+  id: string;
+  object: "payment";
+  customer_id: string;
+  kind: "checkout" | "auto_top_up";
+  amount: string;
+  status: "pending" | "succeeded" | "failed";
+  stripe_id: string;
+  created_at: string;
+  completed_at: string | null;
 }
 
 export interface RedemptionCode {

@@ -21,6 +21,7 @@ import type {
   UsageReport,
   VendorToken,
   WalletEntry,
+  Payment,
   Webhook,
   WebhookDelivery,
   WebhookWithSecret,
@@ -160,6 +161,8 @@ export const vendorApi = {
     api.call<Subscription>(`${customerPath(customerId)}/subscriptions/${encodeURIComponent(subscriptionId)}`, { method: "DELETE", scope: "plans:write" }),
   grantCredits: (api: ApiClient, id: string, amount: string, reason: string) =>
     api.call<WalletEntry>(`${customerPath(id)}/credits`, { method: "POST", body: { amount, reason }, scope: "customers:write" }),
+  walletEntries: (api: ApiClient, id: string, page: ListPage) => api.call<List<WalletEntry>>(`${customerPath(id)}/wallet/entries`, { query: { ...page }, scope: "customers:read" }),
+  payments: (api: ApiClient, id: string, page: ListPage) => api.call<List<Payment>>(`${customerPath(id)}/payments`, { query: { ...page }, scope: "customers:read" }),
   createCheckoutSession: (api: ApiClient, id: string, body: { amount: string; success_url: string; cancel_url: string }) =>
     api.call<CheckoutSession>(`${customerPath(id)}/checkout-sessions`, { method: "POST", body, scope: "customers:write" }),
 

@@ -16,6 +16,7 @@ import { PageLink } from "../router/page-link.tsx";
 import { useSession } from "../session/session-context.tsx";
 import { CheckoutDialog, GrantCreditsDialog } from "./customer-money-dialogs.tsx";
 import { CustomerFormDialog } from "./customer-form-dialog.tsx";
+import { CustomerWallet } from "./customer-wallet.tsx";
 import { budgetText } from "./customers-page.tsx";
 
 type Open = "edit" | "credits" | "payment" | "key" | null;
@@ -40,7 +41,8 @@ const keyColumns: Column<ApiKey>[] = [
 
 /**
  * One customer: its status, billing, balance and budget; its keys; its subscriptions (subscribe
- * to a plan, cancel); and money in (grant credits, take a card payment through Stripe Checkout).
+ * to a plan, cancel); money in (grant credits, take a card payment through Stripe Checkout); and
+ * its wallet's entries and payments.
  */
 export function CustomerPage(props: { customerId: string }) {
   const { api, can } = useSession();
@@ -215,6 +217,8 @@ export function CustomerPage(props: { customerId: string }) {
         ) : null}
         <ErrorBanner error={plans.error} />
       </section>
+
+      {data ? <CustomerWallet customerId={data.id} version={`${data.balance}-${active?.id ?? ""}`} /> : null}
 
       {data && open === "edit" ? (
         <CustomerFormDialog

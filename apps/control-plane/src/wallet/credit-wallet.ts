@@ -90,7 +90,7 @@ export async function debitWallet(tx: Prisma.TransactionClient, target: WalletTa
     const balance = await walletBalanceNano(target, debit.customerId).catch(() => null);
     throw new GatewayError(
       "insufficient_balance",
-      `The customer's balance${balance === null ? "" : ` (${formatUsd(balance)}, less requests in flight)`} does not cover ${formatUsd(debit.amountNano)}; credit its wallet first.`,
+      `The customer's prepaid balance${balance === null ? "" : ` (${formatUsd(balance)} USD, less requests in flight)`} does not cover ${formatUsd(debit.amountNano)} USD; credit its wallet first.`,
     );
   }
   return entry;
