@@ -36,7 +36,7 @@ function textOf(response: OpenAI.Responses.Response): string {
 async function threeTurns(model: string, stream: boolean) {
   const create = async (body: OpenAI.Responses.ResponseCreateParamsNonStreaming): Promise<OpenAI.Responses.Response> => {
     if (!stream) return openai.responses.create(body);
-    return openai.responses.stream(body).finalResponse();
+    return openai.responses.stream({ ...body, stream: undefined }).finalResponse();
   };
   const first = await create({ model, input: "What is the weather in Paris? #sim:tool=get_weather", tools: TOOLS });
   const call = first.output.find((item): item is OpenAI.Responses.ResponseFunctionToolCall => item.type === "function_call");

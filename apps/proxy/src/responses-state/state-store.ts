@@ -52,7 +52,7 @@ const conversationStateSchema = z.object({ conversation: storedConversationSchem
  */
 export class ResponsesStateStore {
   private readonly options: ResponsesStateOptions;
-  /** Saves of this process not yet acknowledged by Redis: a read of the same id waits for them. */
+  /** Writes of this process not yet acknowledged by Redis (`resp:<id>`, `conv:<id>`): a read of the same record waits for them. */
   private readonly saving = new Map<string, Promise<unknown>>();
 
   constructor(options: ResponsesStateOptions) {
@@ -67,7 +67,7 @@ export class ResponsesStateStore {
 
   /** A stored response of `vendorId`, or null (unknown, deleted, expired, another vendor's). */
   async response(vendorId: string, id: string): Promise<StoredResponse | null> {
-    await this.saving.get(id);
+    await this.saving.get(`resp:${id}`)?.catch(() => undefined);
     const cached = await this.options.redis.get(this.key("resp", id));
     if (cached === DELETED) return null;
     let record: StoredResponse | null = cached === null ? null : storedResponseSchema.parse(JSON.parse(cached));
@@ -84,10 +84,17 @@ export class ResponsesStateStore {
     const saved = this.options.redis
       .set(this.key("resp", record.id), JSON.stringify(record), "EX", this.ttl(record.expiresAt))
       .then(() => this.enqueue(RESPONSES_STORE_JOB.storeResponse, record))
-      .catch((error: unknown) => this.options.logger.warn({ responseId: record.id, err: (error as Error).message }, "stored response not saved"))
-      .finally(() => this.saving.delete(record.id));
-    this.saving.set(record.id, saved);
-    return saved;
+      .catch((error: unknown) => this.options.logger.warn({ responseId: record.id, err: (error as Error).message }, "stored response not saved"));
+    return this.track(`resp:${record.id}`, saved);
+  }
+
+  /** `work`, which this process's reads of `name` wait for until it is done. */
+  private track<T>(name: string, work: Promise<T>): Promise<T> {
+    const done = work.finally(() => {
+      if (this.saving.get(name) === done) this.saving.delete(name);
+    });
+    this.saving.set(name, done);
+    return done;
   }
 
   /** Deletes a stored response of `vendorId`; false when there is none. */
@@ -103,6 +110,7 @@ export class ResponsesStateStore {
 
   /** A conversation of `vendorId` with its items, or null. */
   async conversation(vendorId: string, id: string): Promise<ConversationState | null> {
+    await this.saving.get(`conv:${id}`)?.catch(() => undefined);
     const redis = this.options.redis;
     const [meta, items] = await Promise.all([redis.get(this.key("conv", id)), redis.lrange(this.key("conv-items", id), 0, -1)]);
     if (meta === DELETED) return null;
@@ -146,7 +154,11 @@ export class ResponsesStateStore {
    * those already there: positions come from one counter in Redis, so appends from several
    * replicas never share one.
    */
-  async addConversationItems(conversation: StoredConversation, items: { id: string; item: Record<string, unknown> }[]): Promise<StoredConversationItem[]> {
+  addConversationItems(conversation: StoredConversation, items: { id: string; item: Record<string, unknown> }[]): Promise<StoredConversationItem[]> {
+    return this.track(`conv:${conversation.id}`, this.appendItems(conversation, items));
+  }
+
+  private async appendItems(conversation: StoredConversation, items: { id: string; item: Record<string, unknown> }[]): Promise<StoredConversationItem[]> {
     if (items.length === 0) return [];
     const redis = this.options.redis;
     const ttl = this.ttl(conversation.expiresAt);

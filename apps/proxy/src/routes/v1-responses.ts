@@ -41,31 +41,32 @@ async function keep(services: ProxyServices, key: { id: string; vendorId: string
   const output = Array.isArray(answer.output) ? (answer.output as Item[]) : [];
   const id = typeof answer.id === "string" ? answer.id : null;
   const now = Date.now();
-  try {
-    if (resolved.conversation !== null) await services.responsesState.addConversationItems(resolved.conversation, withIds([...resolved.ownInput, ...output]).map(conversationEntry));
-    if (!resolved.store || id === null) return;
-    const record: StoredResponse = {
-      id,
-      vendorId: key.vendorId,
-      apiKeyId: key.id,
-      conversationId: resolved.conversation?.id ?? null,
-      model: typeof answer.model === "string" ? answer.model : "",
-      createdAt: now,
-      expiresAt: now + retentionMs,
-      // As the API shows a stored response (what the relay wrote says what the upstream was asked).
-      response: {
-        ...answer,
-        store: true,
-        previous_response_id: resolved.previousResponseId,
-        conversation: resolved.conversation === null ? null : { id: resolved.conversation.id },
-      },
-      input: resolved.input,
-      output,
-    };
-    await services.responsesState.saveResponse(record);
-  } catch (error) {
-    services.logger.warn({ responseId: id, err: (error as Error).message }, "response state not kept");
-  }
+  const notKept = (error: unknown) => services.logger.warn({ responseId: id, err: (error as Error).message }, "response state not kept");
+  // Both writes start in this tick: this process's next read of either waits for them.
+  const appended = resolved.conversation === null ? null : services.responsesState.addConversationItems(resolved.conversation, withIds([...resolved.ownInput, ...output]).map(conversationEntry)).catch(notKept);
+  const saved = resolved.store && id !== null ? services.responsesState.saveResponse(storedRecord(key, resolved, answer, id, output, now, retentionMs)) : null;
+  await Promise.all([appended, saved]);
+}
+
+/** The stored response: as the API shows one (what the relay wrote says what the upstream was asked). */
+function storedRecord(key: { id: string; vendorId: string }, resolved: StatefulRequest, answer: Record<string, unknown>, id: string, output: Item[], now: number, retentionMs: number): StoredResponse {
+  return {
+    id,
+    vendorId: key.vendorId,
+    apiKeyId: key.id,
+    conversationId: resolved.conversation?.id ?? null,
+    model: typeof answer.model === "string" ? answer.model : "",
+    createdAt: now,
+    expiresAt: now + retentionMs,
+    response: {
+      ...answer,
+      store: true,
+      previous_response_id: resolved.previousResponseId,
+      conversation: resolved.conversation === null ? null : { id: resolved.conversation.id },
+    },
+    input: resolved.input,
+    output,
+  };
 }
 
 function conversationEntry(item: Item): { id: string; item: Item } {
