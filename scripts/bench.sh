@@ -208,7 +208,10 @@ fi
 # BENCH_INSTRUCTIONS=1: the proxy and the floor run under callgrind, counting only while the driver
 # says so (valgrind runs a process's threads one at a time, so the pinning changes nothing).
 INSTRUCTION_WRAPPER=()
+PROXY_REDIS_WAIT_MS=2000
 if [ "${BENCH_INSTRUCTIONS:-0}" = 1 ]; then
+  # Under valgrind's slowdown a Redis answer at c=64 takes longer than the 2 s a request waits for it.
+  PROXY_REDIS_WAIT_MS=120000
   command -v valgrind >/dev/null 2>&1 && command -v callgrind_control >/dev/null 2>&1 || die "BENCH_INSTRUCTIONS=1 needs valgrind (package valgrind)."
   INSTRUCTION_DIR="$ROOT/bench-results/callgrind"; rm -rf "$INSTRUCTION_DIR" && mkdir -p "$INSTRUCTION_DIR"
   INSTRUCTION_WRAPPER=(valgrind --tool=callgrind --instr-atstart=no --callgrind-out-file="$INSTRUCTION_DIR/callgrind.out.%p")
@@ -225,7 +228,7 @@ if [ -n "${BENCH_PROXY_ENTRY:-}" ]; then PROXY_ENTRY="$BENCH_PROXY_ENTRY"
 elif [ "${BENCH_PROXY_SOURCE:-0}" = 1 ]; then PROXY_ENTRY=apps/proxy/src/main.ts; else
   log "building the proxy for production"; pnpm --filter @gateway/proxy run build >&2; fi
 # One pool connection per open stream: the 1,000-stream row needs more than the default 256.
-UPSTREAM_CONNECTIONS=2048 NODE_OPTIONS="$DEPLOYED_NODE_OPTIONS" PROXY_PROCESSES=1 \
+UPSTREAM_CONNECTIONS=2048 NODE_OPTIONS="$DEPLOYED_NODE_OPTIONS" PROXY_PROCESSES=1 REDIS_WAIT_MS="$PROXY_REDIS_WAIT_MS" \
   READY_TRIES=600 start_app proxy "$PROXY_PORT" taskset -c "$PROXY_CORE" "${INSTRUCTION_WRAPPER[@]}" node "${PROXY_NODE_FLAGS[@]}" "$PROXY_ENTRY"
 PROXY_PID="${PIDS[-1]}"
 SCALING_ENV=()

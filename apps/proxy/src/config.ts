@@ -43,6 +43,11 @@ export function loadProxyConfig(env: Record<string, string | undefined> = proces
     /** How long "no such key" is remembered, so floods of bad keys do not hit Redis. */
     KEY_NEGATIVE_TTL_MS: envVars.positiveInt(2_000),
     /**
+     * The longest a request waits for Redis before its first upstream call: its admission (then a
+     * 503 with retry-after) and its journal entry's write (then it goes on unjournaled, logged).
+     */
+    REDIS_WAIT_MS: z.coerce.number().int().min(100).max(600_000).default(2_000),
+    /**
      * Finished requests' limit and quota settlements are summed per key off the response path and
      * ride along with the key's next admission (booked first, in the same script call); when none
      * comes within this many ms (0: one event-loop turn) they are written with one call per key.

@@ -81,7 +81,7 @@ export async function createProxyServices(config: ProxyConfig, logger = createLo
     renewAhead: true,
     onWriteError: (error) => logger.warn({ err: (error as Error).message }, "limit lease not given back; Redis drops it later"),
   });
-  const limiter = new Limiter(limitStore, logger);
+  const limiter = new Limiter(limitStore, logger, config.REDIS_WAIT_MS);
   const registry = createRegistry("proxy");
   const breaker = new CircuitBreaker({ threshold: config.CIRCUIT_FAILURE_THRESHOLD, cooldownMs: config.CIRCUIT_COOLDOWN_MS });
   const metrics = new ProxyMetrics(registry, {
@@ -206,6 +206,7 @@ export async function createProxyServices(config: ProxyConfig, logger = createLo
     reservation: (requestId) => limiter.reservation(requestId),
     processTag: limitStore.processTag,
     checkpointMs: config.JOURNAL_CHECKPOINT_MS,
+    writeAheadWaitMs: config.REDIS_WAIT_MS,
     logger,
   });
   billing.onQueued = (events) => journal?.queued(events);

@@ -15,11 +15,12 @@ export function heartbeatMs(checkpointMs: number): number {
 }
 
 /**
- * The longest a request waits for its entry to be written before it calls an upstream. A Redis
- * that hangs with its socket open answers nothing: the request then goes on unjournaled (logged),
- * as it would when Redis refused the write; both are the loss bound of a kill during a Redis outage.
+ * The longest a request waits for its entry to be written before it calls an upstream, by default
+ * (`REDIS_WAIT_MS`). A Redis that hangs with its socket open answers nothing: the request then goes
+ * on unjournaled (logged), as it would when Redis refused the write; both are the loss bound of a
+ * kill during a Redis outage.
  */
-export const WRITE_AHEAD_WAIT_MS = 1_000;
+export const WRITE_AHEAD_WAIT_MS = 2_000;
 
 /** One write ahead: the requests that joined it wait on `written` before their first upstream call. */
 interface AheadBatch {
@@ -42,6 +43,8 @@ export interface InFlightJournalOptions {
   /** `LimitStore.processTag`: the sweeper drops this process's leases by it. */
   processTag: string;
   checkpointMs: number;
+  /** How long requests wait for their write ahead (WRITE_AHEAD_WAIT_MS by default). */
+  writeAheadWaitMs?: number;
   logger: Logger;
 }
 
@@ -92,8 +95,11 @@ export class InFlightJournal {
   private writing: Promise<void> | null = null;
   private registered = false;
 
+  private readonly writeAheadWaitMs: number;
+
   constructor(options: InFlightJournalOptions) {
     this.options = options;
+    this.writeAheadWaitMs = options.writeAheadWaitMs ?? WRITE_AHEAD_WAIT_MS;
     this.meta = { processTag: options.processTag, pid: process.pid, host: hostname() };
   }
 
@@ -153,9 +159,9 @@ export class InFlightJournal {
       if (this.fresh.length > 0) this.writeAhead();
     };
     const wait = setTimeout(() => {
-      this.options.logger.warn({ requests: args.length / 2, waitMs: WRITE_AHEAD_WAIT_MS }, "in-flight journal write ahead not answered; its requests go on");
+      this.options.logger.warn({ requests: args.length / 2, waitMs: this.writeAheadWaitMs }, "in-flight journal write ahead not answered; its requests go on");
       goOn();
-    }, WRITE_AHEAD_WAIT_MS);
+    }, this.writeAheadWaitMs);
     wait.unref();
     redis.hset(journalKeys(prefix).process(this.processId), ...args).then(
       () => {

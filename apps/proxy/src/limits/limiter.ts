@@ -26,11 +26,11 @@ const REDIS_INTEGER_MAX = 2n ** 63n - 1n;
 const UNAVAILABLE_RETRY_AFTER_S = 1;
 
 /**
- * The longest a request waits for its admission call. A Redis that hangs with its socket open
- * answers nothing and closes nothing; behind a lease being asked for, or other commands of the
- * same auto-pipeline, a request would wait for several timed-out commands in a row.
+ * The longest a request waits for its admission call by default (`REDIS_WAIT_MS`). A Redis that
+ * hangs with its socket open answers nothing and closes nothing; behind a lease being asked for, or
+ * other commands of the same auto-pipeline, a request would wait for several timed-out commands in a row.
  */
-const ADMISSION_WAIT_MS = 2_000;
+export const ADMISSION_WAIT_MS = 2_000;
 
 export interface Admission {
   /** The OpenAI `x-ratelimit-*` headers for this response (empty when the key has no limits). */
@@ -118,10 +118,12 @@ export class Limiter {
   private readonly watched = new WeakSet<Promise<void>>();
   private readonly store: LimitStore;
   private readonly logger: Logger;
+  private readonly admissionWaitMs: number;
 
-  constructor(store: LimitStore, logger: Logger) {
+  constructor(store: LimitStore, logger: Logger, admissionWaitMs = ADMISSION_WAIT_MS) {
     this.store = store;
     this.logger = logger;
+    this.admissionWaitMs = admissionWaitMs;
   }
 
   /** At once (no promise) when the key has no limits or its lease in this process admits the request. */
@@ -205,7 +207,7 @@ export class Limiter {
   }
 
   /**
-   * The verdict of an admission call, or the 503 once ADMISSION_WAIT_MS has passed without one: a
+   * The verdict of an admission call, or the 503 once `admissionWaitMs` has passed without one: a
    * timer on this slow path only, never on a lease's. A request admitted after its client was
    * refused gives its reservation back at once.
    */
@@ -214,8 +216,8 @@ export class Limiter {
       let refused = false;
       const timer = setTimeout(() => {
         refused = true;
-        resolve(this.unavailable(requestId, new Error(`no answer from Redis within ${ADMISSION_WAIT_MS} ms`)));
-      }, ADMISSION_WAIT_MS);
+        resolve(this.unavailable(requestId, new Error(`no answer from Redis within ${this.admissionWaitMs} ms`)));
+      }, this.admissionWaitMs);
       result.then(
         (answer) => {
           if (!refused) {
