@@ -35,7 +35,7 @@ export interface StateStack {
 
 const silent = createLogger({ name: "test", level: "silent" });
 
-export async function startStateStack(): Promise<StateStack> {
+export async function startStateStack(proxyEnv: Record<string, string> = {}): Promise<StateStack> {
   const { redisUrl } = await resolveTestServices();
   const database: TestDatabase = await createTestDatabase();
   const prefix = `test-${randomUUID().slice(0, 8)}`;
@@ -50,7 +50,7 @@ export async function startStateStack(): Promise<StateStack> {
   await applyGatewayFile(prisma, controlPlane.services.records, parseGatewayFile(yaml));
   const worker = await startBillingWorker(loadBillingWorkerConfig({ DATABASE_URL: database.url, REDIS_URL: redisUrl, REDIS_PREFIX: prefix, PORT: "0" }), silent);
   const proxy = await startProxy(
-    loadProxyConfig({ PORT: "0", METRICS_PORT: "0", REDIS_URL: redisUrl, REDIS_PREFIX: prefix, CONTROL_PLANE_URL: controlPlane.url, CIRCUIT_FAILURE_THRESHOLD: "1000", ...internal }),
+    loadProxyConfig({ PORT: "0", METRICS_PORT: "0", REDIS_URL: redisUrl, REDIS_PREFIX: prefix, CONTROL_PLANE_URL: controlPlane.url, CIRCUIT_FAILURE_THRESHOLD: "1000", ...internal, ...proxyEnv }),
     silent,
   );
   const redis = new Redis(redisUrl);
