@@ -117,13 +117,13 @@ export type Feature =
   // Sampling and output tuning.
   | "seed" | "presence-penalty" | "frequency-penalty" | "top-k" | "temperature-above-1" | "logit-bias" | "prediction" | "verbosity"
   // Bookkeeping, caching, service.
-  | "store" | "metadata" | "service-tier" | "second-user-id" | "long-user-id" | "prompt-cache-hint" | "prompt-cache-options"
+  | "store" | "metadata" | "service-tier" | "foreign-service-tier" | "second-user-id" | "long-user-id" | "prompt-cache-hint" | "prompt-cache-options"
   | "context-management" | "inference-geo" | "speed" | "output-config"
   // Inside the conversation and the tools.
   | "participant-name" | "image-detail" | "cache-control" | "text-citations" | "foreign-reasoning" | "unsigned-reasoning"
   | "earlier-web-search" | "web-search-tool" | "custom-tool-grammar" | "reasoning-summary" | "thinking-type"
   | "eager-input-streaming" | "input-examples" | "defer-loading" | "allowed-callers"
-  | "search-context-size" | "search-cached-only" | "search-max-uses";
+  | "search-context-size" | "search-cached-only" | "search-max-uses" | "earlier-reasoning";
 
 export interface Verdict {
   verdict: "drop" | "refuse";
@@ -136,6 +136,8 @@ export interface RequestAccepts {
   upstream: string;
   /** The target's name in "has no X equivalent": "Anthropic", "OpenAI Chat Completions". */
   name: string;
+  /** Whose signed reasoning it verifies (the upstream kind): reasoning signed by another origin is "foreign-reasoning". */
+  origin?: Opaque["origin"];
   /** The longest end-user id it takes (OpenAI's `user`: 64); absent: any. */
   maxUserLength?: number;
   /** Features it does not take as they are (absent: taken). */

@@ -6,7 +6,7 @@ import { responsesToChat } from "./responses-to-chat/index.ts";
 import { responsesToMessages } from "./responses-to-messages/index.ts";
 import { unsupported } from "../core/fields.ts";
 import type { Translation } from "./types.ts";
-import { fromGemini, toGemini } from "../shapes/gemini/translations.ts";
+import { fromGemini, geminiEmbeddingsOn, toGemini } from "../shapes/gemini/translations.ts";
 
 export type { StreamTranslator, Translation, TranslationName } from "./types.ts";
 export { DroppedParams, DROPPED_PARAMS_HEADER } from "../core/drops.ts";
@@ -42,10 +42,11 @@ export function translationFor(clientEndpoint: EndpointName, upstream: UpstreamR
     case "gemini.generate_content":
       return upstream.shape === "gemini" ? null : fromGemini(upstream.shape);
     case "gemini.count_tokens":
-    case "gemini.embed_content":
-      // Other shapes are served by the routes themselves (routes/gemini.ts): a local count, OpenAI embeddings.
+      // Counted by the proxy itself on a model of another shape (routes/gemini.ts), never sent there.
       if (upstream.shape === "gemini") return null;
-      throw unsupported("model", `${clientEndpoint === "gemini.count_tokens" ? "countTokens" : "embeddings"} of a Gemini client reach Gemini-shape upstreams only`);
+      throw unsupported("model", "countTokens of a Gemini client is forwarded to Gemini-shape upstreams only");
+    case "gemini.embed_content":
+      return upstream.shape === "gemini" ? null : geminiEmbeddingsOn(upstream.shape);
     default: {
       const never: never = clientEndpoint;
       return never;

@@ -4,7 +4,18 @@ import type { StreamTranslator } from "../core/pipeline.ts";
 
 export type { StreamTranslator };
 
-export type TranslationName = "messages-to-chat" | "chat-to-messages" | "responses-to-chat" | "responses-to-messages";
+export type TranslationName =
+  | "messages-to-chat"
+  | "chat-to-messages"
+  | "responses-to-chat"
+  | "responses-to-messages"
+  // Gemini (shapes/gemini/translations.ts): composed from the shapes' readers and writers.
+  | "chat-to-gemini"
+  | "messages-to-gemini"
+  | "responses-to-gemini"
+  | "gemini-to-chat"
+  | "gemini-to-messages"
+  | "gemini-embed-to-openai";
 
 /**
  * A request in one shape served by an upstream of another. Every function is pure: the request

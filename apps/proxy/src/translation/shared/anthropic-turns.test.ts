@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { messagesRequestFromChat } from "../chat-to-messages/request.ts";
 import { messagesRequestFromResponses } from "../responses-to-messages/request.ts";
-import { AnthropicTurns } from "./anthropic-request.ts";
+import { AnthropicTurns } from "../../shapes/anthropic-messages/writer/turns.ts";
 import { DroppedParams } from "../../core/drops.ts";
 import { foldSystemMessages } from "./system-reminder.ts";
 

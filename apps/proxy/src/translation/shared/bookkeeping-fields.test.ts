@@ -5,7 +5,7 @@ import { messagesToChat } from "../messages-to-chat/index.ts";
 import { responsesToChat } from "../responses-to-chat/index.ts";
 import { responsesToMessages } from "../responses-to-messages/index.ts";
 import type { Translation } from "../types.ts";
-import { isBookkeepingField } from "./bookkeeping-fields.ts";
+import { isBookkeepingField } from "../../core/bookkeeping.ts";
 import { DroppedParams } from "../../core/drops.ts";
 
 /**

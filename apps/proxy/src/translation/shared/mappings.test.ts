@@ -5,7 +5,7 @@ import { anthropicStopReason } from "../messages-to-chat/stop-reason.ts";
 import { responsesOutcomeFromChat } from "../responses-to-chat/outcome.ts";
 import { responsesOutcomeFromMessages } from "../responses-to-messages/outcome.ts";
 import { DroppedParams } from "../../core/drops.ts";
-import { anthropicThinkingFromEffort, openaiEffortFromThinking } from "./reasoning-effort.ts";
+import { anthropicThinkingFromEffort, openaiEffortFromThinking } from "../../core/reasoning.ts";
 import { asAnthropicStopReason, asChatFinishReason } from "./stop-reasons.ts";
 import { anthropicUsage, anthropicUsageBody, chatUsageBody, responsesUsageBody } from "./usage-bodies.ts";
 

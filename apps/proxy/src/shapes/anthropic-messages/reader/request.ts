@@ -1,6 +1,6 @@
 import { asRecord } from "../../../upstreams/request-fields.ts";
 import { withoutBookkeeping } from "../../../core/bookkeeping.ts";
-import { dropOrRefuse } from "../../../core/drop-or-refuse.ts";
+import { dropOrRefuse, dropped } from "../../../core/drop-or-refuse.ts";
 import { invalid, isSet, list, refuseUnhandledFields, unsupported } from "../../../core/fields.ts";
 import type { NeutralRequest, Part, RequestReadContext, TextPart, Tool, ToolChoice, Turn } from "../../../core/neutral-request.ts";
 import { openaiEffortFromThinking } from "../../../core/reasoning.ts";
@@ -58,7 +58,7 @@ export function readRequest(body: Record<string, unknown>, context: RequestReadC
     } else if (isSet(value)) dropOrRefuse(context, "metadata", `metadata.${field}`);
   }
   if (request.service_tier === "auto" || request.service_tier === "standard_only") neutral.serviceTier = { value: request.service_tier === "auto" ? "auto" : "default", path: "service_tier" };
-  else if (isSet(request.service_tier)) dropOrRefuse(context, "service-tier", "service_tier");
+  else if (isSet(request.service_tier)) dropOrRefuse(context, "foreign-service-tier", "service_tier", dropped("the other side takes only the auto and standard_only tiers"));
   reader.tools(request, neutral);
   const outputConfig = asRecord(request.output_config) ?? {};
   for (const field of Object.keys(outputConfig)) {
@@ -186,7 +186,10 @@ class Reader {
         return [{ type: "tool-call", callId: block.id as string, name: block.name as string, input: argumentsFromToolInput(block.input), path: field }];
       case "thinking":
       case "redacted_thinking":
-        dropOrRefuse(this.context, "foreign-reasoning", field);
+        if (this.context.accepts.origin === "anthropic" || dropOrRefuse(this.context, "foreign-reasoning", field)) {
+          if (block.type === "redacted_thinking") return [{ type: "reasoning", text: "", redacted: { origin: "anthropic", value: String(block.data ?? "") }, path: field }];
+          return [{ type: "reasoning", text: String(block.thinking ?? ""), signature: { origin: "anthropic", value: String(block.signature ?? "") }, path: field }];
+        }
         return [];
       case "server_tool_use":
       case "web_search_tool_result":

@@ -18,6 +18,7 @@ export const accepts: RequestAccepts = {
   // Anthropic runs its own web search server tool, and returns its thinking signed.
   webSearch: true,
   encryptedReasoning: true,
+  origin: "anthropic",
   refuses: {
     choices: refuse("Anthropic-shape models return exactly one choice"),
     logprobs: refuse("Anthropic-shape models do not return log probabilities"),

@@ -68,8 +68,11 @@ function block(part: Part, role: "user" | "assistant", context: RequestWriteCont
     case "file":
       if (role === "assistant") throw unsupported(part.path, "assistant messages carry no images");
       return [{ type: "image", source: imageSource(part) }];
-    case "tool-call":
-      return [{ type: "tool_use", id: part.callId, name: part.name, input: asRecord(tryJson(part.input)) ?? {} }];
+    case "tool-call": {
+      const input = asRecord(tryJson(part.input));
+      if (!input) throw invalid(`${part.path}.arguments`, "expected a JSON object");
+      return [{ type: "tool_use", id: part.callId, name: part.name, input }];
+    }
     case "tool-result":
       return [{ type: "tool_result", tool_use_id: part.callId, content: part.plain ? part.content.map((inner) => (inner.type === "text" ? inner.text : "")).join("") : part.content.flatMap((inner) => block(inner, "user", context)) }];
     case "reasoning":

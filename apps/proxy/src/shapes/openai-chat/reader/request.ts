@@ -189,12 +189,14 @@ function assistantParts(message: Record<string, unknown>, path: string, context:
   if (isSet(message.function_call)) throw unsupported(`${path}.function_call`, `legacy function calls have no ${context.accepts.name} equivalent; use tool_calls`);
   if (isSet(message.audio)) throw unsupported(`${path}.audio`, `audio has no ${context.accepts.name} equivalent`);
   // Thinking blocks this gateway returned (`thinking_blocks`) go back first, signatures intact.
-  const thinking = list(message.thinking_blocks).map((raw, index): Part => {
+  const thinking = list(message.thinking_blocks).flatMap((raw, index): Part[] => {
     const block = asRecord(raw);
     const field = `${path}.thinking_blocks[${index}]`;
-    if (block?.type === "thinking") return { type: "reasoning", text: String(block.thinking ?? ""), signature: { origin: "anthropic", value: String(block.signature ?? "") }, path: field };
-    if (block?.type === "redacted_thinking") return { type: "reasoning", text: "", redacted: { origin: "anthropic", value: String(block.data ?? "") }, path: field };
-    throw invalid(field, "expected a thinking block");
+    if (block?.type !== "thinking" && block?.type !== "redacted_thinking") throw invalid(field, "expected a thinking block");
+    // Anthropic's signatures: only an Anthropic target verifies them.
+    if (context.accepts.origin !== "anthropic" && !dropOrRefuse(context, "foreign-reasoning", field)) return [];
+    if (block.type === "thinking") return [{ type: "reasoning", text: String(block.thinking ?? ""), signature: { origin: "anthropic", value: String(block.signature ?? "") }, path: field }];
+    return [{ type: "reasoning", text: "", redacted: { origin: "anthropic", value: String(block.data ?? "") }, path: field }];
   });
   const texts = isSet(message.content) ? contentTexts(message.content, `${path}.content`) : [];
   if (typeof message.refusal === "string" && !isSet(message.content)) texts.push({ type: "text", text: message.refusal, path: `${path}.refusal` });

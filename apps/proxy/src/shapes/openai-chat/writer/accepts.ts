@@ -26,10 +26,15 @@ export const accepts: RequestAccepts = {
     speed: drop("OpenAI-shape models have no speed setting"),
     "long-user-id": drop("OpenAI takes a user of at most 64 characters"),
     metadata: drop("only metadata.user_id has an OpenAI equivalent (user)"),
-    "service-tier": drop("OpenAI-shape models take only the auto and standard_only tiers"),
+    // Anthropic's tiers other than auto and standard_only have no OpenAI word.
+    "foreign-service-tier": drop("OpenAI-shape models take only the auto and standard_only tiers"),
     "output-config": drop("has no OpenAI Chat Completions equivalent"),
     "text-citations": drop("Chat Completions text carries no citations"),
     "foreign-reasoning": drop("earlier thinking blocks cannot be sent to an OpenAI-shape model (their signatures are Anthropic's)"),
+    // Earlier reasoning only informs the model; Chat Completions has no way to send it back.
+    "earlier-reasoning": drop("reasoning items cannot be sent through Chat Completions"),
+    // Summaries are best effort on the Responses API too (a model may give none).
+    "reasoning-summary": drop("Chat Completions returns no reasoning summaries"),
     "earlier-web-search": drop("an earlier web search cannot be sent to an OpenAI-shape model; the answer that used it stays"),
     // Chat Completions has no web search tool, so the model answers without it.
     "web-search-tool": drop("this model's upstream (Chat Completions) has no web search tool; the model answers without searching"),

@@ -50,9 +50,14 @@ function textPart(part: TextPart): { type: "text"; text: string } {
 /** Text-only content (system, tool results): text parts; anything else has no form there. */
 function textParts(parts: Part[]): { type: "text"; text: string }[] {
   return parts.map((part) => {
-    if (part.type !== "text") throw unsupported(part.path, `${part.type === "file" ? "image" : part.type} parts have no Chat Completions equivalent here`);
+    if (part.type !== "text") throw unsupported(partPath(part), `${part.type === "file" ? "image" : part.type} parts have no Chat Completions equivalent here`);
     return textPart(part);
   });
+}
+
+/** A part's own path (an image's path names its URL field: the part is the one before it). */
+function partPath(part: Part): string {
+  return part.type === "file" ? part.path.replace(/\.image_url(\.url)?$/, "") : part.path;
 }
 
 function writeTurn(conversation: ChatConversation, turn: Turn): void {
@@ -96,6 +101,7 @@ function writeUser(conversation: ChatConversation, turn: Turn): void {
         conversation.toolResult({ role: "tool", tool_call_id: part.callId, content: part.plain ? plainText(part.content) : textParts(part.content) }, part.callId);
         break;
       case "text":
+        if (part.refusal) throw invalid(part.path, "refusal parts belong to assistant messages");
         content.push(textPart(part));
         break;
       case "file": {
@@ -114,8 +120,7 @@ function writeUser(conversation: ChatConversation, turn: Turn): void {
 /**
  * An assistant turn: text parts join into `content` (their concatenation is exactly what the model
  * wrote), tool calls become `tool_calls` (a turn of calls only, right after an assistant message,
- * joins that message: one assistant turn); a refusal alone is `refusal`. A turn whose parts say
- * nothing is left out.
+ * joins that message: one assistant turn); a refusal alone is `refusal`.
  */
 function writeAssistant(conversation: ChatConversation, turn: Turn): void {
   if (turn.plain) {
@@ -130,11 +135,10 @@ function writeAssistant(conversation: ChatConversation, turn: Turn): void {
       if (part.refusal) refusal += part.text;
       else text += part.text;
     } else if (part.type === "tool-call") calls.push({ id: part.callId, type: "function", function: { name: part.name, arguments: part.input } });
-    else if (part.type === "file") throw unsupported(part.path, "assistant messages carry no images");
+    else if (part.type === "file") throw unsupported(partPath(part), "assistant messages carry no images");
   }
   const callIds = calls.map((call) => call.id as string);
   if (calls.length > 0 && calls.length === turn.parts.length && conversation.joinCalls(calls, callIds)) return;
-  if (text.length === 0 && refusal.length === 0 && calls.length === 0 && turn.parts.length > 0) return;
   const message: ChatMessage =
     refusal.length > 0 && text.length === 0 ? { role: "assistant", content: null, refusal } : { role: "assistant", content: text.length === 0 && calls.length > 0 ? null : text };
   if (calls.length > 0) message.tool_calls = calls;

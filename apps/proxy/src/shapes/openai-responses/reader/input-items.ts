@@ -1,5 +1,5 @@
-import { asRecord } from "../../upstreams/request-fields.ts";
-import { invalid, isSet, list, unsupported } from "../../core/fields.ts";
+import { asRecord } from "../../../upstreams/request-fields.ts";
+import { invalid, isSet, list, unsupported } from "../../../core/fields.ts";
 
 export type InputPart =
   | { type: "text"; text: string }

@@ -1,2 +1,0 @@
-// Moved to core/bookkeeping.ts (neutral-core step 6).
-export * from "../../core/bookkeeping.ts";
