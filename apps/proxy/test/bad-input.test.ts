@@ -230,7 +230,7 @@ describe("discovery and health", () => {
     });
   });
 
-  it("GET /v1/responses asking for a WebSocket (Codex's first try, as captured from Codex 0.171) is 426 with the envelope; without the upgrade it is an unknown route", async () => {
+  it("GET /v1/responses asking for a WebSocket (Codex's first try, as captured from Codex 0.171) switches protocols (Responses over WebSocket, contract section 18); without the upgrade it is an unknown route", async () => {
     const upgrade = await new Promise<{ status: number; body: string }>((resolve, reject) => {
       const request = httpRequest(`${stack.proxy.url}/v1/responses`, {
         headers: {
@@ -242,16 +242,15 @@ describe("discovery and health", () => {
           authorization: `Bearer ${key}`,
         },
       });
-      request.on("response", (response) => {
-        let body = "";
-        response.setEncoding("utf8").on("data", (chunk: string) => (body += chunk)).on("end", () => resolve({ status: response.statusCode ?? 0, body }));
+      request.on("response", (response) => reject(new Error(`answered ${response.statusCode} instead of switching protocols`)));
+      request.on("upgrade", (response, socket) => {
+        socket.destroy();
+        resolve({ status: response.statusCode ?? 0, body: "" });
       });
-      request.on("upgrade", () => reject(new Error("the proxy switched protocols")));
       request.on("error", reject);
       request.end();
     });
-    expect(upgrade.status).toBe(426);
-    expect(JSON.parse(upgrade.body).error).toMatchObject({ type: "invalid_request_error", code: "websocket_not_supported", param: null });
+    expect(upgrade.status).toBe(101);
     const plain = await call("/v1/responses", { method: "GET" });
     expect([plain.status, plain.body.error.code]).toEqual([404, "route_not_found"]);
     // The proxy keeps serving on the same address.

@@ -27,11 +27,15 @@ function conversationId(value: unknown): string | null {
 }
 
 /**
- * Whether a Responses body needs the gateway's state: stored (the default), or continuing a
- * stored response or a conversation. A `store: false` request continuing nothing is relayed untouched.
+ * Whether a Responses body needs the gateway's state: continuing a stored response or a
+ * conversation, or stored (the default). A `store: false` request continuing nothing is relayed
+ * untouched; so is one whose `input` is not items (same shape, the provider decides: contract
+ * section 15), which is then not stored.
  */
 export function isStateful(body: Record<string, unknown>): boolean {
-  return body.store !== false || body.previous_response_id !== undefined || body.conversation !== undefined;
+  if (body.previous_response_id !== undefined || body.conversation !== undefined) return true;
+  const input = body.input;
+  return body.store !== false && (input === undefined || input === null || typeof input === "string" || Array.isArray(input));
 }
 
 /**

@@ -163,7 +163,7 @@ describe.each(TARGETS)("Codex 0.171 (custom provider) on $model ($shape-shape up
 });
 
 describe("Codex 0.171's built-in provider", () => {
-  it("its WebSocket attempt (GET /v1/responses, Upgrade: websocket): 426 with the error envelope, so it falls back to HTTP at once", async () => {
+  it("its WebSocket attempt (GET /v1/responses, Upgrade: websocket), 426 when recorded: now switches protocols (Responses over WebSocket, contract section 18)", async () => {
     const rec = recording("builtin-ws-upgrade.json");
     expect(rec.status).toBe(426);
     const url = new URL(`${compat.url}${rec.path}`);
@@ -182,8 +182,7 @@ describe("Codex 0.171's built-in provider", () => {
       req.on("error", reject);
       req.end();
     });
-    expect(answer.status, answer.body).toBe(426);
-    expect(JSON.parse(answer.body)).toMatchObject({ error: { type: expect.any(String), message: expect.any(String) } });
+    expect(answer.status, answer.body).toBe(101);
     expect(compat.upstream()).toHaveLength(0);
   });
 
