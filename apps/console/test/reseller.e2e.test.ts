@@ -195,6 +195,7 @@ describe("vendor console: running a reseller business", () => {
     await page.getByLabel("Plan", { exact: true }).selectOption({ label: "Coding plan ($20.00 / month)" });
     await page.getByRole("button", { name: "Subscribe" }).click();
     await page.getByText("does not cover 20.000000 USD").waitFor();
+    expect(browser.takeErrors()).toEqual([expect.stringContaining("status of 402")]);
     expect((await stack.api<{ subscription: unknown }>("GET", `/api/customers/${customerId}`)).body.subscription).toBeNull();
 
     await page.getByRole("button", { name: "Grant credits" }).click();
