@@ -1,10 +1,11 @@
-// Issue 38's "Done when" (contract section 19): wallet balance == grants + payments + codes - ledger
-// spend, to the nano-dollar, after 200 concurrent requests and 20 concurrent redemptions, against
+// Issue 38's "Done when" (contract section 19): wallet balance == grants + payments + codes - plan
+// charges - ledger spend, to the nano-dollar, after 200 concurrent requests and 20 concurrent redemptions, against
 // the real stack (Postgres, Redis, the billing worker, three proxy processes, Stripe faked locally).
 // A prepaid customer with two keys gets a grant and a card payment (Checkout through the official
 // SDK against the fake Stripe API, credited by the signed webhook); then, all at once: 200 chat
 // requests over the three replicas and both keys, 20 redemptions of 20 distinct codes, 5 more
-// attempts at used codes, and replays of the payment's webhook. The wallet is sized to run short:
+// attempts at used codes, replays of the payment's webhook, and the renewal of the customer's plan
+// (its price charged, or the subscription lapsed if the wallet is short). The wallet is sized to run short:
 // the requests it cannot hold are 429 balance_exhausted and spend never passes the credits.
 import { randomBytes } from "node:crypto";
 import { formatUsd, parseUsdToNano } from "@gateway/contracts";
@@ -15,6 +16,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 // proxy has no `stripe` dependency of its own).
 import { startFakeStripeApi, type FakeStripeApi } from "../../control-plane/src/wallet/fake-stripe-api.ts";
 import { stripeWebhooks } from "../../control-plane/src/wallet/stripe-client.ts";
+import { SubscriptionRenewal } from "../../control-plane/src/customers/subscription-renewal.ts";
+import { customerStores } from "../../control-plane/src/routes/api-customers.ts";
 import { envelopeOf, requestBody, send, shapeHeaders, type Reply } from "./hostile-requests.ts";
 import { startHostileStack, type HostileStack } from "./hostile-stack.ts";
 
@@ -31,7 +34,7 @@ beforeAll(async () => {
     controlPlaneEnv: { STRIPE_SECRET_KEY: "sk_test_fake", STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET, STRIPE_API_BASE: stripeApi.url, WALLET_CHECK_INTERVAL_MS: "0" },
   });
   const { prisma } = stack.controlPlane.services.db;
-  token = (await createVendorToken(prisma, { vendor: "hostile-vendor", name: "wallet", scopes: ["keys:create", "keys:read", "customers:read", "customers:write"] })).plaintext;
+  token = (await createVendorToken(prisma, { vendor: "hostile-vendor", name: "wallet", scopes: ["keys:create", "keys:read", "customers:read", "customers:write", "plans:write"] })).plaintext;
 }, 90_000);
 afterAll(async () => {
   await stack?.close();
@@ -66,7 +69,7 @@ function chat(index: number, key: string): Promise<Reply> {
 }
 
 describe("a prepaid wallet under concurrent spend, redemptions and payment replays", () => {
-  it("balance == grants + payments + codes - ledger spend to the nano-dollar; Redis agrees; nothing admitted beyond the balance", async () => {
+  it("balance == grants + payments + codes - plan charges - ledger spend to the nano-dollar; Redis agrees; nothing admitted beyond the balance", async () => {
     const { prisma } = stack.controlPlane.services.db;
     const { redis } = stack.controlPlane.services;
 
@@ -114,6 +117,17 @@ describe("a prepaid wallet under concurrent spend, redemptions and payment repla
     const codes = (minted.body.data as { code: string }[]).map((row) => row.code);
     expect((await redeem(0, keys[0]!.key, codes[0]!)).status).toBe(200);
 
+    // A plan of 0.10 USD a day, charged at once; its renewal races the burst below.
+    const plan = await api("POST", "/api/plans", { name: "daily", price: "0.10", period: "day", limits: [{ window: "5h", requests: 100000 }] });
+    expect(plan.status).toBe(201);
+    const subscribed = await api("POST", `/api/customers/${customerId}/subscriptions`, { plan_id: plan.body.id });
+    expect(subscribed.status).toBe(201);
+    const renewal = new SubscriptionRenewal(
+      { prisma, stores: customerStores(stack.controlPlane.services), logger: stack.controlPlane.services.logger },
+      0,
+      () => Date.parse(subscribed.body.current_period_end),
+    );
+
     // All at once: 200 requests, 20 redemptions of distinct codes, 5 attempts at used codes
     // (2 at the one used before, 3 racing a burst redemption of the same code by the other key),
     // the payment's webhook replayed (the same delivery, and re-signed).
@@ -127,7 +141,10 @@ describe("a prepaid wallet under concurrent spend, redemptions and payment repla
       redeem(1, keys[1]!.key, codes[3]!),
     ];
     const replays = [deliver(1, payload, firstSignature), deliver(2, payload, sign(payload))];
-    const [replies, redeemed, refusedCodes, replayed] = await Promise.all([Promise.all(requests), Promise.all(redemptions), Promise.all(reused), Promise.all(replays)]);
+    const renewed = new Promise((resolve) => setTimeout(resolve, 150)).then(() => renewal.runOnce());
+    const [replies, redeemed, refusedCodes, replayed, renewalReport] = await Promise.all([Promise.all(requests), Promise.all(redemptions), Promise.all(reused), Promise.all(replays), renewed]);
+    // The plan renewed (its second day charged) or lapsed for want of balance: either way once.
+    expect(renewalReport.renewed + renewalReport.lapsed).toBe(1);
 
     // Each of the 21 codes credited exactly once: 20 of the 25 burst attempts succeed, 5 are code_invalid.
     const attempts = [...redeemed, ...refusedCodes];
@@ -164,15 +181,18 @@ describe("a prepaid wallet under concurrent spend, redemptions and payment repla
       wallet = await readWallet(redis, stack.prefix, customerId);
     }
 
-    // The books: entries are the grant, one payment and 21 codes; the ledger's spend is the keys' rows.
+    // The books: entries are the grant, one payment, 21 codes and one plan charge per paid day; the ledger's spend is the keys' rows.
     const entries = await prisma.walletEntry.findMany({ where: { customerId } });
     const byKind = (kind: string) => entries.filter((entry) => entry.kind === kind).reduce((sum, entry) => sum + entry.amountNano, 0n);
-    expect(entries.map((entry) => entry.kind).sort()).toEqual(["code", ...Array(20).fill("code"), "grant", "payment"].sort());
+    const charges = renewalReport.renewed === 1 ? ["plan", "plan"] : ["plan"];
+    expect(entries.map((entry) => entry.kind).sort()).toEqual(["code", ...Array(20).fill("code"), "grant", "payment", ...charges].sort());
     expect(byKind("grant")).toBe(parseUsdToNano("0.05"));
     expect(byKind("payment")).toBe(parseUsdToNano("0.50"));
     expect(byKind("code")).toBe(21n * parseUsdToNano("0.01"));
+    expect(byKind("plan")).toBe(-BigInt(charges.length) * parseUsdToNano("0.10"));
     const credited = entries.reduce((sum, entry) => sum + entry.amountNano, 0n);
-    expect(credited).toBe(byKind("grant") + byKind("payment") + byKind("code"));
+    expect(credited).toBe(byKind("grant") + byKind("payment") + byKind("code") + byKind("plan"));
+    expect((await prisma.subscription.findUniqueOrThrow({ where: { id: subscribed.body.id } })).status).toBe(renewalReport.renewed === 1 ? "active" : "canceled");
     const spent = rows.reduce((sum, row) => sum + row.costNano, 0n);
     expect(spent).toBeGreaterThan(0n);
 
