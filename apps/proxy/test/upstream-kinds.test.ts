@@ -34,6 +34,8 @@ function kindsYaml(url: string): string {
     `  - { name: kind-azure-v1, shape: azure, base_url: "${url}", secret_env: KIND_AZURE_KEY, ${TIMEOUTS} }`,
     `  - { name: kind-bedrock, shape: bedrock, base_url: "${url}", region: us-east-1, aws_access_key_id_env: KIND_AWS_ID, aws_secret_access_key_env: KIND_AWS_SECRET, ${TIMEOUTS} }`,
     `  - { name: kind-bedrock-wrong, shape: bedrock, base_url: "${url}", region: us-east-1, aws_access_key_id_env: KIND_AWS_ID, aws_secret_access_key_env: KIND_AWS_WRONG, ${TIMEOUTS} }`,
+    `  - { name: kind-groq, shape: openai, base_url: "${url}/v1", secret_env: TEST_SIMULATOR_KEY, compat: groq, ${TIMEOUTS} }`,
+    `  - { name: kind-mistral, shape: openai, base_url: "${url}/v1", secret_env: TEST_SIMULATOR_KEY, compat: mistral, ${TIMEOUTS} }`,
     `  - { name: kind-vertex, shape: vertex, base_url: "${url}/v1", project: ${SIM_GOOGLE_PROJECT}, region: us-east5, service_account_file_env: KIND_VERTEX_KEY_FILE, ${TIMEOUTS} }`,
   ].join("\n");
   const model = (name: string, targets: string) => `  - { name: ${name}, prices: { input: "2", output: "8" }, targets: [ ${targets} ] }`;
@@ -46,9 +48,11 @@ function kindsYaml(url: string): string {
     model("claude-kinds", "{ upstream: kind-bedrock, model: bedrock-first }, { upstream: kind-vertex, model: vertex-second, priority: 1 }"),
     model("claude-wrong-key", "{ upstream: kind-bedrock-wrong, model: bedrock-wrong }, { upstream: kind-vertex, model: vertex-backup, priority: 1 }"),
     model("claude-to-bedrock", "{ upstream: sim-anthropic-a, model: plain-first }, { upstream: kind-bedrock, model: bedrock-backup, priority: 1 }"),
+    model("gpt-groq", "{ upstream: kind-groq, model: llama-groq }"),
+    model("gpt-mistral", "{ upstream: kind-mistral, model: mistral-small }"),
     model("gpt-azure-failover", "{ upstream: kind-azure, model: azure-first }, { upstream: sim-openai-a, model: plain-second, priority: 1 }"),
   ];
-  const names = ["gpt-azure", "gpt-azure-v1", "claude-bedrock", "claude-vertex", "claude-kinds", "claude-wrong-key", "claude-to-bedrock", "gpt-azure-failover"];
+  const names = ["gpt-azure", "gpt-azure-v1", "claude-bedrock", "claude-vertex", "claude-kinds", "claude-wrong-key", "claude-to-bedrock", "gpt-azure-failover", "gpt-groq", "gpt-mistral"];
   return testGatewayYaml(url)
     .replace("models:\n", `${upstreams}\nmodels:\n${models.join("\n")}\n`)
     .replace("server_options:\n", `server_options:\n  - { name: kinds, models: [${names.join(", ")}] }\n`)
@@ -188,5 +192,46 @@ describe("failover to and from the kinds, each failure counted against its own u
     const final = await anthropic.messages.stream({ model: "claude-to-bedrock", max_tokens: 16, messages: [{ role: "user", content: "hi" }] }).finalMessage();
     expect(final.content.length).toBeGreaterThan(0);
     expect(stack.simulator.stats.requests.map((record) => [record.model, record.stream, record.status])).toEqual([["plain-first", true, 500], ["bedrock-backup", true, 200]]);
+  });
+});
+
+describe("compat profiles: what the vendor does not take is dropped and listed", () => {
+  const chat = (model: string, extra: Record<string, unknown>) =>
+    fetch(`${stack.proxy.url}/v1/chat/completions`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+      body: JSON.stringify({ model, max_tokens: 16, messages: [{ role: "user", content: "hi" }], ...extra }),
+    });
+
+  it("groq: the profile's fields never reach the vendor and are listed", async () => {
+    const response = await chat("gpt-groq", { store: true, logit_bias: { "50256": -100 }, temperature: 0.5 });
+    expect(response.status).toBe(200);
+    expect(response.headers.get("x-gateway-dropped-params")).toBe("store, logit_bias");
+    const sent = stack.simulator.stats.requests.at(-1)!.body as Record<string, unknown>;
+    expect(sent).toMatchObject({ model: "llama-groq", temperature: 0.5 });
+    expect(sent).not.toHaveProperty("store");
+    expect(sent).not.toHaveProperty("logit_bias");
+  });
+
+  it("a field the profile forgot: the vendor's 400 naming it, the request again without it, listed (streamed too)", async () => {
+    stack.simulator.faults.push({ match: { model: "llama-groq" }, times: 1, behaviour: { failStatus: 400, failMessage: "property 'reasoning_format' is unsupported, did you mean 'response_format'?" } });
+    const response = await chat("gpt-groq", { reasoning_format: "parsed", stream: true });
+    expect(response.status).toBe(200);
+    expect(response.headers.get("x-gateway-dropped-params")).toBe("reasoning_format");
+    expect(await response.text()).toContain("[DONE]");
+    const [refused, served] = stack.simulator.stats.requests.slice(-2);
+    expect([refused!.status, served!.status]).toEqual([400, 200]);
+    expect(refused!.body).toHaveProperty("reasoning_format");
+    expect(served!.body).not.toHaveProperty("reasoning_format");
+    // A 400 that names no field the request holds is the client's answer, as for any upstream.
+    stack.simulator.faults.push({ match: { model: "llama-groq" }, times: 1, behaviour: { failStatus: 400, failMessage: "property 'nothing_sent' is unsupported" } });
+    expect((await chat("gpt-groq", {})).status).toBe(400);
+  });
+
+  it("mistral: the stream_options the gateway adds for usage never reach it", async () => {
+    const response = await chat("gpt-mistral", { stream: true });
+    expect(response.status).toBe(200);
+    await response.text();
+    expect(stack.simulator.stats.requests.at(-1)!.body).not.toHaveProperty("stream_options");
   });
 });

@@ -10,6 +10,7 @@ import type { Logger } from "@gateway/logger";
 import type { TextTokenCounter } from "../tokens/token-counter-pool.ts";
 import { DEFAULT_DROP_BETAS } from "@gateway/config";
 import { clientBetas } from "./request-drops.ts";
+import { DROPPED_PARAMS_HEADER, droppedParamsHeaderValue } from "../core/drops.ts";
 
 /** Everything one upstream attempt needs. */
 export interface AttemptContext {
@@ -202,7 +203,16 @@ export function upstreamCall(context: AttemptContext, abort: CallAbort, extraHea
     abort,
     bodyTimeoutMs: context.streamIdleTimeoutMs,
     errorBodyLimit: ERROR_BODY_LIMIT,
+    onDropped: (field) => listDropped(context.response, field),
   };
+}
+
+/** A field the upstream refused and the call went again without, added to `x-gateway-dropped-params` (before the head is written). */
+function listDropped(response: ServerResponse, field: string): void {
+  if (response.headersSent) return;
+  const current = response.getHeader(DROPPED_PARAMS_HEADER);
+  const listed = typeof current === "string" ? current.split(", ") : [];
+  response.setHeader(DROPPED_PARAMS_HEADER, droppedParamsHeaderValue([...listed, field])!);
 }
 
 const secrets = new Map<string, string>();

@@ -1,6 +1,7 @@
 import { GatewayError } from "@gateway/contracts";
 import type { ParsedRequest, WireFormat } from "../upstreams/index.ts";
 import type { Target } from "../routing/routing-table.ts";
+import { compatDrops } from "../upstreams/dialects/index.ts";
 import { DroppedParams, translationFor, type Translation, type TranslationName } from "../translation/index.ts";
 
 /** One target and how the client's request reaches it. */
@@ -37,7 +38,7 @@ export function planTargets(targets: readonly Target[], wire: WireFormat, reques
     try {
       const translation = translationFor(wire.endpoint, target.upstream);
       if (!translation) {
-        planned.push({ target, translation, upstreamRequest: request, droppedParams: NONE_DROPPED });
+        planned.push(withCompatDrops({ target, translation, upstreamRequest: request, droppedParams: NONE_DROPPED }, wire));
         continue;
       }
       translated ??= new Map();
@@ -47,7 +48,7 @@ export function planTargets(targets: readonly Target[], wire: WireFormat, reques
         translated.set(translation.name, result);
       }
       if (result instanceof GatewayError) throw result;
-      planned.push({ target, translation, upstreamRequest: result.request, droppedParams: result.dropped });
+      planned.push(withCompatDrops({ target, translation, upstreamRequest: result.request, droppedParams: result.dropped }, wire));
     } catch (error) {
       if (!(error instanceof GatewayError)) throw error;
       refusal ??= error;
@@ -55,6 +56,12 @@ export function planTargets(targets: readonly Target[], wire: WireFormat, reques
   }
   if (planned.length > 0) return planned;
   throw refusal ?? new GatewayError("unsupported_feature", `Model ${request.model} has no upstream for the ${wire.endpoint} endpoint.`, { param: "model" });
+}
+
+/** What the target's compat profile does not take (contract section 17), removed and listed; the same plan when nothing is. */
+function withCompatDrops(plan: PlannedTarget, wire: WireFormat): PlannedTarget {
+  const { request, dropped } = compatDrops(plan.target.upstream, plan.translation?.upstreamWire.endpoint ?? wire.endpoint, plan.upstreamRequest);
+  return dropped.length === 0 ? plan : { ...plan, upstreamRequest: request, droppedParams: [...plan.droppedParams, ...dropped] };
 }
 
 function translateOnce(translation: Translation, request: ParsedRequest, strictParams: boolean): Translated | GatewayError {

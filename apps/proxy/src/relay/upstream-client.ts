@@ -48,6 +48,8 @@ export interface UpstreamCall {
   bodyTimeoutMs: number;
   /** For an error status (>= 400), the most of its body kept: it only says why. */
   errorBodyLimit: number;
+  /** Hears a top-level field the provider refused and the call was sent again without (listed in `x-gateway-dropped-params`). */
+  onDropped?: (field: string) => void;
 }
 
 /** A call's answer: for `read`, its whole body; for `stream`, an error status's body only. */
@@ -71,6 +73,8 @@ export interface BodySink {
 }
 
 const NO_BODY = Buffer.alloc(0);
+/** How many fields a provider may refuse one by one before its 400 is the answer. */
+const MAX_REFUSED_FIELDS = 3;
 
 /**
  * One call's answer through undici's dispatch handler interface: no Readable stream, no
@@ -198,11 +202,19 @@ export class UpstreamClient {
    */
   private async sendAs(transport: DialectTransport, call: UpstreamCall, sink: BodySink | null): Promise<UpstreamAnswer> {
     const prepared = await transport.prepare(call, sink !== null);
-    if (call.abort.aborted) throw call.abort.reason;
-    const answer = await this.send({ ...call, ...prepared }, sink !== null && transport.streamSink ? transport.streamSink(sink) : sink);
-    if (answer.statusCode < 400) return answer;
-    transport.failed?.(answer.statusCode);
-    return transport.errorBody ? { statusCode: answer.statusCode, body: transport.errorBody(answer.statusCode, answer.body) } : answer;
+    for (let refused = 0; ; refused += 1) {
+      if (call.abort.aborted) throw call.abort.reason;
+      const answer = await this.send({ ...call, ...prepared }, sink !== null && transport.streamSink ? transport.streamSink(sink) : sink);
+      if (answer.statusCode < 400) return answer;
+      transport.failed?.(answer.statusCode);
+      // A field the provider says it does not take: sent again without it, listed (at most a few).
+      const sent = transport.refusedField && refused < MAX_REFUSED_FIELDS ? (JSON.parse(prepared.body.toString()) as Record<string, unknown>) : null;
+      const field = sent === null ? null : transport.refusedField!(answer.statusCode, answer.body, sent);
+      if (field === null) return transport.errorBody ? { statusCode: answer.statusCode, body: transport.errorBody(answer.statusCode, answer.body) } : answer;
+      delete sent![field];
+      prepared.body = JSON.stringify(sent);
+      call.onDropped?.(field);
+    }
   }
 
   private send(call: UpstreamCall, sink: BodySink | null): Promise<UpstreamAnswer> {

@@ -12,6 +12,7 @@ import { azureTransport } from "./azure.ts";
 import { bedrockTransport, BEDROCK_ANTHROPIC_VERSION } from "./bedrock.ts";
 import { BedrockEventStream } from "./bedrock-event-stream.ts";
 import { ServiceAccountTokens } from "./vertex-token.ts";
+import { compatDrops, namedUnknownField } from "./compat.ts";
 
 const codec = new EventStreamCodec(toUtf8, fromUtf8);
 const header = (value: string) => ({ type: "string" as const, value });
@@ -134,5 +135,29 @@ describe("Vertex's access tokens", () => {
       refuse = false;
     }
     await expect(new ServiceAccountTokens(join(tmpdir(), "no-such-key.json")).get()).rejects.toThrow("the service-account key file cannot be read (ENOENT)");
+  });
+});
+
+describe("compat profiles", () => {
+  const compat = (profile: "groq" | "mistral" | "deepseek") => ({ name: "c", shape: "openai", dialect: { kind: "compat", profile } }) as UpstreamRecord;
+  const request = (body: Record<string, unknown>) => ({ body: { model: "m", messages: [], ...body }, model: "m", stream: false });
+
+  it("drop the profile's fields for the endpoint the upstream reads, the same request when none is present", () => {
+    const plain = request({ temperature: 1 });
+    expect(compatDrops(compat("groq"), "chat.completions", plain).request).toBe(plain);
+    const dropped = compatDrops(compat("deepseek"), "chat.completions", request({ store: true, reasoning_effort: "high", temperature: 1 }));
+    expect(dropped.dropped).toEqual(["store", "reasoning_effort"]);
+    expect(dropped.request.body).toEqual({ model: "m", messages: [], temperature: 1 });
+    expect(compatDrops(compat("mistral"), "messages", request({ store: true })).dropped).toEqual([]);
+    expect(compatDrops({ ...compat("groq"), dialect: null }, "chat.completions", request({ store: true })).dropped).toEqual([]);
+  });
+
+  it("read the field a vendor's 400 names, as each words it", () => {
+    expect(namedUnknownField("property 'stream_options' is unsupported, did you mean 'stream'?")).toBe("stream_options");
+    expect(namedUnknownField("Unrecognized request argument supplied: foo")).toBe("foo");
+    expect(namedUnknownField("unknown field `bar`, expected one of `model`, `messages`")).toBe("bar");
+    expect(namedUnknownField('{"object":"error","message":{"detail":[{"type":"extra_forbidden","loc":["body","baz"],"msg":"Extra inputs are not permitted"}]}}')).toBe("baz");
+    expect(namedUnknownField('{"detail":[{"loc":["body","qux"],"msg":"Extra inputs are not permitted","type":"extra_forbidden"}]}')).toBe("qux");
+    expect(namedUnknownField("max_tokens must be at most 4096")).toBeNull();
   });
 });

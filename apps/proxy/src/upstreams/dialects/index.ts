@@ -1,18 +1,19 @@
 import type { UpstreamRecord } from "@gateway/redis-store";
 import { azureTransport } from "./azure.ts";
+import { compatTransport } from "./compat.ts";
 import { bedrockTransport } from "./bedrock.ts";
 import { vertexTransport } from "./vertex.ts";
 import type { DialectTransport } from "./transport.ts";
 
 export type { DialectCall, DialectTransport } from "./transport.ts";
+export { compatDrops } from "./compat.ts";
 
 /** Made once per upstream record: the routing snapshot is replaced whole on a change. */
 const transports = new WeakMap<UpstreamRecord, DialectTransport | null>();
 
 /**
- * The transport of an upstream's provider kind (contract section 17); null for a plain OpenAI or
- * Anthropic upstream and for a compat profile, whose calls go as the shape's own (its drops are the
- * request's, `compat.ts`).
+ * The transport of an upstream's provider kind or compat profile (contract section 17); null for a
+ * plain OpenAI or Anthropic upstream.
  */
 export function dialectTransport(upstream: UpstreamRecord): DialectTransport | null {
   const dialect = upstream.dialect;
@@ -30,7 +31,7 @@ export function dialectTransport(upstream: UpstreamRecord): DialectTransport | n
         transport = vertexTransport(dialect);
         break;
       case "compat":
-        transport = null;
+        transport = compatTransport(dialect.profile);
         break;
       default: {
         const never: never = dialect;

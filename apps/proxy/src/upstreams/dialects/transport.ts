@@ -23,6 +23,11 @@ export interface DialectTransport {
   errorBody?(status: number, body: Buffer): Buffer;
   /** Hears every error status (an expired token is dropped on a 401). */
   failed?(status: number): void;
+  /**
+   * The top-level field an error answer says the provider does not take, when the sent body holds
+   * it: the call is sent again without it, and the field is listed (compat profiles).
+   */
+  refusedField?(status: number, body: Buffer, sent: Record<string, unknown>): string | null;
 }
 
 /** The upstream call's JSON body as an object (the relay serialised it; a transport that moves fields reads it back). */
