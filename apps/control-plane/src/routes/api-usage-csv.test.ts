@@ -24,6 +24,10 @@ beforeAll(async () => {
     await createTestKey(prisma, "acme", "premium", "-1+2"),
     await createTestKey(prisma, "acme", "standard", "plain"),
   ];
+  // Two of the keys belong to one customer, the third to none (group_by=customer: the customer and "none").
+  const acme = await prisma.vendor.findUniqueOrThrow({ where: { name: "acme" } });
+  const customer = await prisma.customer.create({ data: { id: `cus_${"c".repeat(32)}`, vendorId: acme.id, name: "CSV customer" } });
+  await prisma.apiKey.updateMany({ where: { id: { in: [keys[0]!.id, keys[1]!.id] } }, data: { customerId: customer.id } });
   const globex = await createTestKey(prisma, "globex", "standard", "globex");
   const specs = [];
   for (let index = 0; index < 300; index += 1) {
@@ -53,7 +57,7 @@ function records(rows: string[][]): Record<string, string>[] {
 const asCell = (value: unknown): string => (value === null || value === undefined ? "" : typeof value === "object" ? JSON.stringify(value) : String(value));
 
 describe("GET /api/usage.csv", () => {
-  it.each(["day", "model", "key", "server_option"] as const)("group_by=%s: the JSON report's rows, columns named as its fields, summing to its totals", async (groupBy) => {
+  it.each(["day", "model", "key", "server_option", "customer"] as const)("group_by=%s: the JSON report's rows, columns named as its fields, summing to its totals", async (groupBy) => {
     const query = `from=${FROM}&to=${TO}&group_by=${groupBy}`;
     const json = (await fixture.call("GET", `/api/usage?${query}`)).body;
     const file = await csv(`/api/usage.csv?${query}`);
@@ -71,6 +75,7 @@ describe("GET /api/usage.csv", () => {
     }
     expect(rows.reduce((total, row) => total + BigInt(row.cost_nano!), 0n).toString()).toBe(json.totals.cost_nano);
     expect(json.totals.requests).toBeGreaterThan(100);
+    if (groupBy === "customer") expect(rows.map((row) => row.group).sort()).toEqual([`cus_${"c".repeat(32)}`, "none"]);
   });
 
   it("keeps a key name with a formula, commas, quotes and a line break in one cell, guarded against formula injection", async () => {
