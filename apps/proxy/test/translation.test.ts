@@ -616,16 +616,18 @@ describe.each([
 
   it.each([
     ["a built-in tool it cannot run", { tools: [{ type: "file_search", vector_store_ids: ["vs_1"] }] }, "tools[0]"],
-    ["previous_response_id", { previous_response_id: "resp_123" }, "previous_response_id"],
+    // previous_response_id is continued from the gateway's own store on every model (contract
+    // section 18): test/responses-state.test.ts, on a stack with the control plane and the worker.
   ])("refuses %s with a 400 naming the field", async (_name, extra, param) => {
     const error = await openai.responses.create({ model, input: "hi", ...extra } as OpenAI.Responses.ResponseCreateParamsNonStreaming).catch((e: unknown) => e);
     expect(error).toMatchObject({ status: 400, code: "unsupported_feature", param });
     expect(stack.simulator.stats.requests).toHaveLength(0);
   });
 
-  it("store: true is dropped (nothing is stored), listed", async () => {
+  it("store: true is kept by the gateway (contract section 18): nothing is dropped, the upstream is asked statelessly", async () => {
     const { data, response } = await openai.responses.create({ model, input: "hi", store: true }).withResponse();
-    expect(data).toMatchObject({ status: "completed", store: false });
-    expect(response.headers.get("x-gateway-dropped-params")).toBe("store");
+    expect(data).toMatchObject({ status: "completed" });
+    expect(response.headers.get("x-gateway-dropped-params")).toBeNull();
+    expect(await openai.responses.retrieve(data.id)).toMatchObject({ id: data.id, store: true });
   });
 });
