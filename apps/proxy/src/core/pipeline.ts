@@ -1,6 +1,32 @@
 import type { Usage } from "@gateway/contracts";
 import type { EventSourceMessage } from "eventsource-parser";
 import type { StreamReader, StreamWriter } from "./stream-parts.ts";
+import type { DroppedParams } from "./drops.ts";
+import type { ParsedRequest, WireFormat } from "../upstreams/types.ts";
+
+/** `${client}-to-${upstream}` of the shapes' ids (`messages-to-chat`): one per pair, built from `shapes/index.ts`. */
+export type TranslationName = `${string}-to-${string}`;
+
+/**
+ * A request in one shape served by an upstream of another: the client shape's reader and writer
+ * with the upstream shape's. Every function is pure: the request mapper refuses what the upstream
+ * cannot express (a 400 naming the field), the response mapper and the stream translator read the
+ * upstream's own body or events. All the relay knows of a translation.
+ */
+export interface Translation {
+  readonly name: TranslationName;
+  /** The upstream's own wire format: its path, its usage capture and its stream tracker. */
+  readonly upstreamWire: WireFormat;
+  /**
+   * The client's request in the upstream's shape (model still the public name). Fields that only
+   * tune the answer and have no equivalent go to `dropped` (which throws under strict_params).
+   */
+  request(client: ParsedRequest, dropped: DroppedParams): ParsedRequest;
+  /** The upstream's JSON body in the client's shape. */
+  response(upstreamBody: unknown, client: ParsedRequest): Record<string, unknown>;
+  /** A fresh stream translator for one attempt. */
+  stream(client: ParsedRequest): StreamTranslator;
+}
 
 /**
  * Turns one upstream stream into the client's shape, event by event. One instance per attempt:
