@@ -1,0 +1,205 @@
+import { CUSTOM_TOOL_SCHEMA } from "../../../core/custom-tools.ts";
+import { unsupported } from "../../../core/fields.ts";
+import type { Format, NeutralRequest, Part, RequestWriteContext, Tool, ToolChoice, Turn } from "../../../core/neutral-request.ts";
+import { asRecord, tryJson } from "../../../upstreams/request-fields.ts";
+import { systemReminder } from "../../../translation/shared/system-reminder.ts";
+
+type Content = { role: "user" | "model"; parts: Record<string, unknown>[] };
+
+/**
+ * Google's documented stand-in for a function call's missing thought signature (Gemini 3 refuses
+ * the first call of a model turn replayed without one: a call made by another provider has none).
+ */
+export const SKIP_SIGNATURE = "skip_thought_signature_validator";
+
+/**
+ * Thinking budgets by effort, for a client that speaks in levels: Gemini 2.5 takes only budgets,
+ * Gemini 3 both (a budget is the form every Gemini thinking model accepts). `none`: 0, off.
+ */
+const BUDGETS: Readonly<Record<string, number>> = { none: 0, minimal: 512, low: 2048, medium: 8192, high: 24_576, xhigh: 32_768, max: 32_768 };
+
+/**
+ * The neutral request -> a Gemini generateContent body (the model and the method go in the URL).
+ * The reader already dropped or refused what Gemini does not take (`./accepts.ts`); this writes the
+ * rest in Gemini's words: instructions as `systemInstruction`; turns as `user`/`model` contents,
+ * consecutive turns of one role in one content (all function responses of a step together); a
+ * mid-conversation system turn as a `<system-reminder>` user text; tool results matched to their
+ * call by name; JSON Schema as `parametersJsonSchema`/`responseJsonSchema` (never converted to
+ * Google's OpenAPI subset); the output bound as `maxOutputTokens`.
+ */
+export function writeRequest(request: NeutralRequest, context: RequestWriteContext): Record<string, unknown> {
+  const contents: Content[] = [];
+  const names = new Map<string, string>();
+  for (const turn of request.turns) {
+    const content = writeTurn(turn, names);
+    if (content.parts.length === 0) continue;
+    const last = contents.at(-1);
+    if (last?.role === content.role) last.parts.push(...content.parts);
+    else contents.push(content);
+  }
+  const body: Record<string, unknown> = { contents };
+  if (request.instructions.length > 0) body.systemInstruction = { parts: request.instructions.map((part) => ({ text: part.text })) };
+  if (request.tools.length > 0) {
+    body.tools = geminiTools(request.tools);
+    if (request.toolChoice) body.toolConfig = { functionCallingConfig: functionCallingConfig(request.toolChoice.value) };
+  }
+  if (request.parallelToolCalls?.value === false) context.drops.drop(request.parallelToolCalls.path, "Gemini decides itself how many functions it calls at once");
+  if (request.user) context.drops.drop(request.user.path, "Gemini-shape models take no end-user id");
+  const config: Record<string, unknown> = {};
+  if (context.outputBound !== undefined && context.outputBound > 0) config.maxOutputTokens = context.outputBound;
+  const { sampling, output } = request;
+  if (sampling.temperature) config.temperature = sampling.temperature.value;
+  if (sampling.topP) config.topP = sampling.topP.value;
+  if (sampling.topK) config.topK = sampling.topK.value;
+  if (sampling.seed) config.seed = sampling.seed.value;
+  if (sampling.presencePenalty) config.presencePenalty = sampling.presencePenalty.value;
+  if (sampling.frequencyPenalty) config.frequencyPenalty = sampling.frequencyPenalty.value;
+  if (output.stop) config.stopSequences = output.stop.value;
+  if (output.choices && output.choices.value > 1) config.candidateCount = output.choices.value;
+  if (output.logprobs) {
+    config.responseLogprobs = true;
+    if (output.logprobs.value > 0) config.logprobs = output.logprobs.value;
+  }
+  if (output.format) Object.assign(config, responseFormat(output.format.value));
+  const thinking = thinkingConfig(request.reasoning);
+  if (thinking) config.thinkingConfig = thinking;
+  if (Object.keys(config).length > 0) body.generationConfig = config;
+  return body;
+}
+
+function writeTurn(turn: Turn, names: Map<string, string>): Content {
+  if (turn.role === "system") {
+    // Gemini has no system turn inside the conversation: the model reads it as a reminder.
+    const text = turn.parts.map((part) => (part.type === "text" ? part.text : "")).join("\n");
+    return { role: "user", parts: text.length > 0 ? [{ text: systemReminder(text) }] : [] };
+  }
+  const role = turn.role === "assistant" ? "model" : "user";
+  const parts: Record<string, unknown>[] = [];
+  let signedCall = false;
+  for (const part of turn.parts) {
+    const written = writePart(part, names, role === "model" && !signedCall);
+    if (written === null) continue;
+    if (written.functionCall !== undefined) signedCall = true;
+    parts.push(written);
+  }
+  return { role, parts };
+}
+
+/** `firstCall`: this is the model turn's first function call, which Gemini 3 wants signed. */
+function writePart(part: Part, names: Map<string, string>, firstCall: boolean): Record<string, unknown> | null {
+  switch (part.type) {
+    case "text": {
+      const signature = part.signature?.origin === "gemini" ? part.signature.value : undefined;
+      if (part.text.length === 0 && signature === undefined) return null;
+      return signature === undefined ? { text: part.text } : { text: part.text, thoughtSignature: signature };
+    }
+    case "reasoning":
+      // Only Gemini's own thoughts go back, with their signature (the reader dropped other origins).
+      if (part.signature?.origin !== "gemini") return null;
+      return { text: part.text, thought: true, thoughtSignature: part.signature.value };
+    case "file":
+      return filePart(part);
+    case "tool-call": {
+      names.set(part.callId, part.name);
+      const args = asRecord(tryJson(part.input)) ?? {};
+      const signature = part.signature?.origin === "gemini" ? part.signature.value : firstCall ? SKIP_SIGNATURE : undefined;
+      return { functionCall: { id: part.callId, name: part.name, args }, ...(signature !== undefined ? { thoughtSignature: signature } : {}) };
+    }
+    case "tool-result": {
+      const name = part.name.length > 0 ? part.name : (names.get(part.callId) ?? "");
+      if (name.length === 0) throw unsupported(part.path, "a tool result must answer a call made earlier in the conversation (Gemini matches results by function name)");
+      return { functionResponse: { id: part.callId, name, response: toolResponse(part) } };
+    }
+    default: {
+      const never: never = part;
+      return never;
+    }
+  }
+}
+
+/** A tool result's content as the `response` object Gemini takes: a JSON object as is, anything else under `output` (`error` when it failed). */
+function toolResponse(part: Extract<Part, { type: "tool-result" }>): Record<string, unknown> {
+  let text = "";
+  for (const inner of part.content) {
+    if (inner.type === "text") text += inner.text;
+    else throw unsupported(inner.path, `${inner.type === "file" ? "image" : inner.type} parts in a tool result have no Gemini equivalent here`);
+  }
+  const parsed = asRecord(tryJson(text));
+  if (parsed && !part.isError) return parsed;
+  return part.isError ? { error: parsed ?? text } : { output: text };
+}
+
+function filePart(part: Extract<Part, { type: "file" }>): Record<string, unknown> {
+  const data = part.data;
+  if ("base64" in data) return { inlineData: { mimeType: part.mediaType, data: data.base64 } };
+  if ("fileId" in data && data.origin === "gemini") return { fileData: { mimeType: part.mediaType, fileUri: data.fileId } };
+  if ("fileId" in data) throw unsupported(part.path, "a file uploaded to another provider cannot be read by a Gemini-shape model");
+  // Gemini fetches only Google-hosted files itself, and the gateway does not download for the client.
+  throw unsupported(part.path, "Gemini does not fetch image URLs: send the image inline (a base64 data URL)");
+}
+
+function geminiTools(tools: Tool[]): Record<string, unknown>[] {
+  const declarations: Record<string, unknown>[] = [];
+  const out: Record<string, unknown>[] = [];
+  for (const tool of tools) {
+    switch (tool.type) {
+      case "function":
+        declarations.push({ name: tool.name, ...(tool.description ? { description: tool.description } : {}), parametersJsonSchema: tool.parameters });
+        break;
+      case "freeform":
+        declarations.push({ name: tool.name, ...(tool.description ? { description: tool.description } : {}), parametersJsonSchema: CUSTOM_TOOL_SCHEMA });
+        break;
+      case "hosted":
+        if (tool.kind !== "web_search") throw unsupported(tool.path, `the ${tool.kind} tool has no Gemini equivalent`);
+        out.push({ googleSearch: {} });
+        break;
+      default: {
+        const never: never = tool;
+        return never;
+      }
+    }
+  }
+  return declarations.length > 0 ? [{ functionDeclarations: declarations }, ...out] : out;
+}
+
+function functionCallingConfig(choice: ToolChoice): Record<string, unknown> {
+  switch (choice.type) {
+    case "auto":
+      return { mode: "AUTO" };
+    case "none":
+      return { mode: "NONE" };
+    case "required":
+      return { mode: "ANY" };
+    case "function":
+      return { mode: "ANY", allowedFunctionNames: [choice.name] };
+    default: {
+      const never: never = choice;
+      return never;
+    }
+  }
+}
+
+function responseFormat(format: Format): Record<string, unknown> {
+  switch (format.type) {
+    case "text":
+      return {};
+    case "json":
+      return { responseMimeType: "application/json" };
+    case "json_schema":
+      return { responseMimeType: "application/json", responseJsonSchema: format.schema };
+    default: {
+      const never: never = format;
+      return never;
+    }
+  }
+}
+
+function thinkingConfig(reasoning: NeutralRequest["reasoning"]): Record<string, unknown> | null {
+  if (!reasoning) return null;
+  const config: Record<string, unknown> = {};
+  if (reasoning.budgetTokens !== undefined) config.thinkingBudget = reasoning.budgetTokens;
+  else if (reasoning.effort !== undefined) config.thinkingBudget = BUDGETS[reasoning.effort];
+  // A client that asked for reasoning sees it, unless it said otherwise; none when thinking is off.
+  if (config.thinkingBudget !== 0) config.includeThoughts = reasoning.visible ?? true;
+  return config;
+}
