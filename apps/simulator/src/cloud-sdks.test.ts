@@ -10,6 +10,7 @@ import { AnthropicBedrock } from '@anthropic-ai/bedrock-sdk';
 import { AnthropicVertex } from '@anthropic-ai/vertex-sdk';
 import { OAuth2Client } from 'google-auth-library';
 import { AzureOpenAI } from 'openai';
+import { GoogleGenAI } from '@google/genai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startSimulator, SIM_AWS_ACCESS_KEY_ID, SIM_AWS_SECRET_ACCESS_KEY, SIM_GOOGLE_PROJECT, type Simulator } from './index.ts';
 
@@ -114,6 +115,31 @@ describe('Vertex AI (rawPredict / streamRawPredict, OAuth2)', () => {
     expect(forged.status).toBe(400);
     sim.faults.push({ match: { model: 'claude-x' }, times: 1, behaviour: { failStatus: 429 } });
     await expect(vertexClient(await vertexToken()).messages.create({ model: 'claude-x', ...question })).rejects.toMatchObject({ status: 429, error: { error: { code: 429, status: 'RESOURCE_EXHAUSTED' } } });
+  });
+});
+
+describe('Gemini on Vertex AI (generateContent / streamGenerateContent, OAuth2)', () => {
+  it('@google/genai in Vertex mode: a generation and a stream under the project, with a token the simulator issued', async () => {
+    const authClient = new OAuth2Client();
+    authClient.setCredentials({ access_token: await vertexToken() });
+    const ai = new GoogleGenAI({ vertexai: true, project: SIM_GOOGLE_PROJECT, location: 'us-central1', httpOptions: { baseUrl: sim.url }, googleAuthOptions: { authClient: authClient as never } });
+    const answer = await ai.models.generateContent({ model: 'gemini-2.5-flash', contents: [{ role: 'user', parts: [{ text: 'Hello there' }] }] });
+    expect(answer.text!.length).toBeGreaterThan(0);
+    expect(answer.usageMetadata?.candidatesTokenCount).toBeGreaterThan(0);
+    let text = '';
+    for await (const chunk of await ai.models.generateContentStream({ model: 'gemini-2.5-flash', contents: [{ role: 'user', parts: [{ text: 'Stream it' }] }] })) text += chunk.text ?? '';
+    expect(text.length).toBeGreaterThan(0);
+    expect(sim.stats.requests.map((r) => [r.model, r.stream])).toEqual([['gemini-2.5-flash', false], ['gemini-2.5-flash', true]]);
+  });
+
+  it('refuses a content without a role, as Vertex does', async () => {
+    const response = await fetch(`${sim.url}/v1/projects/${SIM_GOOGLE_PROJECT}/locations/us-central1/publishers/google/models/gemini-2.5-flash:generateContent`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${await vertexToken()}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ contents: [{ parts: [{ text: 'hi' }] }] }),
+    });
+    expect(response.status).toBe(400);
+    expect(await response.json()).toMatchObject({ error: { code: 400, status: 'INVALID_ARGUMENT', message: 'Please use a valid role: user, model.' } });
   });
 });
 

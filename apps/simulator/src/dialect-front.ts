@@ -20,9 +20,10 @@ export interface AnswerRewrite {
   whole?(status: number, headers: OutgoingHttpHeaders, body: Buffer): { status: number; headers: OutgoingHttpHeaders; body: Buffer | string };
 }
 
-/** The inner request: `url`, `headers` and the JSON `body` the plain route reads. */
+/** The inner request: `url` (its path), `query`, `headers` and the JSON `body` the plain route reads. */
 export interface InnerRequest {
   url: string;
+  query?: string;
   headers: Record<string, string>;
   body: object;
 }
@@ -37,7 +38,7 @@ export async function forwardInner(ctx: SimContext, req: IncomingMessage, res: S
   const raw = Buffer.from(JSON.stringify(inner.body));
   const innerReq = Object.assign(Readable.from([raw]), {
     method: 'POST',
-    url: inner.url,
+    url: inner.query ? `${inner.url}?${inner.query}` : inner.url,
     headers: { ...inner.headers, 'content-type': 'application/json', 'content-length': String(raw.length), host: req.headers.host ?? '' },
     socket: req.socket,
   }) as unknown as IncomingMessage;
@@ -81,7 +82,7 @@ export async function forwardInner(ctx: SimContext, req: IncomingMessage, res: S
     realWriteHead(out.status, { ...rest2, 'content-length': Buffer.byteLength(out.body) });
     return realEnd(out.body, callback);
   };
-  await handleProvider(ctx, innerReq, res, inner.url, '');
+  await handleProvider(ctx, innerReq, res, inner.url, inner.query ?? '');
 }
 
 /** A provider's error answer, sent directly (before any inner route). */

@@ -17,7 +17,7 @@ function route(ctx: SimContext, req: IncomingMessage, res: ServerResponse): Prom
   const q = url.indexOf('?');
   const path = q < 0 ? url : url.slice(0, q);
   // The provider kinds' own URLs first (Vertex's sit under /v1/projects/).
-  if (isVertexRequest(path)) return handleVertex(ctx, ctx.cloud, req, res, path);
+  if (isVertexRequest(path)) return handleVertex(ctx, ctx.cloud, req, res, path, q < 0 ? '' : url.slice(q + 1));
   if (isBedrockRequest(path)) return handleBedrock(ctx, ctx.cloud, req, res, path);
   if (isAzureRequest(path)) return handleAzure(ctx, req, res, path, new URLSearchParams(q < 0 ? '' : url.slice(q + 1)));
   if (path.startsWith('/v1/') || path.startsWith('/v1beta/')) return handleProvider(ctx, req, res, path, q < 0 ? '' : url.slice(q + 1));

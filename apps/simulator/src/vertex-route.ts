@@ -33,7 +33,22 @@ async function token(ctx: SimContext, accounts: CloudAccounts, req: IncomingMess
   sendProviderError(res, 200, { access_token: issued.token, expires_in: issued.expiresIn, token_type: 'Bearer' });
 }
 
-export async function handleVertex(ctx: SimContext, accounts: CloudAccounts, req: IncomingMessage, res: ServerResponse, path: string): Promise<void> {
+/**
+ * Gemini on Vertex (`publishers/google/models/{m}:generateContent`, `:streamGenerateContent?alt=sse`,
+ * `:countTokens`): the simulator's Gemini API route with the same body; Vertex requires every
+ * content's role.
+ */
+async function geminiOnVertex(ctx: SimContext, req: IncomingMessage, res: ServerResponse, raw: Buffer, model: string, method: string, query: string): Promise<void> {
+  const body = jsonObject(raw);
+  if (body === null) return sendProviderError(res, 400, googleError(400, 'Invalid JSON payload received.'));
+  const contents = Array.isArray(body['contents']) ? (body['contents'] as unknown[]) : [];
+  if (method !== 'countTokens' && contents.some((content) => (content as { role?: unknown } | null)?.role === undefined)) {
+    return sendProviderError(res, 400, googleError(400, 'Please use a valid role: user, model.'));
+  }
+  await forwardInner(ctx, req, res, { url: `/v1beta/models/${model}:${method}`, query, headers: { 'x-goog-api-key': ctx.apiKey ?? 'vertex' }, body }, { streamChunk: (text) => text });
+}
+
+export async function handleVertex(ctx: SimContext, accounts: CloudAccounts, req: IncomingMessage, res: ServerResponse, path: string, query = ''): Promise<void> {
   if (path === '/oauth2/token') return token(ctx, accounts, req, res);
   const raw = await readRaw(req);
   const auth = accounts.checkBearer(req.headers.authorization);
@@ -43,6 +58,8 @@ export async function handleVertex(ctx: SimContext, accounts: CloudAccounts, req
       : 'Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or other valid authentication credential.';
     return sendProviderError(res, 401, googleError(401, message), { 'www-authenticate': 'Bearer realm="https://accounts.google.com/"' });
   }
+  const gemini = /^(?:\/v1|\/v1beta1)?\/projects\/([^/]+)\/locations\/([^/]+)\/publishers\/google\/models\/([^/:]+):(generateContent|streamGenerateContent|countTokens)$/.exec(path);
+  if (gemini) return geminiOnVertex(ctx, req, res, raw, gemini[3] as string, gemini[4] as string, query);
   const match = /^(?:\/v1|\/v1beta1)?\/projects\/([^/]+)\/locations\/([^/]+)\/publishers\/anthropic\/models\/([^/:]+):(rawPredict|streamRawPredict)$/.exec(path);
   if (!match) return sendProviderError(res, 404, googleError(404, `The requested URL ${path} was not found on this server.`));
   const model = decodeURIComponent(match[3] as string);

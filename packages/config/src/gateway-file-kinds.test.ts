@@ -43,10 +43,14 @@ describe("upstream kinds (contract section 17)", () => {
     expect(parseGatewayFile(file("shape: bedrock, region: us-east-1, aws_access_key_id_env: A, aws_secret_access_key_env: B")).models[0]!.capabilities.reasoning).toBe(true);
   });
 
-  it("vertex: the Anthropic shape on its region's host (global, us and eu have their own)", () => {
+  it("vertex: the Anthropic shape on its region's host (global, us and eu have their own); publisher google speaks Gemini", () => {
     const hosts = ["us-east5", "global", "eu"].map((region) => parseGatewayFile(file(`shape: vertex, project: my-project, region: ${region}, service_account_file_env: GOOGLE_KEY_FILE`)).upstreams[0]!);
     expect(hosts.map((u) => u.base_url)).toEqual(["https://us-east5-aiplatform.googleapis.com/v1", "https://aiplatform.googleapis.com/v1", "https://aiplatform.eu.rep.googleapis.com/v1"]);
-    expect(hosts[0]).toMatchObject({ shape: "anthropic", dialect: { kind: "vertex", project: "my-project", region: "us-east5", serviceAccountFileEnv: "GOOGLE_KEY_FILE" } });
+    expect(hosts[0]).toMatchObject({ shape: "anthropic", dialect: { kind: "vertex", project: "my-project", region: "us-east5", serviceAccountFileEnv: "GOOGLE_KEY_FILE", publisher: "anthropic" } });
+    // Gemini on Vertex: the Gemini shape, and the Gemini family's capabilities.
+    const gemini = parseGatewayFile(file("shape: vertex, project: p, region: us-central1, service_account_file_env: K, publisher: google"));
+    expect(gemini.upstreams[0]).toMatchObject({ shape: "gemini", dialect: { kind: "vertex", publisher: "google" } });
+    expect(gemini.models[0]!.capabilities.context_window).toBe(1_048_576);
   });
 
   it("compat profiles on openai and anthropic; a plain upstream has no dialect", () => {

@@ -202,8 +202,6 @@ export type ModelCapabilityFields = Required<z.infer<typeof capabilities>>;
 export const FAMILY_CAPABILITIES: Readonly<Record<Shape, Readonly<ModelCapabilityFields>>> = Object.freeze({
   openai: Object.freeze({ max_output_tokens: 4096, context_window: 128_000, reasoning: false, sampling: true, mid_conversation_system: true, vision: true, tools: true }),
   anthropic: Object.freeze({ max_output_tokens: 4096, context_window: 200_000, reasoning: true, sampling: true, mid_conversation_system: false, vision: true, tools: true }),
-  // Gemini 2.5 and 3 (AI Studio): thinking, sampling, tools and images; no system turn mid-conversation.
-  gemini: Object.freeze({ max_output_tokens: 8192, context_window: 1_048_576, reasoning: true, sampling: true, mid_conversation_system: false, vision: true, tools: true }),
 });
 
 const model = z.strictObject({

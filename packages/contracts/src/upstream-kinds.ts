@@ -10,7 +10,7 @@ import type { Shape } from "./shapes.ts";
 export const UPSTREAM_KINDS = ["azure", "bedrock", "vertex"] as const;
 export type UpstreamKind = (typeof UPSTREAM_KINDS)[number];
 
-/** The shape each kind's bodies are in: Azure OpenAI speaks OpenAI; Claude on Bedrock and Vertex speaks Anthropic Messages. */
+/** The shape each kind's bodies are in: Azure OpenAI speaks OpenAI; Claude on Bedrock and Vertex speaks Anthropic Messages (Gemini on Vertex, `publisher: google`, speaks Gemini). */
 export const KIND_SHAPES: Readonly<Record<UpstreamKind, Shape>> = Object.freeze({ azure: "openai", bedrock: "anthropic", vertex: "anthropic" });
 
 /** OpenAI- and Anthropic-compatible vendors with known deviations (`compat` on an openai or anthropic upstream). */
@@ -35,7 +35,14 @@ export const upstreamDialectSchema = z.discriminatedUnion("kind", [
     secretAccessKeyEnv: envName,
     sessionTokenEnv: envName.nullable(),
   }),
-  z.object({ kind: z.literal("vertex"), project: z.string(), region: z.string(), serviceAccountFileEnv: envName }),
+  z.object({
+    kind: z.literal("vertex"),
+    project: z.string(),
+    region: z.string(),
+    serviceAccountFileEnv: envName,
+    /** Whose models: Anthropic's (rawPredict, the Anthropic shape) or Google's Gemini (generateContent, the Gemini shape). */
+    publisher: z.enum(["anthropic", "google"]).default("anthropic"),
+  }),
   z.object({ kind: z.literal("compat"), profile: z.enum(COMPAT_PROFILES) }),
 ]);
 export type UpstreamDialect = z.infer<typeof upstreamDialectSchema>;

@@ -12,13 +12,16 @@ export const VERTEX_ANTHROPIC_VERSION = "vertex-2023-10-16";
 const tokenSources = new Map<string, ServiceAccountTokens>();
 
 /**
- * Claude on Google Vertex AI (`rawPredict` / `streamRawPredict`, the Anthropic shape): the Messages
+ * Google Vertex AI. Claude (`rawPredict` / `streamRawPredict`, the Anthropic shape): the Messages
  * body without `model`, with `anthropic_version` (`stream` stays in the body, unlike Bedrock), the
- * model in the path under the project and region; the stream is Anthropic's own SSE. Auth: an OAuth2
- * access token of the service account whose key file `service_account_file_env` names.
+ * model in the path under the project and region; the stream is Anthropic's own SSE. Gemini
+ * (`publisher: google`, the Gemini shape): `generateContent`, `streamGenerateContent?alt=sse` and
+ * `countTokens` on the same path scheme, bodies as the Gemini API's. Auth: an OAuth2 access token of
+ * the service account whose key file `service_account_file_env` names.
  */
 export function vertexTransport(dialect: VertexDialect): DialectTransport {
-  const prefix = `/projects/${encodeURIComponent(dialect.project)}/locations/${encodeURIComponent(dialect.region)}/publishers/anthropic/models`;
+  const publisher = dialect.publisher ?? "anthropic";
+  const prefix = `/projects/${encodeURIComponent(dialect.project)}/locations/${encodeURIComponent(dialect.region)}/publishers/${publisher}/models`;
   const tokens = (): ServiceAccountTokens => {
     const file = envValue(dialect.serviceAccountFileEnv);
     if (file === null) throw new Error(`the Vertex service-account key file is not set (${dialect.serviceAccountFileEnv})`);
@@ -29,8 +32,21 @@ export function vertexTransport(dialect: VertexDialect): DialectTransport {
     }
     return source;
   };
+  const authorized = async (headers: Record<string, string>): Promise<Record<string, string>> => {
+    const token = await tokens().get();
+    const out: Record<string, string> = {};
+    for (const [name, value] of Object.entries(headers)) if (name !== "x-api-key" && name !== "x-goog-api-key" && name !== "authorization") out[name] = value;
+    out.authorization = `Bearer ${token}`;
+    return out;
+  };
   return {
     async prepare(call: UpstreamCall, stream: boolean): Promise<DialectCall> {
+      if (publisher === "google") {
+        // Gemini on Vertex: the Gemini API's body and methods under the project's publisher path.
+        const method = /^\/models\/([^/:]+):(generateContent|streamGenerateContent|countTokens)(\?.*)?$/.exec(call.path);
+        if (!method) throw new Error(`Vertex has no ${call.path.replace(/\?.*$/, "")} for Gemini models`);
+        return { path: `${prefix}/${method[1]}:${method[2]}${method[3] ?? ""}`, headers: await authorized(call.headers), body: call.body };
+      }
       const body = callBody(call);
       const model = callModel(body);
       let path: string;
@@ -46,11 +62,7 @@ export function vertexTransport(dialect: VertexDialect): DialectTransport {
       } else {
         throw new Error(`Vertex has no ${call.path} for Anthropic models`);
       }
-      const token = await tokens().get();
-      const headers: Record<string, string> = {};
-      for (const [name, value] of Object.entries(call.headers)) if (name !== "x-api-key" && name !== "authorization") headers[name] = value;
-      headers.authorization = `Bearer ${token}`;
-      return { path, headers, body: JSON.stringify(vertexBody) };
+      return { path, headers: await authorized(call.headers), body: JSON.stringify(vertexBody) };
     },
     failed(status) {
       // An expired or revoked token: the next request fetches a new one.
