@@ -59,7 +59,8 @@ export async function startConsoleStack(): Promise<ConsoleStack> {
     const stripe: FakeStripeApi = await startFakeStripeApi();
     closers.push(() => stripe.close());
     // Webhook receivers of the tests listen on 127.0.0.1; Stripe is the local fake (contract section 19).
-    const business = { WEBHOOK_ALLOW_PRIVATE: "true", STRIPE_SECRET_KEY: "sk_test_console", STRIPE_WEBHOOK_SECRET, STRIPE_API_BASE: stripe.url };
+    // A failed webhook delivery is retried within a second here (10 s by default), so a test can watch a retry.
+    const business = { WEBHOOK_ALLOW_PRIVATE: "true", WEBHOOK_RETRY_BASE_MS: "300", WEBHOOK_RETRY_MAX_MS: "1000", WEBHOOK_POLL_INTERVAL_MS: "100", STRIPE_SECRET_KEY: "sk_test_console", STRIPE_WEBHOOK_SECRET, STRIPE_API_BASE: stripe.url };
     Object.assign(process.env, business);
     const env = { DATABASE_URL: database.url, REDIS_URL: redisUrl, REDIS_PREFIX: prefix, PORT: "0", DB_POOL_SIZE: "4", AUTH_FREE_FAILURES: "100000", ...business };
     const controlPlane: RunningControlPlane = await startControlPlane(loadControlPlaneConfig(env), silent);
