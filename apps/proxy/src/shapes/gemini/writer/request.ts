@@ -30,15 +30,21 @@ const BUDGETS: Readonly<Record<string, number>> = { none: 0, minimal: 512, low: 
 export function writeRequest(request: NeutralRequest, context: RequestWriteContext): Record<string, unknown> {
   const contents: Content[] = [];
   const names = new Map<string, string>();
-  for (const turn of request.turns) {
-    const content = writeTurn(turn, names);
+  const instructions = request.instructions.map((part) => ({ text: part.text }));
+  let start = 0;
+  // System turns before the conversation (chat's leading system messages) are its instructions.
+  for (; start < request.turns.length && request.turns[start]!.role === "system"; start += 1) {
+    for (const part of request.turns[start]!.parts) if (part.type === "text") instructions.push({ text: part.text });
+  }
+  for (let index = start; index < request.turns.length; index += 1) {
+    const content = writeTurn(request.turns[index]!, names);
     if (content.parts.length === 0) continue;
     const last = contents.at(-1);
     if (last?.role === content.role) last.parts.push(...content.parts);
     else contents.push(content);
   }
   const body: Record<string, unknown> = { contents };
-  if (request.instructions.length > 0) body.systemInstruction = { parts: request.instructions.map((part) => ({ text: part.text })) };
+  if (instructions.length > 0) body.systemInstruction = { parts: instructions };
   if (request.tools.length > 0) {
     body.tools = geminiTools(request.tools);
     if (request.toolChoice) body.toolConfig = { functionCallingConfig: functionCallingConfig(request.toolChoice.value) };
