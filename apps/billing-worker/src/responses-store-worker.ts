@@ -104,7 +104,9 @@ export function startResponsesStoreWorker(services: BillingWorkerServices): Resp
     prefix: services.queuePrefix,
     concurrency: 1,
   });
-  worker.on("failed", (job: Job | undefined, error: Error) => logger.warn({ jobId: job?.id, job: job?.name, attempt: job?.attemptsMade, err: error.message }, "responses-store job failed"));
+  // The error's name and code only: Prisma's messages can quote the statement's arguments, which hold stored content.
+  worker.on("failed", (job: Job | undefined, error: Error) =>
+    logger.warn({ jobId: job?.id, job: job?.name, attempt: job?.attemptsMade, err: error.name, code: (error as { code?: unknown }).code }, "responses-store job failed"));
   worker.on("error", (error: Error) => logger.warn({ err: error.message }, "responses-store worker error"));
   const sweep = () =>
     sweepExpiredResponses(prisma).then(
