@@ -2,6 +2,7 @@ import { formatUsd, GatewayError } from "@gateway/contracts";
 import type { PrismaClient } from "@gateway/db";
 import type { Logger } from "@gateway/logger";
 import { recordAudit, type Actor } from "../keys/audit.ts";
+import { PeriodicPass } from "../periodic-pass.ts";
 import { publishCustomerKeys, TRANSACTION, type CustomerStores } from "./customer-service.ts";
 import { AppliedDebits, chargePlanPeriod } from "./plan-charges.ts";
 import { periodEnd, planPeriod } from "./plan-service.ts";
@@ -79,38 +80,17 @@ export async function renewSubscription(context: RenewalContext, subscriptionId:
  * Replicas may sweep at once: each period is charged once (the entry's source) and renewed once
  * (the row lock and the re-read end). `now` is injected for tests.
  */
-export class SubscriptionRenewal {
+export class SubscriptionRenewal extends PeriodicPass<RenewalReport> {
   private readonly context: RenewalContext;
-  private readonly intervalMs: number;
   private readonly now: () => number;
-  private timer: NodeJS.Timeout | null = null;
-  private running: Promise<RenewalReport> | null = null;
 
   constructor(context: RenewalContext, intervalMs: number, now: () => number = Date.now) {
+    super("subscription renewal", intervalMs, context.logger);
     this.context = context;
-    this.intervalMs = intervalMs;
     this.now = now;
   }
 
-  start(): void {
-    if (this.intervalMs <= 0 || this.timer) return;
-    this.timer = setInterval(() => void this.runOnce().catch((error: unknown) => this.context.logger.warn({ err: (error as Error).message }, "subscription renewal failed")), this.intervalMs);
-    this.timer.unref();
-  }
-
-  /** One pass; a pass still running is joined, not doubled. */
-  runOnce(): Promise<RenewalReport> {
-    this.running ??= this.pass().finally(() => (this.running = null));
-    return this.running;
-  }
-
-  async stop(): Promise<void> {
-    if (this.timer) clearInterval(this.timer);
-    this.timer = null;
-    await this.running?.catch(() => undefined);
-  }
-
-  private async pass(): Promise<RenewalReport> {
+  protected async pass(): Promise<RenewalReport> {
     const { prisma, logger } = this.context;
     const now = new Date(this.now());
     const report: RenewalReport = { renewed: 0, lapsed: 0 };

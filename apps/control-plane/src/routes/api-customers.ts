@@ -1,9 +1,8 @@
 import type { Request, Response } from "express";
-import { z } from "zod";
 import type { ControlPlaneServices } from "../services.ts";
 import { createCustomerBodySchema, customerListQuerySchema } from "../customers/customer-schemas.ts";
 import { createCustomer, presentCustomer, type CustomerStores } from "../customers/customer-service.ts";
-import { readPageRequest, toList } from "../vendors/pagination.ts";
+import { NEWEST_FIRST, newestFirstAfter, newestFirstPosition, newestFirstPositionOf, readPageRequest, toList } from "../vendors/pagination.ts";
 import { readIdempotencyKey, responseCipher, runCreate } from "../vendors/idempotency.ts";
 import { parseInput } from "../vendors/parse-input.ts";
 import { actorOf, vendorOf } from "../vendors/vendor-auth.ts";
@@ -27,11 +26,7 @@ export function createCustomerRoute(services: ControlPlaneServices) {
   };
 }
 
-// A cursor is the client's text: a date Postgres cannot store (year 0000) must be a 400, not a 500.
-const customerPosition = z.object({
-  createdAt: z.iso.datetime().refine((value) => Number(value.slice(0, 4)) >= 1970, "out of range"),
-  id: z.string().startsWith("cus_"),
-});
+const customerPosition = newestFirstPosition("cus");
 
 /** GET /api/customers (scope customers:read): newest first, optionally by status or a search on name, email or id. */
 export function listCustomersRoute(services: ControlPlaneServices) {
@@ -39,19 +34,18 @@ export function listCustomersRoute(services: ControlPlaneServices) {
     const { vendorId } = vendorOf(request);
     const { limit, after } = readPageRequest(request.query, customerPosition);
     const { status, search } = parseInput(customerListQuerySchema.omit({ limit: true, cursor: true }), request.query, "query");
-    const createdAt = after && new Date(after.createdAt);
     const rows = await services.db.prisma.customer.findMany({
       where: {
         vendorId,
         ...(status ? { status } : {}),
         ...(search ? { AND: [{ OR: [{ name: { contains: search, mode: "insensitive" as const } }, { email: { contains: search, mode: "insensitive" as const } }, { id: search }] }] } : {}),
-        ...(createdAt && after ? { OR: [{ createdAt: { lt: createdAt } }, { createdAt, id: { lt: after.id } }] } : {}),
+        ...newestFirstAfter(after),
       },
-      orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+      orderBy: NEWEST_FIRST,
       take: limit + 1,
     });
     const page = await Promise.all(rows.slice(0, limit).map((row) => presentCustomer(services.db.prisma, row)));
-    const list = toList(rows, limit, (row) => row.id, (row) => ({ createdAt: row.createdAt.toISOString(), id: row.id }));
+    const list = toList(rows, limit, (row) => row.id, newestFirstPositionOf);
     response.json({ ...list, data: page });
   };
 }

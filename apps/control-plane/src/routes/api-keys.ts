@@ -1,14 +1,13 @@
 import type { Request, Response } from "express";
 import { GatewayError, hashSecret, parseUsdToNano } from "@gateway/contracts";
 import type { PrismaClient } from "@gateway/db";
-import { z } from "zod";
 import type { ControlPlaneServices } from "../services.ts";
 import { mintKey, type MintKeyInput } from "../keys/key-service.ts";
 import { findVendorCustomer } from "../customers/customer-service.ts";
 import { createKeyBodySchema, keyListQuerySchema, type CreatedApiKeyObject } from "../vendors/api-schemas.ts";
 import { hashRequest, readIdempotencyKey, responseCipher, runIdempotent } from "../vendors/idempotency.ts";
 import { loadKeyActivity, toApiKeyObject } from "../vendors/key-object.ts";
-import { readPageRequest, toList } from "../vendors/pagination.ts";
+import { NEWEST_FIRST, newestFirstAfter, newestFirstPosition, newestFirstPositionOf, readPageRequest, toList } from "../vendors/pagination.ts";
 import { parseInput } from "../vendors/parse-input.ts";
 import { vendorOf } from "../vendors/vendor-auth.ts";
 
@@ -80,11 +79,7 @@ async function forgetUncommittedKey(services: ControlPlaneServices, minted: Crea
   });
 }
 
-// A cursor is the client's text: a date Postgres cannot store (year 0000) must be a 400, not a 500.
-const keyPosition = z.object({
-  createdAt: z.iso.datetime().refine((value) => Number(value.slice(0, 4)) >= 1970, "out of range"),
-  id: z.string().startsWith("key_"),
-});
+const keyPosition = newestFirstPosition("key");
 
 /** GET /api/keys: the vendor's keys, newest first, optionally by status or a search (scope keys:read). */
 export function listKeysRoute(services: ControlPlaneServices) {
@@ -92,20 +87,19 @@ export function listKeysRoute(services: ControlPlaneServices) {
     const { vendorId } = vendorOf(request);
     const { limit, after } = readPageRequest(request.query, keyPosition);
     const { status, search, customer_id: customerId } = parseInput(keyListQuerySchema, request.query, "query");
-    const createdAt = after && new Date(after.createdAt);
     const rows = await services.db.prisma.apiKey.findMany({
       where: {
         vendorId,
         ...(status ? { status } : {}),
         ...(customerId ? { customerId } : {}),
         ...(search ? { AND: [{ OR: [{ name: { contains: search, mode: "insensitive" as const } }, { id: search }, { prefix: search }] }] } : {}),
-        ...(createdAt && after ? { OR: [{ createdAt: { lt: createdAt } }, { createdAt, id: { lt: after.id } }] } : {}),
+        ...newestFirstAfter(after),
       },
-      orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+      orderBy: NEWEST_FIRST,
       take: limit + 1,
       include: { serverOption: { select: { name: true, rpm: true, tpm: true } } },
     });
     const activity = await loadKeyActivity(services.db.prisma, rows.slice(0, limit));
-    response.json(toList(rows, limit, (row) => toApiKeyObject(row, row.serverOption, activity.get(row.id)), (row) => ({ createdAt: row.createdAt.toISOString(), id: row.id })));
+    response.json(toList(rows, limit, (row) => toApiKeyObject(row, row.serverOption, activity.get(row.id)), newestFirstPositionOf));
   };
 }

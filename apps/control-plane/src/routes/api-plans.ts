@@ -1,9 +1,8 @@
 import type { Request, Response } from "express";
-import { z } from "zod";
 import type { ControlPlaneServices } from "../services.ts";
 import { createPlanBodySchema } from "../customers/customer-schemas.ts";
 import { createPlan, toPlanObject } from "../customers/plan-service.ts";
-import { readPageRequest, toList } from "../vendors/pagination.ts";
+import { NEWEST_FIRST, newestFirstAfter, newestFirstPosition, newestFirstPositionOf, readPageRequest, toList } from "../vendors/pagination.ts";
 import { readIdempotencyKey, responseCipher, runCreate } from "../vendors/idempotency.ts";
 import { parseInput } from "../vendors/parse-input.ts";
 import { actorOf, vendorOf } from "../vendors/vendor-auth.ts";
@@ -30,22 +29,18 @@ export function createPlanRoute(services: ControlPlaneServices) {
   };
 }
 
-const planPosition = z.object({
-  createdAt: z.iso.datetime().refine((value) => Number(value.slice(0, 4)) >= 1970, "out of range"),
-  id: z.string().startsWith("plan_"),
-});
+const planPosition = newestFirstPosition("plan");
 
 /** GET /api/plans (scope customers:read): the vendor's plans, newest first. */
 export function listPlansRoute(services: ControlPlaneServices) {
   return async (request: Request, response: Response): Promise<void> => {
     const { vendorId } = vendorOf(request);
     const { limit, after } = readPageRequest(request.query, planPosition);
-    const createdAt = after && new Date(after.createdAt);
     const rows = await services.db.prisma.plan.findMany({
-      where: { vendorId, ...(createdAt && after ? { OR: [{ createdAt: { lt: createdAt } }, { createdAt, id: { lt: after.id } }] } : {}) },
-      orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+      where: { vendorId, ...newestFirstAfter(after) },
+      orderBy: NEWEST_FIRST,
       take: limit + 1,
     });
-    response.json(toList(rows, limit, toPlanObject, (row) => ({ createdAt: row.createdAt.toISOString(), id: row.id })));
+    response.json(toList(rows, limit, toPlanObject, newestFirstPositionOf));
   };
 }

@@ -1,5 +1,5 @@
 import { GatewayError } from "@gateway/contracts";
-import type { z } from "zod";
+import { z } from "zod";
 import { pageQuerySchema } from "./api-schemas.ts";
 import { parseInput } from "./parse-input.ts";
 
@@ -53,4 +53,31 @@ export function decodeCursor<Schema extends z.ZodType>(cursor: string, positionS
   const parsed = positionSchema.safeParse(raw);
   if (!parsed.success) throw new GatewayError("invalid_body", "cursor: not a cursor this list returned", { param: "cursor" });
   return parsed.data;
+}
+
+// Newest-first lists (keys, customers, plans, subscriptions, wallet entries, payments): a row's
+// position is its creation time and id; the cursor is the client's text, so a date Postgres cannot
+// store (year 0000) must be a 400, not a 500.
+
+/** The cursor position of a newest-first list whose ids start with `prefix_`. */
+export function newestFirstPosition(prefix: string) {
+  return z.object({
+    createdAt: z.iso.datetime().refine((value) => Number(value.slice(0, 4)) >= 1970, "out of range"),
+    id: z.string().startsWith(`${prefix}_`),
+  });
+}
+
+/** Prisma's `where` for the rows after `after` in newest-first order; nothing for the first page. */
+export function newestFirstAfter(after: { createdAt: string; id: string } | undefined) {
+  if (!after) return {};
+  const createdAt = new Date(after.createdAt);
+  return { OR: [{ createdAt: { lt: createdAt } }, { createdAt, id: { lt: after.id } }] };
+}
+
+/** Prisma's `orderBy` of a newest-first list. */
+export const NEWEST_FIRST: [{ createdAt: "desc" }, { id: "desc" }] = [{ createdAt: "desc" }, { id: "desc" }];
+
+/** A row's position in a newest-first list, as its cursor holds it. */
+export function newestFirstPositionOf(row: { createdAt: Date; id: string }): { createdAt: string; id: string } {
+  return { createdAt: row.createdAt.toISOString(), id: row.id };
 }

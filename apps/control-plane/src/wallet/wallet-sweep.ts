@@ -1,6 +1,7 @@
 import { formatUsd } from "@gateway/contracts";
 import { readWallet } from "@gateway/redis-store";
 import { emitEvent } from "../webhooks/emit.ts";
+import { PeriodicPass } from "../periodic-pass.ts";
 import { runAutoTopUp, type AutoTopUpContext } from "./auto-top-up.ts";
 
 /** Customers read per page of a pass. */
@@ -22,36 +23,15 @@ export interface WalletSweepReport {
  * - with auto top-up and a saved card, the card is charged (`runAutoTopUp`: a per-customer Redis
  *   lock and Stripe's idempotency key tied to the same entry, so replicas sweeping at once charge once).
  */
-export class WalletSweep {
+export class WalletSweep extends PeriodicPass<WalletSweepReport> {
   private readonly context: AutoTopUpContext;
-  private readonly intervalMs: number;
-  private timer: NodeJS.Timeout | null = null;
-  private running: Promise<WalletSweepReport> | null = null;
 
   constructor(context: AutoTopUpContext, intervalMs: number) {
+    super("wallet sweep", intervalMs, context.logger);
     this.context = context;
-    this.intervalMs = intervalMs;
   }
 
-  start(): void {
-    if (this.intervalMs <= 0 || this.timer) return;
-    this.timer = setInterval(() => void this.runOnce().catch((error: unknown) => this.context.logger.warn({ err: (error as Error).message }, "wallet sweep failed")), this.intervalMs);
-    this.timer.unref();
-  }
-
-  /** One pass; a pass still running is joined, not doubled. */
-  runOnce(): Promise<WalletSweepReport> {
-    this.running ??= this.pass().finally(() => (this.running = null));
-    return this.running;
-  }
-
-  async stop(): Promise<void> {
-    if (this.timer) clearInterval(this.timer);
-    this.timer = null;
-    await this.running?.catch(() => undefined);
-  }
-
-  private async pass(): Promise<WalletSweepReport> {
+  protected async pass(): Promise<WalletSweepReport> {
     const { prisma, target, logger } = this.context;
     const report: WalletSweepReport = { low: 0, toppedUp: 0 };
     let after: string | undefined;
