@@ -155,6 +155,22 @@ describe("other clients on the Gemini-shape model", () => {
     expect(history[2]!.parts[0]).toMatchObject({ functionResponse: { name: "get_weather", response: { temperature: 21 } } });
   });
 
+  it("the openai SDK's Responses API: a response and a stream", async () => {
+    const openai = new OpenAI({ baseURL: `${stack.proxy.url}/v1`, apiKey: key, maxRetries: 0 });
+    const response = await openai.responses.create({ model: "gemini-test", instructions: "Be brief.", input: "Hello", max_output_tokens: 300 });
+    expect(response.output_text.length).toBeGreaterThan(0);
+    expect(response.status).toBe("completed");
+    expect(stack.simulator.stats.last!.body).toMatchObject({ systemInstruction: { parts: [{ text: "Be brief." }] }, generationConfig: { maxOutputTokens: 300 } });
+    let text = "";
+    let completed = false;
+    for await (const event of await openai.responses.create({ model: "gemini-test", input: "Tell me a story", stream: true })) {
+      if (event.type === "response.output_text.delta") text += event.delta;
+      if (event.type === "response.completed") completed = event.response.usage!.output_tokens > 0;
+    }
+    expect(text.length).toBeGreaterThan(0);
+    expect(completed).toBe(true);
+  });
+
   it("the anthropic SDK: a message, a stream, and tool use over two steps", async () => {
     const anthropic = new Anthropic({ baseURL: stack.proxy.url, apiKey: key, maxRetries: 0 });
     const message = await anthropic.messages.create({ model: "gemini-test", max_tokens: 300, system: "Be brief.", messages: [{ role: "user", content: "Hello" }] });

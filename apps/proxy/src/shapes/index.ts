@@ -24,6 +24,7 @@ import { ChatStreamWriter } from "./openai-chat/writer/stream.ts";
 import { readRequest as readResponsesRequest } from "./openai-responses/reader/request.ts";
 import { responseFromAnswer } from "./openai-responses/writer/response.ts";
 import { ResponsesStreamWriter } from "./openai-responses/writer/stream.ts";
+import { gemini } from "./gemini/index.ts";
 
 /**
  * The one list of shapes (shared/design/neutral-core.md section 4). Each entry is one shape's
@@ -135,7 +136,7 @@ const openaiResponses: ShapeEntry = {
 };
 
 /** The shapes. A new one is a line here (and its folder); every pair with the others follows. */
-export const SHAPE_LIST: readonly ShapeEntry[] = [openaiChat, anthropicMessages, openaiResponses];
+export const SHAPE_LIST: readonly ShapeEntry[] = [openaiChat, anthropicMessages, openaiResponses, gemini];
 
 /** One client side and one upstream side as the relay uses them: each request is read once and written once. */
 export function pairTranslation(client: ShapeEntry & { client: ClientSide }, upstream: ShapeEntry & { upstream: UpstreamSide }): Translation {

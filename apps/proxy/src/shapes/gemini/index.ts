@@ -1,6 +1,7 @@
 import type { ShapeEntry } from "../index.ts";
 import type { Translation } from "../../core/pipeline.ts";
-import { WIRE_FORMATS } from "../../upstreams/index.ts";
+import { WIRE_FORMATS, type Shape } from "../../upstreams/index.ts";
+import { unsupported } from "../../core/fields.ts";
 import { readRequest } from "./reader/request.ts";
 import { answerFromGemini } from "./reader/response.ts";
 import { GeminiStreamReader } from "./reader/stream.ts";
@@ -14,7 +15,7 @@ import { embedTexts, generateContent } from "./wire.ts";
  * The Gemini shape seen from outside (shapes/index.ts lists it): the client side reads a
  * generateContent body and writes Google's answers and streams; the upstream side writes a
  * generateContent body and reads Google's answers and streams. Every pair with the other shapes
- * is composed from these, in shapes/index.ts.
+ * is composed from these by shapes/index.ts (`pairTranslation`).
  */
 export const gemini: ShapeEntry = {
   id: "gemini",
@@ -41,7 +42,13 @@ export const gemini: ShapeEntry = {
  * neutral form): one input per request (its parts' texts), `outputDimensionality` as `dimensions`;
  * the vectors back as `{"embedding":{"values"}}` or `{"embeddings":[...]}` as the client asked.
  */
-export const geminiEmbeddingsOnOpenAI: Translation = embedToOpenAI();
+const geminiEmbeddingsOnOpenAI: Translation = embedToOpenAI();
+
+/** A Gemini embedding call (embedContent, batchEmbedContents) on an upstream of another shape: OpenAI embeddings, or a 400 naming `model`. */
+export function geminiEmbeddingsOn(shape: Shape): Translation {
+  if (shape === "openai") return geminiEmbeddingsOnOpenAI;
+  throw unsupported("model", "embeddings of a Gemini client are served by Gemini- and OpenAI-shape upstreams only");
+}
 
 function embedToOpenAI(): Translation {
   return {
