@@ -1,4 +1,4 @@
-import type { Payment, WalletEntry } from "../api/types.ts";
+import type { List, Payment, WalletEntry } from "../api/types.ts";
 import { vendorApi } from "../api/vendor-api.ts";
 import { DataTable, type Column } from "../components/data-table.tsx";
 import { EmptyState } from "../components/empty-state.tsx";
@@ -35,50 +35,65 @@ const paymentColumns: Column<Payment>[] = [
  */
 export function CustomerWallet(props: { customerId: string; version: string }) {
   const { api, can } = useSession();
-  const readable = can("customers:read");
-  const entryPages = useCursorPages(`entries-${props.customerId}`);
-  const paymentPages = useCursorPages(`payments-${props.customerId}`);
-  const entries = useResource(
-    () => vendorApi.walletEntries(api, props.customerId, { limit: 10, cursor: entryPages.cursor }),
-    `entries-${props.customerId}-${entryPages.cursor}-${props.version}`,
-    readable,
-  );
-  const payments = useResource(
-    () => vendorApi.payments(api, props.customerId, { limit: 10, cursor: paymentPages.cursor }),
-    `payments-${props.customerId}-${paymentPages.cursor}-${props.version}`,
-    readable,
-  );
-  if (!readable) return null;
+  if (!can("customers:read")) return null;
   return (
     <>
-      <section className={pageStyles.section} aria-label="Wallet entries">
-        <h2>Wallet</h2>
-        <ErrorBanner error={entries.error} />
-        {entries.data && entries.data.data.length === 0 ? <EmptyState title="No wallet entries yet.">Grants, payments, redeemed codes and plan charges appear here.</EmptyState> : null}
-        {entries.data && entries.data.data.length > 0 ? <DataTable caption="Wallet entries" columns={entryColumns} rows={entries.data.data} rowKey={(entry) => entry.id} testId="customer-wallet-entries" /> : null}
-        <Pager
-          label="Wallet entries"
-          pageNumber={entryPages.pageNumber}
-          hasPrevious={entryPages.hasPrevious}
-          hasMore={Boolean(entries.data?.has_more && entries.data.next_cursor)}
-          onPrevious={entryPages.previous}
-          onNext={() => entries.data?.next_cursor && entryPages.next(entries.data.next_cursor)}
-        />
-      </section>
-      <section className={pageStyles.section} aria-label="Payments">
-        <h2>Payments</h2>
-        <ErrorBanner error={payments.error} />
-        {payments.data && payments.data.data.length === 0 ? <EmptyState title="No payments yet." /> : null}
-        {payments.data && payments.data.data.length > 0 ? <DataTable caption="Payments" columns={paymentColumns} rows={payments.data.data} rowKey={(payment) => payment.id} testId="customer-payments" /> : null}
-        <Pager
-          label="Payments"
-          pageNumber={paymentPages.pageNumber}
-          hasPrevious={paymentPages.hasPrevious}
-          hasMore={Boolean(payments.data?.has_more && payments.data.next_cursor)}
-          onPrevious={paymentPages.previous}
-          onNext={() => payments.data?.next_cursor && paymentPages.next(payments.data.next_cursor)}
-        />
-      </section>
+      <PagedSection
+        title="Wallet"
+        label="Wallet entries"
+        testId="customer-wallet-entries"
+        empty="No wallet entries yet."
+        hint="Grants, payments, redeemed codes and plan charges appear here."
+        listKey={`entries-${props.customerId}`}
+        version={props.version}
+        load={(cursor) => vendorApi.walletEntries(api, props.customerId, { limit: 10, cursor })}
+        columns={entryColumns}
+      />
+      <PagedSection
+        title="Payments"
+        label="Payments"
+        testId="customer-payments"
+        empty="No payments yet."
+        listKey={`payments-${props.customerId}`}
+        version={props.version}
+        load={(cursor) => vendorApi.payments(api, props.customerId, { limit: 10, cursor })}
+        columns={paymentColumns}
+      />
     </>
+  );
+}
+
+/** One list of the customer's, newest first, with its own cursor pages. */
+function PagedSection<Row extends { id: string }>(props: {
+  title: string;
+  label: string;
+  testId: string;
+  empty: string;
+  hint?: string;
+  /** Which list (its cursor pages start again when it changes). */
+  listKey: string;
+  /** Changes whenever the list may have changed: reloads the page shown. */
+  version: string;
+  load(cursor: string | null): Promise<List<Row>>;
+  columns: Column<Row>[];
+}) {
+  const pages = useCursorPages(props.listKey);
+  const list = useResource(() => props.load(pages.cursor), `${props.listKey}-${props.version}-${pages.cursor}`);
+  const rows = list.data?.data ?? [];
+  return (
+    <section className={pageStyles.section} aria-label={props.label}>
+      <h2>{props.title}</h2>
+      <ErrorBanner error={list.error} />
+      {list.data && rows.length === 0 ? <EmptyState title={props.empty}>{props.hint}</EmptyState> : null}
+      {rows.length > 0 ? <DataTable caption={props.label} columns={props.columns} rows={rows} rowKey={(row) => row.id} testId={props.testId} /> : null}
+      <Pager
+        label={props.label}
+        pageNumber={pages.pageNumber}
+        hasPrevious={pages.hasPrevious}
+        hasMore={Boolean(list.data?.has_more && list.data.next_cursor)}
+        onPrevious={pages.previous}
+        onNext={() => list.data?.next_cursor && pages.next(list.data.next_cursor)}
+      />
+    </section>
   );
 }
