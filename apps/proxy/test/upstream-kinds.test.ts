@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import OpenAI from "openai";
 import Anthropic from "@anthropic-ai/sdk";
+import { GoogleGenAI } from "@google/genai";
 import { parseGatewayFile } from "@gateway/config";
 import { parsePriceToPico, priceUsage } from "@gateway/contracts";
 import { applyGatewayFile } from "@gateway/control-plane";
@@ -34,6 +35,7 @@ function kindsYaml(url: string): string {
     `  - { name: kind-azure-v1, shape: azure, base_url: "${url}", secret_env: KIND_AZURE_KEY, ${TIMEOUTS} }`,
     `  - { name: kind-bedrock, shape: bedrock, base_url: "${url}", region: us-east-1, aws_access_key_id_env: KIND_AWS_ID, aws_secret_access_key_env: KIND_AWS_SECRET, ${TIMEOUTS} }`,
     `  - { name: kind-bedrock-wrong, shape: bedrock, base_url: "${url}", region: us-east-1, aws_access_key_id_env: KIND_AWS_ID, aws_secret_access_key_env: KIND_AWS_WRONG, ${TIMEOUTS} }`,
+    `  - { name: kind-vertex-gemini, shape: vertex, publisher: google, base_url: "${url}/v1", project: ${SIM_GOOGLE_PROJECT}, region: us-central1, service_account_file_env: KIND_VERTEX_KEY_FILE, ${TIMEOUTS} }`,
     `  - { name: kind-groq, shape: openai, base_url: "${url}/v1", secret_env: TEST_SIMULATOR_KEY, compat: groq, ${TIMEOUTS} }`,
     `  - { name: kind-mistral, shape: openai, base_url: "${url}/v1", secret_env: TEST_SIMULATOR_KEY, compat: mistral, ${TIMEOUTS} }`,
     `  - { name: kind-vertex, shape: vertex, base_url: "${url}/v1", project: ${SIM_GOOGLE_PROJECT}, region: us-east5, service_account_file_env: KIND_VERTEX_KEY_FILE, ${TIMEOUTS} }`,
@@ -48,11 +50,12 @@ function kindsYaml(url: string): string {
     model("claude-kinds", "{ upstream: kind-bedrock, model: bedrock-first }, { upstream: kind-vertex, model: vertex-second, priority: 1 }"),
     model("claude-wrong-key", "{ upstream: kind-bedrock-wrong, model: bedrock-wrong }, { upstream: kind-vertex, model: vertex-backup, priority: 1 }"),
     model("claude-to-bedrock", "{ upstream: sim-anthropic-a, model: plain-first }, { upstream: kind-bedrock, model: bedrock-backup, priority: 1 }"),
+    model("gemini-vertex", "{ upstream: kind-vertex-gemini, model: gemini-2.5-flash }"),
     model("gpt-groq", "{ upstream: kind-groq, model: llama-groq }"),
     model("gpt-mistral", "{ upstream: kind-mistral, model: mistral-small }"),
     model("gpt-azure-failover", "{ upstream: kind-azure, model: azure-first }, { upstream: sim-openai-a, model: plain-second, priority: 1 }"),
   ];
-  const names = ["gpt-azure", "gpt-azure-v1", "claude-bedrock", "claude-vertex", "claude-kinds", "claude-wrong-key", "claude-to-bedrock", "gpt-azure-failover", "gpt-groq", "gpt-mistral"];
+  const names = ["gpt-azure", "gpt-azure-v1", "claude-bedrock", "claude-vertex", "claude-kinds", "claude-wrong-key", "claude-to-bedrock", "gpt-azure-failover", "gpt-groq", "gpt-mistral", "gemini-vertex"];
   return testGatewayYaml(url)
     .replace("models:\n", `${upstreams}\nmodels:\n${models.join("\n")}\n`)
     .replace("server_options:\n", `server_options:\n  - { name: kinds, models: [${names.join(", ")}] }\n`)
@@ -233,5 +236,49 @@ describe("compat profiles: what the vendor does not take is dropped and listed",
     expect(response.status).toBe(200);
     await response.text();
     expect(stack.simulator.stats.requests.at(-1)!.body).not.toHaveProperty("stream_options");
+  });
+});
+
+describe("Gemini on Vertex (publisher: google)", () => {
+  it("the Gemini client: a generation and a stream, billed with Vertex's usageMetadata; function calling over two steps", async () => {
+    let requestId: string | null = null;
+    const ai = new GoogleGenAI({ apiKey: key, vertexai: false, httpOptions: { baseUrl: stack.proxy.url } });
+    const original = globalThis.fetch;
+    globalThis.fetch = async (input, init) => {
+      const response = await original(input, init);
+      requestId = response.headers.get("x-request-id");
+      return response;
+    };
+    try {
+      const answer = await ai.models.generateContent({ model: "gemini-vertex", contents: "Say hello" });
+      expect(answer.text!.length).toBeGreaterThan(0);
+      expect(stack.simulator.stats.requests.at(-1)).toMatchObject({ model: "gemini-2.5-flash", stream: false });
+      const [event] = await stack.billingEvents(requestId!);
+      expect(event).toMatchObject({ upstream: "kind-vertex-gemini", estimated: false, usage: { inputTokens: answer.usageMetadata!.promptTokenCount, outputTokens: answer.usageMetadata!.candidatesTokenCount! + (answer.usageMetadata!.thoughtsTokenCount ?? 0) } });
+      let text = "";
+      for await (const chunk of await ai.models.generateContentStream({ model: "gemini-vertex", contents: "Stream it" })) text += chunk.text ?? "";
+      expect(text.length).toBeGreaterThan(0);
+      const tools = [{ functionDeclarations: [{ name: "get_weather", parametersJsonSchema: { type: "object", properties: { city: { type: "string" } } } }] }];
+      const first = await ai.models.generateContent({ model: "gemini-vertex", contents: [{ role: "user", parts: [{ text: "Weather in Lima? #sim:tool=get_weather" }] }], config: { tools } });
+      const call = first.functionCalls![0]!;
+      expect(call.name).toBe("get_weather");
+      const second = await ai.models.generateContent({
+        model: "gemini-vertex",
+        contents: [{ role: "user", parts: [{ text: "Weather in Lima?" }] }, first.candidates![0]!.content!, { role: "user", parts: [{ functionResponse: { name: "get_weather", response: { temperature: 18 } } }] }],
+        config: { tools },
+      });
+      expect(second.text!.length).toBeGreaterThan(0);
+    } finally {
+      globalThis.fetch = original;
+    }
+  });
+
+  it("the openai client, translated to Gemini on Vertex: a completion and a stream", async () => {
+    const completion = await openai.chat.completions.create({ model: "gemini-vertex", max_tokens: 32, messages: [{ role: "user", content: "Hello there" }] });
+    expect(completion.choices[0]!.message.content!.length).toBeGreaterThan(0);
+    let text = "";
+    for await (const chunk of await openai.chat.completions.create({ model: "gemini-vertex", max_tokens: 32, stream: true, messages: [{ role: "user", content: "Stream it" }] })) text += chunk.choices[0]?.delta.content ?? "";
+    expect(text.length).toBeGreaterThan(0);
+    expect(stack.simulator.stats.requests.map((record) => [record.model, record.stream])).toEqual([["gemini-2.5-flash", false], ["gemini-2.5-flash", true]]);
   });
 });
