@@ -53,6 +53,9 @@ function nested(body: Record<string, unknown>, parent: string, field: string, wh
   });
 }
 
+/** Gemini's sampling settings (`generationConfig.*`). */
+const GEMINI_SAMPLING_FIELDS = ["temperature", "topP", "topK"] as const;
+
 function reasoningDrops(body: Record<string, unknown>, endpoint: EndpointName, drops: CapabilityDrop[]): void {
   switch (endpoint) {
     case "chat.completions":
@@ -115,7 +118,9 @@ export function capabilityDrops(body: Record<string, unknown>, endpoint: Endpoin
   if (!mayHold(body, endpoint, capabilities)) return NONE;
   const drops: CapabilityDrop[] = [];
   if (!capabilities.reasoning) reasoningDrops(body, endpoint, drops);
-  if (!capabilities.sampling && endpoint !== "images.generations" && endpoint !== "embeddings") {
+  if (!capabilities.sampling && endpoint === "gemini.generate_content") {
+    for (const field of GEMINI_SAMPLING_FIELDS) nested(body, "generationConfig", field, NO_SAMPLING, drops);
+  } else if (!capabilities.sampling && endpoint !== "images.generations" && endpoint !== "embeddings") {
     for (const field of SAMPLING_FIELDS) topLevel(body, field, NO_SAMPLING, drops);
   }
   return drops;
@@ -126,6 +131,8 @@ export function capabilityDrops(body: Record<string, unknown>, endpoint: Endpoin
  * request (OpenAI-family models take no reasoning, and most requests ask for none) allocates nothing.
  */
 function mayHold(body: Record<string, unknown>, endpoint: EndpointName, capabilities: ModelCapabilities): boolean {
+  // Gemini's sampling and thinking are inside `generationConfig`.
+  if (endpoint === "gemini.generate_content") return !(capabilities.sampling && capabilities.reasoning) && isSet(body.generationConfig);
   if (!capabilities.sampling && (isSet(body.temperature) || isSet(body.top_p) || isSet(body.top_k))) return true;
   if (capabilities.reasoning) return false;
   switch (endpoint) {
@@ -136,8 +143,6 @@ function mayHold(body: Record<string, unknown>, endpoint: EndpointName, capabili
     case "messages":
     case "messages.count_tokens":
       return isSet(body.thinking) || isSet(body.output_config);
-    case "gemini.generate_content":
-      return isSet(asRecord(body.generationConfig)?.thinkingConfig);
     default:
       return false;
   }
