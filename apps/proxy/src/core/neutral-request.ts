@@ -170,3 +170,16 @@ export interface RequestWriteContext {
 
 export type RequestReader = (body: Record<string, unknown>, context: RequestReadContext) => NeutralRequest;
 export type RequestWriter = (request: NeutralRequest, context: RequestWriteContext) => Record<string, unknown>;
+
+/** A request with nothing in it yet: readers fill it in. */
+export function emptyRequest(model: unknown, stream: boolean): NeutralRequest {
+  return { model: String(model), stream, streamUsage: false, instructions: [], turns: [], tools: [], output: {}, sampling: {}, passengers: [] };
+}
+
+/** A web search's approximate location (city, region, country, timezone) in neutral words; none when it names nothing. */
+export function approximateLocation(location: Record<string, unknown> | null): Record<string, unknown> | undefined {
+  if (!location) return undefined;
+  const approximate: Record<string, unknown> = {};
+  for (const key of ["city", "region", "country", "timezone"] as const) if (typeof location[key] === "string") approximate[key] = location[key];
+  return Object.keys(approximate).length > 0 ? approximate : undefined;
+}

@@ -2,7 +2,7 @@ import { asRecord } from "../../../upstreams/request-fields.ts";
 import { withoutBookkeeping } from "../../../core/bookkeeping.ts";
 import { dropOrRefuse, dropped } from "../../../core/drop-or-refuse.ts";
 import { invalid, isSet, list, refuseUnhandledFields, unsupported } from "../../../core/fields.ts";
-import type { NeutralRequest, Part, RequestReadContext, TextPart, Tool, ToolChoice, Turn } from "../../../core/neutral-request.ts";
+import { emptyRequest, type NeutralRequest, type Part, type RequestReadContext, type TextPart, type Tool, type ToolChoice, type Turn } from "../../../core/neutral-request.ts";
 import { openaiEffortFromThinking } from "../../../core/reasoning.ts";
 import { argumentsFromToolInput } from "../../../core/tool-input.ts";
 import { ANTHROPIC_WEB_SEARCH_NAME, isAnthropicWebSearchTool } from "../web-search.ts";
@@ -31,17 +31,9 @@ export function readRequest(body: Record<string, unknown>, context: RequestReadC
   refuseUnhandledFields(request, HANDLED, context.accepts.upstream);
   for (const [field, feature] of Object.entries(TOP_LEVEL_PASSENGERS)) if (isSet(request[field])) dropOrRefuse(context, feature, field);
   const reader = new Reader(context);
-  const neutral: NeutralRequest = {
-    model: String(request.model),
-    stream: request.stream === true,
-    streamUsage: false,
-    instructions: reader.system(request.system),
-    turns: list(request.messages).flatMap((message, index) => reader.turn(message, `messages[${index}]`)),
-    tools: [],
-    output: {},
-    sampling: {},
-    passengers: [],
-  };
+  const neutral = emptyRequest(request.model, request.stream === true);
+  neutral.instructions = reader.system(request.system);
+  neutral.turns = list(request.messages).flatMap((message, index) => reader.turn(message, `messages[${index}]`));
   if (typeof request.system === "string") neutral.instructionsPlain = true;
   if (context.outputBound !== undefined) neutral.output.bound = { value: context.outputBound, path: "max_tokens" };
   if (isSet(request.stop_sequences)) {

@@ -1,8 +1,6 @@
 import { ANTHROPIC_MESSAGES } from "../../../core/fields.ts";
-import type { RequestAccepts, Verdict } from "../../../core/neutral-request.ts";
-
-const drop = (why: string): Verdict => ({ verdict: "drop", why });
-const refuse = (why: string): Verdict => ({ verdict: "refuse", why });
+import { dropped as drop, refused as refuse } from "../../../core/drop-or-refuse.ts";
+import type { RequestAccepts } from "../../../core/neutral-request.ts";
 
 const NO_SAMPLING = "Anthropic-shape models have no such sampling setting";
 const CACHE = "Anthropic-shape models cache prompts by cache_control breakpoints";

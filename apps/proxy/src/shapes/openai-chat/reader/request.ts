@@ -3,7 +3,7 @@ import { withoutBookkeeping } from "../../../core/bookkeeping.ts";
 import { dropOrRefuse, dropped, refused } from "../../../core/drop-or-refuse.ts";
 import { invalid, isSet, list, refuseUnhandledFields, unsupported } from "../../../core/fields.ts";
 import { fileFromUrl } from "../../../core/media.ts";
-import type { Format, NeutralRequest, Part, ReasoningEffort, RequestReadContext, TextPart, Tool, ToolChoice, Turn } from "../../../core/neutral-request.ts";
+import { approximateLocation, emptyRequest, type Format, type NeutralRequest, type Part, type ReasoningEffort, type RequestReadContext, type TextPart, type Tool, type ToolChoice, type Turn } from "../../../core/neutral-request.ts";
 
 const HANDLED = new Set([
   "model", "messages", "stream", "stream_options", "max_tokens", "max_completion_tokens", "stop", "temperature", "top_p",
@@ -22,17 +22,8 @@ export function readRequest(body: Record<string, unknown>, context: RequestReadC
   // Unread bookkeeping fields (client_metadata, x-*) are dropped, listed, before the fields are checked.
   const chat = withoutBookkeeping(body, context.drops);
   refuseUnhandledFields(chat, HANDLED, context.accepts.upstream);
-  const neutral: NeutralRequest = {
-    model: String(chat.model),
-    stream: chat.stream === true,
-    streamUsage: asRecord(chat.stream_options)?.include_usage === true,
-    instructions: [],
-    turns: [],
-    tools: [],
-    output: {},
-    sampling: {},
-    passengers: [],
-  };
+  const neutral = emptyRequest(chat.model, chat.stream === true);
+  neutral.streamUsage = asRecord(chat.stream_options)?.include_usage === true;
   chatOnlyFields(chat, neutral, context);
   readMessages(list(chat.messages), neutral, context);
   if (context.outputBound !== undefined) neutral.output.bound = { value: context.outputBound, path: isSet(chat.max_completion_tokens) ? "max_completion_tokens" : "max_tokens" };
@@ -245,13 +236,6 @@ function readTools(chat: Record<string, unknown>, neutral: NeutralRequest, conte
   }
 }
 
-/** An approximate location (city, region, country, timezone); none when it names nothing. */
-export function approximateLocation(location: Record<string, unknown> | null): Record<string, unknown> | undefined {
-  if (!location) return undefined;
-  const approximate: Record<string, unknown> = {};
-  for (const key of ["city", "region", "country", "timezone"] as const) if (typeof location[key] === "string") approximate[key] = location[key];
-  return Object.keys(approximate).length > 0 ? approximate : undefined;
-}
 
 function functionTool(value: unknown, field: string, context: RequestReadContext): Tool {
   const tool = asRecord(value);

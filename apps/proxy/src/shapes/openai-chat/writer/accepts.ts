@@ -1,8 +1,6 @@
 import { OPENAI_CHAT } from "../../../core/fields.ts";
-import type { RequestAccepts, Verdict } from "../../../core/neutral-request.ts";
-
-const drop = (why: string): Verdict => ({ verdict: "drop", why });
-const refuse = (why: string): Verdict => ({ verdict: "refuse", why });
+import { dropped as drop, refused as refuse } from "../../../core/drop-or-refuse.ts";
+import type { RequestAccepts } from "../../../core/neutral-request.ts";
 
 /**
  * What a Chat Completions upstream takes from a client of another shape: the rest, by the one

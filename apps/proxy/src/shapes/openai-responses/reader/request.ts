@@ -4,7 +4,7 @@ import { customToolArguments, customToolDefinition } from "../../../core/custom-
 import { dropOrRefuse, dropped } from "../../../core/drop-or-refuse.ts";
 import { invalid, isSet, list, unsupported } from "../../../core/fields.ts";
 import { fileFromUrl } from "../../../core/media.ts";
-import type { Format, NeutralRequest, Part, ReasoningEffort, RequestReadContext, Tool, ToolChoice, Turn } from "../../../core/neutral-request.ts";
+import { approximateLocation, emptyRequest, type Format, type NeutralRequest, type Part, type ReasoningEffort, type RequestReadContext, type Tool, type ToolChoice, type Turn } from "../../../core/neutral-request.ts";
 import { flattenNamespaces, namespacedName } from "../namespace-tools.ts";
 import { REDACTED_THINKING_PREFIX } from "../writer/output-items.ts";
 import { isWebSearchTool } from "../web-search.ts";
@@ -39,18 +39,8 @@ export function readRequest(request: Record<string, unknown>, context: RequestRe
   // A target that runs the web search tool itself meets `max_tool_calls` and the sources include.
   const webSearch = context.accepts.webSearch && list(request.tools).some((tool) => isWebSearchTool(asRecord(tool)));
   statefulFields(request, context, webSearch);
-  const neutral: NeutralRequest = {
-    model: String(request.model),
-    stream: request.stream === true,
-    streamUsage: false,
-    instructions: [],
-    turns: [],
-    tools: [],
-    output: {},
-    sampling: {},
-    passengers: [],
-    layout: "bound-after-stream",
-  };
+  const neutral = emptyRequest(request.model, request.stream === true);
+  neutral.layout = "bound-after-stream";
   if (isSet(request.instructions)) {
     if (typeof request.instructions !== "string") throw invalid("instructions", "expected a string");
     neutral.instructions.push({ type: "text", text: request.instructions, path: "instructions" });
@@ -272,13 +262,6 @@ function readTool(tool: Record<string, unknown>, field: string, maxToolCalls: un
   }
 }
 
-/** An approximate location (city, region, country, timezone); none when it names nothing. */
-function approximateLocation(location: Record<string, unknown> | null): Record<string, unknown> | undefined {
-  if (!location) return undefined;
-  const approximate: Record<string, unknown> = {};
-  for (const key of ["city", "region", "country", "timezone"] as const) if (typeof location[key] === "string") approximate[key] = location[key];
-  return Object.keys(approximate).length > 0 ? approximate : undefined;
-}
 
 /**
  * Responses `tool_choice`: the same strings, or {type:"function"|"custom", name} (a custom tool is
