@@ -98,6 +98,26 @@ describe.each(["gpt-test", "claude-test"])("Responses over WebSocket on %s", (mo
   });
 });
 
+describe("store: false, as Codex sends it", () => {
+  it("the next frame's previous_response_id continues from the socket's own memory; nothing is stored, so over HTTP the id is unknown", async () => {
+    const { openai } = await stack.client();
+    const socket = new ResponsesWS(openai);
+    const next = reader(socket);
+    socket.send({ type: "response.create", model: "claude-test", store: false, input: "The colour is teal." } as never);
+    const first = (await next()).at(-1)!.response!;
+    stack.simulator.stats.clear();
+    socket.send({ type: "response.create", model: "claude-test", store: false, previous_response_id: first.id, input: [{ type: "message", role: "user", content: "Which colour?" }] } as never);
+    expect((await next()).at(-1)!.type).toBe("response.completed");
+    const sent = JSON.stringify(stack.simulator.stats.requests.at(-1)!.body);
+    expect(sent).toContain("The colour is teal.");
+    expect(sent).toContain("Which colour?");
+    socket.close();
+    expect(await openai.responses.retrieve(first.id).catch((error: unknown) => error)).toBeInstanceOf(OpenAI.NotFoundError);
+    const overHttp = await openai.responses.create({ model: "claude-test", previous_response_id: first.id, input: "?" }).catch((error: unknown) => error);
+    expect(overHttp).toBeInstanceOf(OpenAI.BadRequestError);
+  });
+});
+
 describe("the socket's key and limits", () => {
   it("a key revoked while its socket is open: the next response.create gets an error frame (401)", async () => {
     const { id, openai } = await stack.client();

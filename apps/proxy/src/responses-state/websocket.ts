@@ -6,8 +6,11 @@ import { asGatewayError, GatewayError, newId, toEnvelope } from "@gateway/contra
 import { Pool } from "../relay/undici-pool.ts";
 import type { ProxyServices } from "../services.ts";
 import { authenticate, presentedKey } from "../auth/authenticate.ts";
+import { inputItems, upstreamItems, type Item } from "./items.ts";
 
 const PATH = "/v1/responses";
+/** Responses a socket remembers for `previous_response_id` (Codex continues only the last one). */
+const REMEMBERED = 4;
 
 export interface ResponsesWebSocket {
   /** Ends every open socket (1001) and stops taking upgrades' sockets. */
@@ -44,7 +47,9 @@ function errorFrame(error: GatewayError, requestId: string): string {
  * credential, so the key check, limits, stored state (`previous_response_id` across frames),
  * failover, billing (once per response) and metrics are the HTTP path's own, not a second copy
  * of them. The stream's events come back as JSON text frames. Responses run one after another
- * in the order their frames came. A frame that is not JSON or not a known type, and every failed
+ * in the order their frames came. As over OpenAI's WebSocket, a socket remembers its last few
+ * `store: false` responses (in memory, for its life), so `previous_response_id` continues them,
+ * as Codex sends it (continueOnSocket). A frame that is not JSON or not a known type, and every failed
  * response (a revoked key's: 401), is an `error` frame and the socket stays open; a frame larger
  * than BODY_LIMIT_BYTES closes the socket with 1009 (ws's maxPayload).
  */
@@ -75,14 +80,15 @@ export function serveResponsesWebSocket(server: Server, services: ProxyServices,
   function session(ws: WebSocket, credential: string): void {
     let current: AbortController | null = null;
     let queue: Promise<void> = Promise.resolve();
+    const remembered = new Map<string, Item[]>();
     ws.on("message", (data: RawData, isBinary: boolean) => {
-      queue = queue.then(() => respond(ws, data, isBinary, credential, (abort) => (current = abort)));
+      queue = queue.then(() => respond(ws, data, isBinary, credential, remembered, (abort) => (current = abort)));
     });
     ws.on("close", () => current?.abort());
     ws.on("error", (error: Error) => logger.warn({ err: error.message }, "responses websocket error"));
   }
 
-  async function respond(ws: WebSocket, data: RawData, isBinary: boolean, credential: string, track: (abort: AbortController | null) => void): Promise<void> {
+  async function respond(ws: WebSocket, data: RawData, isBinary: boolean, credential: string, remembered: Map<string, Item[]>, track: (abort: AbortController | null) => void): Promise<void> {
     const frameId = newId("req");
     let frame: Record<string, unknown>;
     try {
@@ -99,7 +105,14 @@ export function serveResponsesWebSocket(server: Server, services: ProxyServices,
     }
     const { type: _type, ...fields } = frame;
     const nested = fields.response;
-    const body = nested !== null && typeof nested === "object" && !Array.isArray(nested) && fields.model === undefined ? { ...(nested as object), stream: true } : { ...fields, stream: true };
+    const body: Record<string, unknown> = nested !== null && typeof nested === "object" && !Array.isArray(nested) && fields.model === undefined ? { ...(nested as object), stream: true } : { ...fields, stream: true };
+    let history: Item[] | null;
+    try {
+      history = continueOnSocket(body, remembered);
+    } catch (error) {
+      send(ws, errorFrame(asGatewayError(error), frameId));
+      return;
+    }
     const abort = new AbortController();
     track(abort);
     try {
@@ -115,7 +128,12 @@ export function serveResponsesWebSocket(server: Server, services: ProxyServices,
         send(ws, JSON.stringify({ ...(JSON.parse(text) as object), status: answer.statusCode }));
         return;
       }
-      const parser = createParser({ onEvent: (event) => send(ws, event.data) });
+      const parser = createParser({
+        onEvent: (event) => {
+          send(ws, event.data);
+          if (history !== null) remember(remembered, history, event.data);
+        },
+      });
       const decoder = new TextDecoder();
       for await (const chunk of answer.body) parser.feed(decoder.decode(chunk as Buffer, { stream: true }));
     } catch (error) {
@@ -126,6 +144,41 @@ export function serveResponsesWebSocket(server: Server, services: ProxyServices,
     } finally {
       track(null);
     }
+  }
+
+  /**
+   * A `previous_response_id` naming a `store: false` response this socket answered is continued
+   * from the socket's own memory, as the API does over WebSocket (Codex sends `store: false` and
+   * only the new items): the request then carries the whole input and no id. Stored responses
+   * are continued by the stored state (over HTTP), which keeps their chain. Returns the whole
+   * input to remember with the answer (a `store: false` request only), or null.
+   */
+  function continueOnSocket(body: Record<string, unknown>, remembered: Map<string, Item[]>): Item[] | null {
+    const previous = body.previous_response_id;
+    const before = typeof previous === "string" ? remembered.get(previous) : [];
+    if (before === undefined || body.conversation !== undefined) return null;
+    if (body.input !== undefined && body.input !== null && typeof body.input !== "string" && !Array.isArray(body.input)) return null;
+    const whole = [...before, ...inputItems(body.input)];
+    if (typeof previous === "string") {
+      delete body.previous_response_id;
+      body.input = upstreamItems(whole);
+    }
+    return body.store === false ? whole : null;
+  }
+
+  /** A finished response's whole input and output, for the socket's next `previous_response_id`. */
+  function remember(remembered: Map<string, Item[]>, input: Item[], data: string): void {
+    if (!data.includes('"response.completed"') && !data.includes('"response.incomplete"')) return;
+    let event: { type?: unknown; response?: { id?: unknown; output?: unknown } };
+    try {
+      event = JSON.parse(data) as typeof event;
+    } catch {
+      return;
+    }
+    const response = event.response;
+    if ((event.type !== "response.completed" && event.type !== "response.incomplete") || typeof response?.id !== "string") return;
+    remembered.set(response.id, [...input, ...(Array.isArray(response.output) ? (response.output as Item[]) : [])]);
+    while (remembered.size > REMEMBERED) remembered.delete(remembered.keys().next().value!);
   }
 
   function send(ws: WebSocket, text: string): void {
