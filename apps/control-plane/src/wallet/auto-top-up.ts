@@ -1,4 +1,4 @@
-import { formatUsd } from "@gateway/contracts";
+import { formatUsd, newId } from "@gateway/contracts";
 import type { Customer, PrismaClient } from "@gateway/db";
 import type { Logger } from "@gateway/logger";
 import type Stripe from "stripe";
@@ -41,8 +41,9 @@ const LOCK_MS = 120_000;
 /**
  * When the customer's balance is below its `auto_top_up.below`, charges `amount` to the card its
  * last checkout saved: an off-session PaymentIntent confirmed at once, credited when it succeeded
- * (kind `auto_top_up`, once per PaymentIntent; a PaymentIntent that needs more time is credited by
- * its `payment_intent.succeeded` webhook instead). One attempt per crossing: a Redis lock keeps
+ * (kind `auto_top_up`, once per PaymentIntent, with its Payment row; a PaymentIntent that needs
+ * more time is recorded pending and credited by its `payment_intent.succeeded` webhook instead, one
+ * that failed is recorded failed). One attempt per crossing: a Redis lock keeps
  * concurrent callers out, and Stripe's idempotency key is tied to the wallet's latest entry, so a
  * retry before the balance was refilled cannot charge twice.
  */
@@ -75,7 +76,15 @@ export async function runAutoTopUp(context: AutoTopUpContext, customerId: string
       logger.warn({ customerId, err: (error as Error).message }, "auto top-up charge failed");
       return "failed";
     }
-    if (intent.status !== "succeeded") return intent.status === "processing" ? "pending" : "failed";
+    if (intent.status !== "succeeded") {
+      // In the customer's payments as it stands: pending (its webhook credits it) or failed.
+      const status = intent.status === "processing" ? "pending" : "failed";
+      await prisma.$executeRaw`
+        INSERT INTO payments (id, customer_id, amount_nano, status, stripe_session_id)
+        VALUES (${newId("pay")}, ${customerId}, ${customer.autoTopUpAmountNano}, ${status}, ${intent.id})
+        ON CONFLICT (stripe_session_id) DO NOTHING`;
+      return status;
+    }
     await creditAutoTopUp(context, customerId, intent.id, BigInt(intent.amount_received || intent.amount) * 10_000_000n);
     return "credited";
   } finally {

@@ -358,6 +358,37 @@ describe("auto top-up", () => {
     expect(await prisma.walletEntry.count({ where: { sourceId: intentId } })).toBe(1);
   });
 
+  it("a charge still processing is listed pending; its payment_intent.succeeded credits it once and marks it succeeded; a declined one is listed failed", async () => {
+    const context = createWalletContext(control.services);
+    const { prisma } = control.services.db;
+    expect((await api("POST", `/api/customers/${customerId}/auto-top-up`, { body: { below: "1000.00", amount: "10.00" } })).status).toBe(200);
+    const before = await creditedNano(customerId);
+    stripeApi.paymentIntentStatus = "processing";
+    try {
+      expect(await runAutoTopUp(context, customerId)).toBe("pending");
+      expect(await creditedNano(customerId)).toBe(before);
+      const pending = (await api("GET", `/api/customers/${customerId}/payments`)).body.data[0];
+      expect(pending).toMatchObject({ kind: "auto_top_up", status: "pending", amount: "10.000000", completed_at: null, stripe_id: expect.stringMatching(/^pi_/) });
+      const payload = JSON.stringify({
+        id: `evt_pi_${randomBytes(6).toString("hex")}`, object: "event", type: "payment_intent.succeeded",
+        data: { object: { id: pending.stripe_id, object: "payment_intent", status: "succeeded", amount: 1000, amount_received: 1000, metadata: { customer_id: customerId, kind: "auto_top_up" } } },
+      });
+      const signature = Stripe.webhooks.generateTestHeaderString({ payload, secret: WEBHOOK_SECRET });
+      const delivered = await Promise.all([0, 1, 2].map(() => call(proxy.url, "POST", "/webhooks/stripe", { body: payload, headers: { "stripe-signature": signature } })));
+      expect(delivered.map((reply) => reply.body.outcome).sort()).toEqual(["credited", "duplicate", "duplicate"]);
+      expect(await creditedNano(customerId)).toBe(before + parseUsdToNano("10"));
+      expect(await prisma.payment.findMany({ where: { stripeSessionId: pending.stripe_id } })).toEqual([expect.objectContaining({ id: pending.id, status: "succeeded", completedAt: expect.any(Date) })]);
+      // Declined: nothing credited, the attempt listed as failed.
+      stripeApi.paymentIntentStatus = "requires_payment_method";
+      expect(await runAutoTopUp(context, customerId)).toBe("failed");
+      expect((await api("GET", `/api/customers/${customerId}/payments`)).body.data[0]).toMatchObject({ kind: "auto_top_up", status: "failed", amount: "10.000000" });
+      expect(await creditedNano(customerId)).toBe(before + parseUsdToNano("10"));
+    } finally {
+      stripeApi.paymentIntentStatus = "succeeded";
+      await api("POST", `/api/customers/${customerId}/auto-top-up`, { body: { below: "50.00", amount: "25.00" } });
+    }
+  });
+
   it("without a saved card nothing is charged", async () => {
     await api("POST", `/api/customers/${otherCustomerId}/auto-top-up`, { body: { below: "1000.00", amount: "10.00" } });
     const context = createWalletContext(control.services);
@@ -402,7 +433,7 @@ describe("the wallet adds up", () => {
       expect(await creditedNano(id)).toBe(sum);
     }
     const kinds = Object.fromEntries((await prisma.walletEntry.groupBy({ by: ["kind"], where: { customerId }, _sum: { amountNano: true } })).map((row) => [row.kind, row._sum.amountNano]));
-    expect(kinds).toEqual({ grant: parseUsdToNano("5"), code: expect.any(BigInt), payment: parseUsdToNano("20"), auto_top_up: parseUsdToNano("32.5") });
+    expect(kinds).toEqual({ grant: parseUsdToNano("5"), code: expect.any(BigInt), payment: parseUsdToNano("20"), auto_top_up: parseUsdToNano("42.5") });
     // The succeeded payments are exactly the payment and auto top-up credits.
     const paid = (await prisma.payment.findMany({ where: { customerId, status: "succeeded" } })).reduce((sum, payment) => sum + payment.amountNano, 0n);
     expect(paid).toBe(kinds.payment! + kinds.auto_top_up!);

@@ -125,17 +125,24 @@ async function creditAutoTopUpIntent(context: StripeEventContext, intent: Stripe
 
 /**
  * Credits a succeeded auto top-up PaymentIntent once (kind `auto_top_up`, source = its id) and
- * records its Payment row (keyed by the PaymentIntent, `succeeded`), both in one transaction: the
- * synchronous charge and its `payment_intent.succeeded` webhook race to it, and the loser (the
- * entry already there, or the Payment row's unique key) credits nothing. False when it already was.
+ * marks its Payment row (keyed by the PaymentIntent; recorded pending by the charge, or new)
+ * `succeeded`, both in one transaction: the synchronous charge and its `payment_intent.succeeded`
+ * webhook race to it, and the loser (the entry already there) credits nothing and rolls back. False
+ * when it already was.
  */
 export async function creditAutoTopUp(context: Omit<StripeEventContext, "stripe">, customerId: string, intentId: string, amountNano: bigint): Promise<boolean> {
   const customer = await context.prisma.customer.findUnique({ where: { id: customerId }, select: { vendorId: true } });
   if (!customer) return false;
   const entry = await context.prisma.$transaction(
     async (tx) => {
-      const paymentId = newId("pay");
-      await tx.payment.create({ data: { id: paymentId, customerId, amountNano, status: "succeeded", stripeSessionId: intentId, completedAt: new Date() } });
+      // The row the charge recorded while it was pending, else a new one (unique per PaymentIntent):
+      // one statement, so a concurrent insert of the same row waits for it instead of failing.
+      const [payment] = await tx.$queryRaw<{ id: string }[]>`
+        INSERT INTO payments (id, customer_id, amount_nano, status, stripe_session_id, completed_at)
+        VALUES (${newId("pay")}, ${customerId}, ${amountNano}, 'succeeded', ${intentId}, now())
+        ON CONFLICT (stripe_session_id) DO UPDATE SET status = 'succeeded', amount_nano = EXCLUDED.amount_nano, completed_at = EXCLUDED.completed_at
+        RETURNING id`;
+      const paymentId = payment!.id;
       // The event before the credit: it rolls back with a credit that turns out to be a duplicate.
       await context.onCredited?.(tx, { customerId, vendorId: customer.vendorId, paymentId, amountNano, kind: "auto_top_up" });
       const credited = await creditWallet(tx, context.target, { customerId, kind: "auto_top_up", sourceId: intentId, amountNano, reason: `auto top-up ${intentId}` });
@@ -144,7 +151,7 @@ export async function creditAutoTopUp(context: Omit<StripeEventContext, "stripe"
     },
     { maxWait: 10_000, timeout: 15_000 },
   ).catch((error: unknown) => {
-    if (error instanceof AlreadyCredited || isUniqueViolation(error)) return null;
+    if (error instanceof AlreadyCredited) return null;
     throw error;
   });
   return entry !== null;
