@@ -116,7 +116,7 @@ export type Plan = Prisma.PlanModel
 export type Subscription = Prisma.SubscriptionModel
 /**
  * Model WalletEntry
- * Every credit to a customer's wallet, append-only: balance = sum(entries) - ledger spend of its keys.
+ * Every credit and debit of a customer's wallet, append-only: balance = sum(entries) - ledger spend of its keys.
  * `sourceId` makes each credit happen once (a Stripe event id, a redemption code id, an idempotency key).
  */
 export type WalletEntry = Prisma.WalletEntryModel
@@ -127,7 +127,7 @@ export type WalletEntry = Prisma.WalletEntryModel
 export type RedemptionCode = Prisma.RedemptionCodeModel
 /**
  * Model Payment
- * A card payment through Stripe Checkout: created with its session, credited once when Stripe says it completed.
+ * A card payment: a Stripe Checkout (created with its session) or an auto top-up charge (keyed by its PaymentIntent), credited once when Stripe says it succeeded.
  */
 export type Payment = Prisma.PaymentModel
 /**

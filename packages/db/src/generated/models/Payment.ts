@@ -14,7 +14,7 @@ import type * as Prisma from "../internal/prismaNamespace.ts"
 
 /**
  * Model Payment
- * A card payment through Stripe Checkout: created with its session, credited once when Stripe says it completed.
+ * A card payment: a Stripe Checkout (created with its session) or an auto top-up charge (keyed by its PaymentIntent), credited once when Stripe says it succeeded.
  */
 export type PaymentModel = runtime.Types.Result.DefaultSelection<Prisma.$PaymentPayload>
 
@@ -642,6 +642,9 @@ export type $PaymentPayload<ExtArgs extends runtime.Types.Extensions.InternalArg
      * "pending" | "succeeded" | "failed"
      */
     status: string
+    /**
+     * the Checkout Session (`cs_...`), or the PaymentIntent (`pi_...`) of an auto top-up
+     */
     stripeSessionId: string
     /**
      * the webhook event that credited it (each event credits once)

@@ -14,7 +14,7 @@ import type * as Prisma from "../internal/prismaNamespace.ts"
 
 /**
  * Model WalletEntry
- * Every credit to a customer's wallet, append-only: balance = sum(entries) - ledger spend of its keys.
+ * Every credit and debit of a customer's wallet, append-only: balance = sum(entries) - ledger spend of its keys.
  * `sourceId` makes each credit happen once (a Stripe event id, a redemption code id, an idempotency key).
  */
 export type WalletEntryModel = runtime.Types.Result.DefaultSelection<Prisma.$WalletEntryPayload>
@@ -645,11 +645,11 @@ export type $WalletEntryPayload<ExtArgs extends runtime.Types.Extensions.Interna
     id: string
     customerId: string
     /**
-     * nano-USD, positive for credits
+     * nano-USD, positive for credits, negative for debits (a plan's price)
      */
     amountNano: bigint
     /**
-     * "grant" | "payment" | "code" | "auto_top_up"
+     * "grant" | "payment" | "code" | "auto_top_up" | "plan" (source `sub:<subscription id>:<period start>`)
      */
     kind: string
     reason: string
