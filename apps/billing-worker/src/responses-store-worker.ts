@@ -46,6 +46,9 @@ export async function applyResponsesStoreJob(prisma: PrismaClient, name: string,
     case RESPONSES_STORE_JOB.saveConversation: {
       const row = parsed as ResponsesStoreJobData<typeof RESPONSES_STORE_JOB.saveConversation>;
       const fields = { metadata: json(row.metadata), expiresAt: new Date(row.expiresAt) };
+      // Another vendor's conversation of the same id is never changed.
+      const existing = await prisma.conversation.findUnique({ where: { id: row.id }, select: { vendorId: true } });
+      if (existing !== null && existing.vendorId !== row.vendorId) return;
       await prisma.conversation.upsert({
         where: { id: row.id },
         create: { id: row.id, vendorId: row.vendorId, apiKeyId: row.apiKeyId, createdAt: new Date(row.createdAt), ...fields },
