@@ -241,19 +241,12 @@ describe("compat profiles: what the vendor does not take is dropped and listed",
 
 describe("Gemini on Vertex (publisher: google)", () => {
   it("the Gemini client: a generation and a stream, billed with Vertex's usageMetadata; function calling over two steps", async () => {
-    let requestId: string | null = null;
     const ai = new GoogleGenAI({ apiKey: key, vertexai: false, httpOptions: { baseUrl: stack.proxy.url } });
-    const original = globalThis.fetch;
-    globalThis.fetch = async (input, init) => {
-      const response = await original(input, init);
-      requestId = response.headers.get("x-request-id");
-      return response;
-    };
-    try {
+    {
       const answer = await ai.models.generateContent({ model: "gemini-vertex", contents: "Say hello" });
       expect(answer.text!.length).toBeGreaterThan(0);
       expect(stack.simulator.stats.requests.at(-1)).toMatchObject({ model: "gemini-2.5-flash", stream: false });
-      const [event] = await stack.billingEvents(requestId!);
+      const [event] = await stack.billingEvents(answer.sdkHttpResponse!.headers!["x-request-id"]!);
       expect(event).toMatchObject({ upstream: "kind-vertex-gemini", estimated: false, usage: { inputTokens: answer.usageMetadata!.promptTokenCount, outputTokens: answer.usageMetadata!.candidatesTokenCount! + (answer.usageMetadata!.thoughtsTokenCount ?? 0) } });
       let text = "";
       for await (const chunk of await ai.models.generateContentStream({ model: "gemini-vertex", contents: "Stream it" })) text += chunk.text ?? "";
@@ -268,8 +261,6 @@ describe("Gemini on Vertex (publisher: google)", () => {
         config: { tools },
       });
       expect(second.text!.length).toBeGreaterThan(0);
-    } finally {
-      globalThis.fetch = original;
     }
   });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ConfigError } from "./env.ts";
+import { errorOf } from "./test-helpers.ts";
 import { parseGatewayFile } from "./gateway-file.ts";
 
 /** One upstream of the given YAML flow mapping, one model on it. */
@@ -9,16 +9,6 @@ upstreams:
 models:
   - { name: m, prices: { input: "1", output: "2" }, targets: [ { upstream: up, model: provider-model } ] }
 `;
-
-function errorOf(text: string): string {
-  try {
-    parseGatewayFile(text, "kinds.yaml");
-  } catch (error) {
-    expect(error).toBeInstanceOf(ConfigError);
-    return (error as Error).message;
-  }
-  throw new Error("expected the file to be refused");
-}
 
 describe("upstream kinds (contract section 17)", () => {
   it("azure: the OpenAI shape with its api-version; the v1 path when none; api-key unless bearer", () => {

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { parse as parseYaml } from "yaml";
-import { ConfigError } from "./env.ts";
+import { errorOf } from "./test-helpers.ts";
 import { expandEnv, FAMILY_CAPABILITIES, parseGatewayFile } from "./gateway-file.ts";
 
 const valid = `
@@ -16,16 +16,6 @@ server_options:
 vendors:
   - { name: v1, server_options: [standard] }
 `;
-
-function errorOf(text: string): string {
-  try {
-    parseGatewayFile(text, "test.yaml");
-  } catch (error) {
-    expect(error).toBeInstanceOf(ConfigError);
-    return (error as Error).message;
-  }
-  throw new Error("expected the file to be refused");
-}
 
 describe("parseGatewayFile", () => {
   it("parses a valid file with defaults filled in", () => {
@@ -156,7 +146,7 @@ models:
   it("the demo file and its Kubernetes copies give every model its real capabilities", () => {
     const root = new URL("../../../", import.meta.url);
     const files = ["infra/demo/gateway.yaml", "infra/k8s/overlays/demo/gateway.yaml", "infra/k8s/overlays/production/gateway.yaml"];
-    const real: Record<string, number> = { "gpt-4o-mini": 16384, "claude-sonnet-4-5": 64000, "claude-haiku-4-5": 64000, "gpt-image-1": 0, "claude-opus-5-5": 128000, "claude-sonnet-5-5": 128000, "claude-haiku-5-5": 128000, "gpt-6.2-sol": 128000, "gemini-3.1-pro-preview": 65536, "gemini-3.5-flash-lite": 65536, "gemini-2.5-pro": 65536, "gemini-2.5-flash": 65536 };
+    const real: Record<string, number> = { "gpt-4o-mini": 16384, "claude-sonnet-4-5": 64000, "claude-haiku-4-5": 64000, "gpt-image-1": 0, "claude-opus-5-5": 128000, "claude-sonnet-5-5": 128000, "claude-haiku-5-5": 128000, "gpt-6.2-sol": 128000, "gemini-3.1-pro-preview": 65536, "gemini-3.8-flash": 65536, "gemini-3.5-flash-lite": 65536, "gemini-2.5-pro": 65536, "gemini-2.5-flash": 65536 };
     for (const path of files) {
       const text = readFileSync(new URL(path, root), "utf8");
       const file = parseGatewayFile(text, path, { SIMULATOR_URL: "http://127.0.0.1:4010" });
