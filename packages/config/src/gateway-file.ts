@@ -89,6 +89,8 @@ const kindFields = {
   project: z.string().regex(/^[a-z0-9-]+$/, "a project id").optional(),
   /** vertex: the env var naming the service-account key file (its `token_uri` issues the access tokens). */
   service_account_file_env: envName.optional(),
+  /** vertex: `anthropic` (Claude, the default) or `google` (Gemini, the Gemini shape). */
+  publisher: z.enum(["anthropic", "google"]).optional(),
   /** openai / anthropic: an OpenAI- or Anthropic-compatible vendor's profile (what it does not take). */
   compat: z.enum(COMPAT_PROFILES).optional(),
 };
@@ -101,7 +103,7 @@ const KIND_FIELDS: { readonly [Name in UpstreamShapeName]?: { allowed: readonly 
   anthropic: { allowed: ["compat"], required: [] },
   azure: { allowed: ["api_version", "auth"], required: [] },
   bedrock: { allowed: ["region", "aws_access_key_id_env", "aws_secret_access_key_env", "aws_session_token_env"], required: ["region", "aws_access_key_id_env", "aws_secret_access_key_env"] },
-  vertex: { allowed: ["region", "project", "service_account_file_env"], required: ["region", "project", "service_account_file_env"] },
+  vertex: { allowed: ["region", "project", "service_account_file_env", "publisher"], required: ["region", "project", "service_account_file_env"] },
 };
 
 const upstreamFields = z.strictObject({
@@ -135,7 +137,7 @@ function dialectOf(u: z.infer<typeof upstreamFields>): UpstreamDialect | null {
     case "bedrock":
       return { kind: "bedrock", region: u.region!, accessKeyIdEnv: u.aws_access_key_id_env!, secretAccessKeyEnv: u.aws_secret_access_key_env!, sessionTokenEnv: u.aws_session_token_env ?? null };
     case "vertex":
-      return { kind: "vertex", project: u.project!, region: u.region!, serviceAccountFileEnv: u.service_account_file_env! };
+      return { kind: "vertex", project: u.project!, region: u.region!, serviceAccountFileEnv: u.service_account_file_env!, publisher: u.publisher ?? "anthropic" };
     default:
       return u.compat === undefined ? null : { kind: "compat", profile: u.compat };
   }
@@ -162,8 +164,8 @@ const upstream = upstreamFields
       ctx.addIssue({ code: "custom", path: ["base_url"], message: "required" });
       return z.NEVER;
     }
-    const { shape: named, base_url: _base, api_version: _1, auth: _2, region: _3, aws_access_key_id_env: _4, aws_secret_access_key_env: _5, aws_session_token_env: _6, project: _7, service_account_file_env: _8, compat: _9, ...rest } = u;
-    const shape: Shape = named === "azure" || named === "bedrock" || named === "vertex" ? KIND_SHAPES[named] : named;
+    const { shape: named, base_url: _base, api_version: _1, auth: _2, region: _3, aws_access_key_id_env: _4, aws_secret_access_key_env: _5, aws_session_token_env: _6, project: _7, service_account_file_env: _8, compat: _9, publisher, ...rest } = u;
+    const shape: Shape = named === "vertex" && publisher === "google" ? "gemini" : named === "azure" || named === "bedrock" || named === "vertex" ? KIND_SHAPES[named] : named;
     return { ...rest, shape, base_url: base, dialect };
   });
 
@@ -202,6 +204,8 @@ export type ModelCapabilityFields = Required<z.infer<typeof capabilities>>;
 export const FAMILY_CAPABILITIES: Readonly<Record<Shape, Readonly<ModelCapabilityFields>>> = Object.freeze({
   openai: Object.freeze({ max_output_tokens: 4096, context_window: 128_000, reasoning: false, sampling: true, mid_conversation_system: true, vision: true, tools: true }),
   anthropic: Object.freeze({ max_output_tokens: 4096, context_window: 200_000, reasoning: true, sampling: true, mid_conversation_system: false, vision: true, tools: true }),
+  // Gemini 2.5 and 3 (AI Studio): thinking, sampling, tools and images; no system turn mid-conversation.
+  gemini: Object.freeze({ max_output_tokens: 8192, context_window: 1_048_576, reasoning: true, sampling: true, mid_conversation_system: false, vision: true, tools: true }),
 });
 
 const model = z.strictObject({
