@@ -88,7 +88,7 @@ export const customerSchema = z.object({
   email: z.string().nullable(),
   status: z.enum(["active", "disabled"]),
   billing: z.enum(["postpaid", "prepaid"]),
-  balance: z.string().describe("USD, 6 decimals: wallet credits minus the ledger spend of the customer's keys (prepaid); the credits alone (postpaid)."),
+  balance: z.string().describe("USD, 6 decimals: the wallet's entries (credits less plan charges) minus the ledger spend of the customer's keys (prepaid); the entries alone (postpaid: below zero when plan charges pass the credits, what it owes)."),
   budget: z
     .object({ limit: z.string(), period: z.enum(BUDGET_PERIODS), used: z.string().describe("USD spent by its keys in the current period, from the ledger."), resets_at: isoDateTime })
     .nullable(),
