@@ -16,6 +16,7 @@ const require = createRequire(import.meta.url);
 export const CLAUDE = join(BIN, "claude");
 export const CODEX = join(BIN, "codex");
 export const OPENCODE = join(BIN, "opencode");
+export const GEMINI = join(BIN, "gemini");
 
 /** The installed version of an npm package of this package (from its package.json). */
 export function installedVersion(name: string): string {
@@ -27,6 +28,7 @@ export const VERSIONS = {
   claudeCode: installedVersion("@anthropic-ai/claude-code"),
   codex: installedVersion("@openai/codex"),
   opencode: installedVersion("opencode-ai"),
+  geminiCli: installedVersion("@google/gemini-cli"),
 };
 
 /** The default time one CLI run may take before it is killed. */
@@ -323,4 +325,57 @@ export function opencodeResult(stdout: string): { text: string | null; errors: R
   const errors = events.filter((event) => event.type === "error");
   const tools = events.filter((event) => event.type === "tool_use").map((event) => event.part as Record<string, unknown>);
   return { text: texts.length > 0 ? texts.at(-1)! : null, errors, events, tools };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Gemini CLI: `gemini -p <prompt> --output-format json`, pointed at the gateway by
+// GOOGLE_GEMINI_BASE_URL with its API-key auth (the key in x-goog-api-key), settings in ~/.gemini
+
+export interface GeminiOptions {
+  baseUrl: string;
+  key: string;
+  prompt: string;
+  model?: string;
+  /** `--approval-mode yolo`: tools run without asking (headless runs cannot ask). */
+  yolo?: boolean;
+  timeoutMs?: number;
+}
+
+/** Its settings: no usage statistics, telemetry or update checks; the folder trusted. */
+export const GEMINI_SETTINGS = {
+  general: { disableAutoUpdate: true, disableUpdateNag: true },
+  privacy: { usageStatisticsEnabled: false },
+  telemetry: { enabled: false },
+  security: { auth: { selectedType: "gemini-api-key" }, folderTrust: { enabled: false } },
+};
+
+export function geminiEnv(s: Scratch, options: Pick<GeminiOptions, "baseUrl" | "key">): Record<string, string> {
+  return {
+    ...baseEnv(s),
+    GOOGLE_GEMINI_BASE_URL: options.baseUrl,
+    GEMINI_API_KEY: options.key,
+    GEMINI_CLI_NO_RELAUNCH: "true",
+  };
+}
+
+export function runGemini(s: Scratch, options: GeminiOptions): Promise<RunResult> {
+  const dir = join(s.home, ".gemini");
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, "settings.json"), JSON.stringify(GEMINI_SETTINGS));
+  const args = ["-p", options.prompt, "--output-format", "json", "--skip-trust"];
+  if (options.model) args.push("--model", options.model);
+  if (options.yolo) args.push("--approval-mode", "yolo");
+  return run(GEMINI, args, { cwd: s.work, env: geminiEnv(s, options), timeoutMs: options.timeoutMs });
+}
+
+/** The answer of a `--output-format json` run (`response`), and its error when it failed. */
+export function geminiResult(stdout: string): { text: string | null; error: unknown; output: Record<string, unknown> | null } {
+  const start = stdout.indexOf("{");
+  let output: Record<string, unknown> | null = null;
+  try {
+    output = start === -1 ? null : (JSON.parse(stdout.slice(start)) as Record<string, unknown>);
+  } catch {
+    output = null;
+  }
+  return { text: typeof output?.response === "string" ? output.response : null, error: output?.error ?? (output === null ? "no JSON output" : null), output };
 }

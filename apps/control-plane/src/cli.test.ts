@@ -39,7 +39,7 @@ describe("operator CLI", () => {
   it("applies the demo file idempotently, creates and revokes vendor tokens, lists vendors, keys and usage, rebuilds Redis", () => {
     const first = cli("apply", DEMO);
     expect(first.status).toBe(0);
-    expect(first.json()).toMatchObject({ created: 17, updated: 0, deleted: 0 });
+    expect(first.json()).toMatchObject({ created: 18, updated: 0, deleted: 0 });
     expect(cli("apply", DEMO).json()).toMatchObject({ created: 0, updated: 0, deleted: 0 });
 
     const token = cli("vendor-token", "create", "--vendor", "demo", "--scopes", "keys:read").json() as { id: string; token: string; scopes: string[] };
