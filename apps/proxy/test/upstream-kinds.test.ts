@@ -157,6 +157,16 @@ describe("failover to and from the kinds, each failure counted against its own u
     expect(failures("vertex-second")).toHaveLength(1);
   });
 
+  it("a ThrottlingException inside Bedrock's 200 stream fails over to Vertex before the client's first byte", async () => {
+    stack.simulator.cloud.bedrockStreamExceptions.push("throttlingException");
+    const { data: stream, response } = await anthropic.messages.stream({ model: "claude-kinds", max_tokens: 16, messages: [{ role: "user", content: "hi" }] }).withResponse();
+    expect(response.status).toBe(200);
+    expect((await stream.finalMessage()).content.length).toBeGreaterThan(0);
+    const [event] = await stack.billingEvents(response.headers.get("request-id") ?? response.headers.get("x-request-id")!);
+    expect(event!.attempts!.map((attempt) => [attempt.upstream, attempt.status])).toEqual([["kind-bedrock", 200], ["kind-vertex", 200]]);
+    expect(event!.attempts![0]!.cause).not.toBe("ok");
+  });
+
   it("a wrong AWS secret (403 from the signature check) fails over; only that upstream's circuit counts it", async () => {
     const response = await anthropic.messages.create({ model: "claude-wrong-key", max_tokens: 16, messages: [{ role: "user", content: "hi" }] }).withResponse();
     expect(response.data.type).toBe("message");

@@ -115,6 +115,12 @@ export async function handleBedrock(ctx: SimContext, accounts: CloudAccounts, re
   if (body === null) return bedrockError(res, 400, 'ValidationException', 'Malformed input request, please reformat your input and try again.');
   if (typeof body['anthropic_version'] !== 'string') return bedrockError(res, 400, 'ValidationException', 'Malformed input request: #: required key [anthropic_version] not found, please reformat your input and try again.');
   if (body['model'] !== undefined || body['stream'] !== undefined) return bedrockError(res, 400, 'ValidationException', 'Malformed input request: #: extraneous key [model/stream] is not permitted, please reformat your input and try again.');
+  const exception = stream ? accounts.bedrockStreamExceptions.shift() : undefined;
+  if (exception !== undefined) {
+    res.writeHead(200, { 'content-type': 'application/vnd.amazon.eventstream', 'x-amzn-requestid': crypto.randomUUID() });
+    res.end(Buffer.from(exceptionMessage(exception, 'Too many requests, please wait before trying again.')));
+    return;
+  }
   const { anthropic_version: _version, anthropic_beta: betas, ...rest } = body;
   const headers: Record<string, string> = { 'anthropic-version': '2023-06-01', 'x-api-key': ctx.apiKey ?? 'bedrock' };
   if (Array.isArray(betas)) headers['anthropic-beta'] = betas.join(',');

@@ -16,6 +16,11 @@ export class CloudAccounts {
   readonly aws = { accessKeyId: SIM_AWS_ACCESS_KEY_ID, secretAccessKey: SIM_AWS_SECRET_ACCESS_KEY };
   /** Lifetime of the tokens issued from now on, in seconds (Google's: 3599). */
   tokenLifetimeSeconds = 3599;
+  /**
+   * Exceptions the next Bedrock streams answer with after their 200, one each, in order
+   * (`throttlingException`, `modelStreamErrorException`, ...): a throttle mid-stream, as Bedrock sends it.
+   */
+  readonly bedrockStreamExceptions: string[] = [];
   /** Tokens issued so far (a test sees a refresh as one more). */
   tokensIssued = 0;
   private keys: { privateKey: string; publicKey: KeyObject } | null = null;

@@ -66,6 +66,17 @@ describe('Bedrock (InvokeModel with Anthropic bodies, SigV4)', () => {
     });
   });
 
+  it('a throttle after the 200: the stream carries a throttlingException message, which the SDK throws', async () => {
+    sim.cloud.bedrockStreamExceptions.push('throttlingException');
+    const read = async () => {
+      const streamed = await bedrockClient().send(new InvokeModelWithResponseStreamCommand({ modelId: CLAUDE, body: JSON.stringify({ anthropic_version: 'bedrock-2023-05-31', ...question }) }));
+      for await (const _part of streamed.body!) {
+        // The exception is the stream's first message.
+      }
+    };
+    await expect(read()).rejects.toMatchObject({ name: 'ThrottlingException' });
+  });
+
   it('@anthropic-ai/bedrock-sdk: messages and a stream through its own signing and event-stream reading', async () => {
     const client = new AnthropicBedrock({ baseURL: sim.url, awsRegion: 'us-east-1', awsAccessKey: SIM_AWS_ACCESS_KEY_ID, awsSecretKey: SIM_AWS_SECRET_ACCESS_KEY, maxRetries: 0 });
     const message = await client.messages.create({ model: CLAUDE, ...question });

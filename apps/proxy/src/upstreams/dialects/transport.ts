@@ -1,4 +1,3 @@
-import type { UpstreamRecord } from "@gateway/redis-store";
 import type { BodySink, UpstreamCall } from "../../relay/upstream-client.ts";
 
 /** What a provider is sent: the call's path, headers and body rewritten for its URLs and auth. */
@@ -59,9 +58,4 @@ export function envValue(name: string): string | null {
     values.set(name, value);
   }
   return value;
-}
-
-/** The upstream's origin parts, as a signer needs them. */
-export function upstreamUrl(upstream: UpstreamRecord): URL {
-  return new URL(upstream.baseUrl);
 }
