@@ -35,11 +35,12 @@ const REFUSED_BODY_GRACE_MS = 10_000;
 const V1BETA_MODELS = "/v1beta/models";
 const V1_MODELS = "/v1/models/";
 
-function decoded(text: string): string | null {
+/** The model as the URL names it, percent-decoded (kept as it came when it is not valid encoding: then an unknown model). */
+function decoded(text: string): string {
   try {
     return decodeURIComponent(text);
   } catch {
-    return null;
+    return text;
   }
 }
 
@@ -64,13 +65,12 @@ export function matchGeminiRoute(method: string, path: string): GeminiMatch | nu
   }
   const colon = rest.lastIndexOf(":");
   if (method === "GET" && version === "/v1beta" && colon === -1) {
-    const model = decoded(rest);
-    return model ? { kind: "get", pattern: `${V1BETA_MODELS}/*model`, model: bareModel(model) } : null;
+    return rest.length > 0 ? { kind: "get", pattern: `${V1BETA_MODELS}/*model`, model: bareModel(decoded(rest)) } : null;
   }
   if (method !== "POST" || colon <= 0) return null;
   const name = rest.slice(colon + 1);
   const model = decoded(rest.slice(0, colon));
-  if (!METHODS.has(name) || !model) return null;
+  if (!METHODS.has(name) || model.length === 0) return null;
   return { kind: "method", pattern: `${version}/models/*model:${name}`, model: bareModel(model), method: name as Method };
 }
 
