@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { DroppedParams } from "../../core/drops.ts";
 import { PartStream } from "../../core/pipeline.ts";
+import type { StreamWriter } from "../../core/stream-parts.ts";
 import { ChatStreamWriter } from "../openai-chat/writer/stream.ts";
 import { geminiUsage, geminiUsageMetadata } from "./usage.ts";
 import { finishFromGemini } from "./finish.ts";
@@ -57,7 +58,7 @@ describe("Gemini answers and streams into other shapes", () => {
   });
 
   it("the Gemini stream writer holds one chunk back: only the last carries finishReason and usage", () => {
-    const writer = new GeminiStreamWriter("gemini-test", false);
+    const writer: StreamWriter = new GeminiStreamWriter("gemini-test", false);
     writer.start({ id: "abc" });
     writer.textStart("t");
     writer.textDelta("t", "Hel");
