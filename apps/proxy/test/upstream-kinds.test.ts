@@ -145,6 +145,17 @@ describe.each(KINDS)("$upstream", ({ model, upstream, served }) => {
   });
 });
 
+describe("token counts on Claude's providers", () => {
+  it("the anthropic client's countTokens on Bedrock (CountTokens) and Vertex (count-tokens:rawPredict) equals the plain count", async () => {
+    const params = { messages: [{ role: "user" as const, content: "Count these words for me, please." }] };
+    const bedrock = await anthropic.messages.countTokens({ model: "claude-bedrock", ...params });
+    const vertex = await anthropic.messages.countTokens({ model: "claude-vertex", ...params });
+    expect(bedrock.input_tokens).toBeGreaterThan(0);
+    expect(vertex.input_tokens).toBe(bedrock.input_tokens);
+    expect(stack.simulator.stats.requests.map((record) => record.model)).toEqual(["anthropic.claude-sonnet-4-5-20250929-v1:0", "claude-sonnet-4-5@20250929"]);
+  });
+});
+
 describe("failover to and from the kinds, each failure counted against its own upstream", () => {
   const breaker = () => stack.proxy.services.breaker;
   const failures = (upstream: string) => stack.simulator.stats.requests.filter((record) => record.model === upstream);

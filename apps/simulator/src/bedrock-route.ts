@@ -96,6 +96,23 @@ async function signatureError(req: IncomingMessage, raw: Buffer, accounts: Cloud
   return 'The request signature we calculated does not match the signature you provided. Check your AWS Secret Access Key and signing method.';
 }
 
+/**
+ * CountTokens (https://docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_CountTokens.html):
+ * `{"input":{"invokeModel":{"body": base64 of an InvokeModel body}}}` -> `{"inputTokens": N}`.
+ */
+async function countTokens(ctx: SimContext, req: IncomingMessage, res: ServerResponse, model: string, raw: Buffer): Promise<void> {
+  const encoded = (jsonObject(raw)?.['input'] as { invokeModel?: { body?: unknown } } | undefined)?.invokeModel?.body;
+  const invoke = typeof encoded === 'string' ? jsonObject(Buffer.from(encoded, 'base64')) : null;
+  if (invoke === null || typeof invoke['anthropic_version'] !== 'string') return bedrockError(res, 400, 'ValidationException', 'The provided request is not valid: input.invokeModel.body must be a base64 InvokeModel body with anthropic_version.');
+  const { anthropic_version: _version, anthropic_beta: _betas, max_tokens: _max, ...rest } = invoke;
+  await forwardInner(ctx, req, res, { url: '/v1/messages/count_tokens', headers: { 'anthropic-version': '2023-06-01', 'x-api-key': ctx.apiKey ?? 'bedrock' }, body: { ...rest, model } }, {
+    whole(status, headers, answer) {
+      if (status >= 400) return { status, headers: { 'content-type': 'application/json', 'x-amzn-errortype': `${exceptionFor(status)}:http://internal.amazon.com/coral/com.amazon.bedrock/` }, body: JSON.stringify({ message: innerErrorMessage(answer) }) };
+      return { status, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ inputTokens: (jsonObject(answer)?.['input_tokens'] as number | undefined) ?? 0 }) };
+    },
+  });
+}
+
 export function isBedrockRequest(path: string): boolean {
   return path.startsWith('/model/');
 }
@@ -107,6 +124,8 @@ export async function handleBedrock(ctx: SimContext, accounts: CloudAccounts, re
     const exception = refused.startsWith('The security token') ? 'UnrecognizedClientException' : refused.startsWith('Missing') ? 'MissingAuthenticationTokenException' : 'InvalidSignatureException';
     return bedrockError(res, 403, exception, refused);
   }
+  const counting = /^\/model\/([^/]+)\/count-tokens$/.exec(path);
+  if (counting) return countTokens(ctx, req, res, decodeURIComponent(counting[1] as string), raw);
   const match = /^\/model\/([^/]+)\/(invoke|invoke-with-response-stream)$/.exec(path);
   if (!match) return bedrockError(res, 404, 'UnknownOperationException', `Unknown operation ${path}`);
   const model = decodeURIComponent(match[1] as string);

@@ -4,7 +4,7 @@
  * tokens, Azure's api-key and api-version), and each auth check refuses what the provider refuses.
  */
 import { createSign } from 'node:crypto';
-import { BedrockRuntimeClient, InvokeModelCommand, InvokeModelWithResponseStreamCommand } from '@aws-sdk/client-bedrock-runtime';
+import { BedrockRuntimeClient, CountTokensCommand, InvokeModelCommand, InvokeModelWithResponseStreamCommand } from '@aws-sdk/client-bedrock-runtime';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
 import { AnthropicBedrock } from '@anthropic-ai/bedrock-sdk';
 import { AnthropicVertex } from '@anthropic-ai/vertex-sdk';
@@ -64,6 +64,11 @@ describe('Bedrock (InvokeModel with Anthropic bodies, SigV4)', () => {
       name: 'ThrottlingException',
       $metadata: { httpStatusCode: 429 },
     });
+  });
+
+  it('CountTokens: an InvokeModel body counted as the Messages count would', async () => {
+    const counted = await bedrockClient().send(new CountTokensCommand({ modelId: CLAUDE, input: { invokeModel: { body: new TextEncoder().encode(JSON.stringify({ anthropic_version: 'bedrock-2023-05-31', ...question })) } } }));
+    expect(counted.inputTokens).toBeGreaterThan(0);
   });
 
   it('a throttle after the 200: the stream carries a throttlingException message, which the SDK throws', async () => {

@@ -205,7 +205,7 @@ export class UpstreamClient {
     for (let refused = 0; ; refused += 1) {
       if (call.abort.aborted) throw call.abort.reason;
       const answer = await this.send({ ...call, ...prepared }, sink !== null && transport.streamSink ? transport.streamSink(sink) : sink);
-      if (answer.statusCode < 400) return answer;
+      if (answer.statusCode < 400) return sink === null && transport.answerBody ? { statusCode: answer.statusCode, body: transport.answerBody(prepared.path, answer.body) } : answer;
       transport.failed?.(answer.statusCode);
       // A field the provider says it does not take: sent again without it, listed (at most a few).
       const sent = transport.refusedField && refused < MAX_REFUSED_FIELDS ? (JSON.parse(prepared.body.toString()) as Record<string, unknown>) : null;

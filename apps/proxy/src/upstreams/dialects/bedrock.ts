@@ -49,15 +49,19 @@ export function bedrockTransport(dialect: BedrockDialect, baseUrl: string): Dial
     async prepare(call: UpstreamCall, stream: boolean): Promise<DialectCall> {
       const body = callBody(call);
       const model = callModel(body);
-      const operation = call.path === "/v1/messages" ? (stream ? "invoke-with-response-stream" : "invoke") : null;
+      const operation = call.path === "/v1/messages" ? (stream ? "invoke-with-response-stream" : "invoke") : call.path === "/v1/messages/count_tokens" ? "count-tokens" : null;
       if (operation === null) throw new Error(`Bedrock has no ${call.path} for Anthropic models`);
       const { model: _model, stream: _stream, ...rest } = body;
       const betas = call.headers["anthropic-beta"];
-      const bedrockBody = JSON.stringify({
+      const invokeBody = JSON.stringify({
+        // CountTokens counts an InvokeModel body, which must carry max_tokens (a count request need not).
+        ...(operation === "count-tokens" ? { max_tokens: 1 } : {}),
         ...rest,
         anthropic_version: BEDROCK_ANTHROPIC_VERSION,
         ...(betas ? { anthropic_beta: betas.split(",").map((beta) => beta.trim()).filter((beta) => beta !== "") } : {}),
       });
+      // CountTokens (https://docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_CountTokens.html): the InvokeModel body, base64.
+      const bedrockBody = operation === "count-tokens" ? JSON.stringify({ input: { invokeModel: { body: Buffer.from(invokeBody).toString("base64") } } }) : invokeBody;
       const path = `/model/${encodeURIComponent(model)}/${operation}`;
       const signedHeaders: Record<string, string> = { host: base.host, "content-type": "application/json", accept: stream ? "application/vnd.amazon.eventstream" : "application/json" };
       if (stream) signedHeaders["x-amzn-bedrock-accept"] = "application/json";
@@ -68,6 +72,12 @@ export function bedrockTransport(dialect: BedrockDialect, baseUrl: string): Dial
       return { path, headers, body: bedrockBody };
     },
     streamSink: (sink: BodySink) => new BedrockEventStream(sink),
+    answerBody(path, body) {
+      if (!path.endsWith("/count-tokens")) return body;
+      // `{"inputTokens": N}` -> Anthropic's `{"input_tokens": N}`.
+      const counted = (JSON.parse(body.toString("utf8")) as { inputTokens?: unknown }).inputTokens;
+      return typeof counted === "number" ? Buffer.from(JSON.stringify({ input_tokens: counted })) : body;
+    },
     errorBody(status, body) {
       // `{"message": "..."}` (or `Message`) as the AWS SDKs read it.
       let message = `Bedrock answered ${status}`;

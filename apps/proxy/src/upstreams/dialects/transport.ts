@@ -18,6 +18,8 @@ export interface DialectTransport {
   prepare(call: UpstreamCall, stream: boolean): DialectCall | Promise<DialectCall>;
   /** A successful stream's body in the provider's framing, handed on as the shape's SSE. */
   streamSink?(sink: BodySink): BodySink;
+  /** A successful JSON answer's body in the shape's own form, when the provider's differs (Bedrock's token count). */
+  answerBody?(path: string, body: Buffer): Buffer;
   /** An error status's body in the shape's own envelope (`error.message`, where the adapters read it). */
   errorBody?(status: number, body: Buffer): Buffer;
   /** Hears every error status (an expired token is dropped on a 401). */
