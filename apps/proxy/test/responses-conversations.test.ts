@@ -1,5 +1,7 @@
+import { Writable } from "node:stream";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import OpenAI from "openai";
+import { createLogger } from "@gateway/logger";
 import { startStateStack, type StateStack } from "./responses-state-stack.ts";
 
 /**
@@ -9,9 +11,17 @@ import { startStateStack, type StateStack } from "./responses-state-stack.ts";
  */
 let stack: StateStack;
 let openai: OpenAI;
+/** Every log line of the proxy, the control plane and the worker, at trace level. */
+const lines: string[] = [];
+const capture = new Writable({
+  write(chunk, _encoding, done) {
+    lines.push(String(chunk));
+    done();
+  },
+});
 
 beforeAll(async () => {
-  stack = await startStateStack();
+  stack = await startStateStack({ LOG_LEVEL: "trace" }, createLogger({ name: "responses-state", level: "trace", destination: capture }));
   ({ openai } = await stack.client());
 });
 afterAll(async () => stack?.close());
@@ -134,5 +144,14 @@ describe("failover mid-conversation", () => {
     expect(failedOver.input.every((item) => item.id === undefined)).toBe(true);
     const last = JSON.stringify(calls[3]!.body);
     for (const piece of ["Look up the capital of Peru.", call.call_id, "Lima", textOf(second).slice(0, 20), "And of Chile?"]) expect(last).toContain(piece);
+  });
+});
+
+describe("stored content is never logged", () => {
+  it("no log line of any process carries what the tests above stored (they logged, at trace level)", () => {
+    expect(lines.length).toBeGreaterThan(0);
+    for (const stored of ["My name is Ada.", "I live in London.", "dragon who guarded", "capital of Peru", "Lima"]) {
+      expect(lines.filter((line) => line.includes(stored))).toEqual([]);
+    }
   });
 });

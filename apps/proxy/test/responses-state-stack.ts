@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { Redis } from "ioredis";
 import OpenAI from "openai";
 import { parseGatewayFile } from "@gateway/config";
-import { createLogger } from "@gateway/logger";
+import { createLogger, type Logger } from "@gateway/logger";
 import { createTestDatabase, resolveTestServices, type TestDatabase } from "@gateway/testing";
 import { startSimulator, type Simulator } from "@gateway/simulator";
 import { applyGatewayFile, loadControlPlaneConfig, mintKey, revokeKey, startControlPlane, type RunningControlPlane } from "@gateway/control-plane";
@@ -35,23 +35,24 @@ export interface StateStack {
 
 const silent = createLogger({ name: "test", level: "silent" });
 
-export async function startStateStack(proxyEnv: Record<string, string> = {}): Promise<StateStack> {
+/** `logger` (silent by default) is every process's: the proxy, the control plane and the worker. */
+export async function startStateStack(proxyEnv: Record<string, string> = {}, logger: Logger = silent): Promise<StateStack> {
   const { redisUrl } = await resolveTestServices();
   const database: TestDatabase = await createTestDatabase();
   const prefix = `test-${randomUUID().slice(0, 8)}`;
   const internal = { INTERNAL_TOKEN: `internal-${randomUUID()}` };
   const simulator = await startSimulator({ apiKey: SIMULATOR_SECRET });
-  const controlPlane = await startControlPlane(loadControlPlaneConfig({ DATABASE_URL: database.url, REDIS_URL: redisUrl, REDIS_PREFIX: prefix, PORT: "0", ...internal }), silent);
+  const controlPlane = await startControlPlane(loadControlPlaneConfig({ DATABASE_URL: database.url, REDIS_URL: redisUrl, REDIS_PREFIX: prefix, PORT: "0", ...internal }), logger);
   const yaml = testGatewayYaml(simulator.url)
     .replace("server_options:\n", `server_options:\n  - { name: responses-state, models: [${STATE_MODELS.join(", ")}] }\n`)
     .replace("vendors:\n", "vendors:\n  - { name: other-vendor, server_options: [responses-state] }\n")
     .replace("server_options: [standard, premium] }", "server_options: [standard, premium, responses-state] }");
   const { prisma } = controlPlane.services.db;
   await applyGatewayFile(prisma, controlPlane.services.records, parseGatewayFile(yaml));
-  const worker = await startBillingWorker(loadBillingWorkerConfig({ DATABASE_URL: database.url, REDIS_URL: redisUrl, REDIS_PREFIX: prefix, PORT: "0" }), silent);
+  const worker = await startBillingWorker(loadBillingWorkerConfig({ DATABASE_URL: database.url, REDIS_URL: redisUrl, REDIS_PREFIX: prefix, PORT: "0" }), logger);
   const proxy = await startProxy(
     loadProxyConfig({ PORT: "0", METRICS_PORT: "0", REDIS_URL: redisUrl, REDIS_PREFIX: prefix, CONTROL_PLANE_URL: controlPlane.url, CIRCUIT_FAILURE_THRESHOLD: "1000", ...internal, ...proxyEnv }),
-    silent,
+    logger,
   );
   const redis = new Redis(redisUrl);
   return {
