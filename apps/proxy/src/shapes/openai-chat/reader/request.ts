@@ -1,4 +1,4 @@
-import { asRecord, tryJson } from "../../../upstreams/request-fields.ts";
+import { asRecord } from "../../../upstreams/request-fields.ts";
 import { withoutBookkeeping } from "../../../core/bookkeeping.ts";
 import { dropOrRefuse, dropped, refused } from "../../../core/drop-or-refuse.ts";
 import { invalid, isSet, list, refuseUnhandledFields, unsupported } from "../../../core/fields.ts";
@@ -201,8 +201,9 @@ function toolCall(raw: unknown, field: string, context: RequestReadContext): Par
   const fn = asRecord(call?.function);
   if (call?.type !== undefined && call.type !== "function") throw unsupported(`${field}.type`, `${String(call.type)} tool calls have no ${context.accepts.name} equivalent`);
   if (typeof call?.id !== "string" || typeof fn?.name !== "string") throw invalid(field, "expected id and function.name");
-  if (typeof fn.arguments !== "string" || !asRecord(tryJson(fn.arguments))) throw invalid(`${field}.function.arguments`, "expected a JSON object");
-  return { type: "tool-call", callId: call.id, name: fn.name, input: fn.arguments, path: field };
+  if (typeof fn.arguments !== "string") throw invalid(`${field}.function.arguments`, "expected a JSON object");
+  // The writer parses the arguments once (an object, or the 400 naming `<path>.arguments`).
+  return { type: "tool-call", callId: call.id, name: fn.name, input: fn.arguments, path: `${field}.function` };
 }
 
 function toolResult(message: Record<string, unknown>, path: string): Part {
