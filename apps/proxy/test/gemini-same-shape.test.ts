@@ -113,9 +113,14 @@ describe("a Gemini client on a Gemini-shape model", () => {
   });
 
   it("countTokens and embedContent are forwarded; the models are the key's, in Google's list form", async () => {
-    const counted = await ai.models.countTokens({ model: "gemini-test", contents: "How many tokens is this?" });
-    expect(counted.totalTokens).toBeGreaterThan(0);
+    let counted: Awaited<ReturnType<typeof ai.models.countTokens>> | undefined;
+    const countId = await lastRequestId(async () => {
+      counted = await ai.models.countTokens({ model: "gemini-test", contents: "How many tokens is this?" });
+    });
+    expect(counted!.totalTokens).toBeGreaterThan(0);
     expect(stack.simulator.stats.last!.path).toBe("/v1beta/models/gemini-2.5-flash:countTokens");
+    // Never billed (as /v1/messages/count_tokens).
+    expect(await stack.billingEvents(countId!)).toEqual([]);
 
     const embedded = await ai.models.embedContent({ model: "gemini-embedding-test", contents: ["one", "two"] });
     expect(embedded.embeddings).toHaveLength(2);

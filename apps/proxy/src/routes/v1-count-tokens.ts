@@ -1,7 +1,7 @@
 import type { ServerResponse } from "node:http";
 import { GatewayError } from "@gateway/contracts";
 import { addHead, sendJson, type GatewayRequest } from "@gateway/http";
-import { SHAPE_ADAPTERS, WIRE_FORMATS, type ParsedRequest } from "../upstreams/index.ts";
+import { SHAPE_ADAPTERS, WIRE_FORMATS, type ParsedRequest, type WireFormat } from "../upstreams/index.ts";
 import type { ProxyServices } from "../services.ts";
 import type { Target } from "../routing/routing-table.ts";
 import { AttemptFailure } from "../relay/attempt-failure.ts";
@@ -83,9 +83,10 @@ export function countTokensRoute(services: ProxyServices): KeyedRouteHandler {
 /**
  * The Anthropic-shape targets in order until one answers (at most MAX_ATTEMPTS tries); the upstream's
  * own bytes reach the client. False when every attempt failed and `fallback` says the count can be
- * made here instead; else the last failure is thrown as the relay would.
+ * made here instead; else the last failure is thrown as the relay would. `countWire`: the count's
+ * wire format (a Gemini client's countTokens forwards to Gemini-shape targets the same way).
  */
-async function forward(
+export async function forward(
   services: ProxyServices,
   request: GatewayRequest,
   response: ServerResponse,
@@ -95,6 +96,7 @@ async function forward(
   targets: readonly Target[],
   traceparent: string,
   fallback: boolean,
+  countWire: WireFormat = wire,
 ): Promise<boolean> {
   const connection = clientConnection(response);
   let lastFailure: AttemptFailure | null = null;
@@ -110,10 +112,10 @@ async function forward(
       client: services.upstreams,
       response,
       requestId: request.requestId,
-      wire,
-      upstreamWire: wire,
+      wire: countWire,
+      upstreamWire: countWire,
       translation: null,
-      adapter: SHAPE_ADAPTERS.anthropic,
+      adapter: SHAPE_ADAPTERS[countWire.shape],
       request: parsed,
       upstreamRequest: parsed,
       droppedParams: [],
