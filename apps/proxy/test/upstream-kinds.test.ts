@@ -34,6 +34,7 @@ function kindsYaml(url: string): string {
     `  - { name: kind-azure, shape: azure, base_url: "${url}", secret_env: KIND_AZURE_KEY, api_version: "2024-10-21", ${TIMEOUTS} }`,
     `  - { name: kind-azure-v1, shape: azure, base_url: "${url}", secret_env: KIND_AZURE_KEY, ${TIMEOUTS} }`,
     `  - { name: kind-bedrock, shape: bedrock, base_url: "${url}", region: us-east-1, aws_access_key_id_env: KIND_AWS_ID, aws_secret_access_key_env: KIND_AWS_SECRET, ${TIMEOUTS} }`,
+    `  - { name: kind-bedrock-chain, shape: bedrock, base_url: "${url}", region: us-east-1, ${TIMEOUTS} }`,
     `  - { name: kind-bedrock-wrong, shape: bedrock, base_url: "${url}", region: us-east-1, aws_access_key_id_env: KIND_AWS_ID, aws_secret_access_key_env: KIND_AWS_WRONG, ${TIMEOUTS} }`,
     `  - { name: kind-vertex-gemini, shape: vertex, publisher: google, base_url: "${url}/v1", project: ${SIM_GOOGLE_PROJECT}, region: us-central1, service_account_file_env: KIND_VERTEX_KEY_FILE, ${TIMEOUTS} }`,
     `  - { name: kind-groq, shape: openai, base_url: "${url}/v1", secret_env: TEST_SIMULATOR_KEY, compat: groq, ${TIMEOUTS} }`,
@@ -45,6 +46,7 @@ function kindsYaml(url: string): string {
     model("gpt-azure", "{ upstream: kind-azure, model: gpt-4o-mini-prod }"),
     model("gpt-azure-v1", "{ upstream: kind-azure-v1, model: gpt-4o-mini-v1 }"),
     model("claude-bedrock", "{ upstream: kind-bedrock, model: \"anthropic.claude-sonnet-4-5-20250929-v1:0\" }"),
+    model("claude-bedrock-chain", "{ upstream: kind-bedrock-chain, model: bedrock-chain }"),
     model("claude-vertex", "{ upstream: kind-vertex, model: \"claude-sonnet-4-5@20250929\" }"),
     // Failover from a kind (a wrong AWS secret, a throttle) to another, and from a plain upstream to a kind.
     model("claude-kinds", "{ upstream: kind-bedrock, model: bedrock-first }, { upstream: kind-vertex, model: vertex-second, priority: 1 }"),
@@ -55,7 +57,7 @@ function kindsYaml(url: string): string {
     model("gpt-mistral", "{ upstream: kind-mistral, model: mistral-small }"),
     model("gpt-azure-failover", "{ upstream: kind-azure, model: azure-first }, { upstream: sim-openai-a, model: plain-second, priority: 1 }"),
   ];
-  const names = ["gpt-azure", "gpt-azure-v1", "claude-bedrock", "claude-vertex", "claude-kinds", "claude-wrong-key", "claude-to-bedrock", "gpt-azure-failover", "gpt-groq", "gpt-mistral", "gemini-vertex"];
+  const names = ["claude-bedrock-chain", "gpt-azure", "gpt-azure-v1", "claude-bedrock", "claude-vertex", "claude-kinds", "claude-wrong-key", "claude-to-bedrock", "gpt-azure-failover", "gpt-groq", "gpt-mistral", "gemini-vertex"];
   return testGatewayYaml(url)
     .replace("models:\n", `${upstreams}\nmodels:\n${models.join("\n")}\n`)
     .replace("server_options:\n", `server_options:\n  - { name: kinds, models: [${names.join(", ")}] }\n`)
@@ -67,6 +69,8 @@ beforeAll(async () => {
   const folder = mkdtempSync(join(tmpdir(), "kinds-"));
   const keyFile = join(folder, "service-account.json");
   writeFileSync(keyFile, JSON.stringify(stack.simulator.cloud.serviceAccount(stack.simulator.url)));
+  // The default AWS credential chain of a bedrock upstream that names no keys reads these first.
+  Object.assign(process.env, { AWS_ACCESS_KEY_ID: SIM_AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY: SIM_AWS_SECRET_ACCESS_KEY });
   Object.assign(process.env, { KIND_AZURE_KEY: SIMULATOR_SECRET, KIND_AWS_ID: SIM_AWS_ACCESS_KEY_ID, KIND_AWS_SECRET: SIM_AWS_SECRET_ACCESS_KEY, KIND_AWS_WRONG: "not-the-secret", KIND_VERTEX_KEY_FILE: keyFile });
   await applyGatewayFile(stack.controlPlane.db.prisma, stack.controlPlane.records, parseGatewayFile(kindsYaml(stack.simulator.url)));
   ({ key } = await stack.mintKey({ serverOption: "kinds" }));
@@ -142,6 +146,14 @@ describe.each(KINDS)("$upstream", ({ model, upstream, served }) => {
     });
     expect(second.choices[0]!.finish_reason).toBe("stop");
     expect(second.choices[0]!.message.content!.length).toBeGreaterThan(0);
+  });
+});
+
+describe("Bedrock without keys in the gateway file", () => {
+  it("signs with the AWS SDKs' default credential chain (here its first link, the environment)", async () => {
+    const message = await anthropic.messages.create({ model: "claude-bedrock-chain", max_tokens: 16, messages: [{ role: "user", content: "hi" }] });
+    expect(message.type).toBe("message");
+    expect(stack.simulator.stats.requests.at(-1)).toMatchObject({ model: "bedrock-chain", status: 200 });
   });
 });
 

@@ -31,6 +31,8 @@ describe("upstream kinds (contract section 17)", () => {
     const local = parseGatewayFile(file('shape: bedrock, base_url: "http://127.0.0.1:9/", region: us-east-1, aws_access_key_id_env: A, aws_secret_access_key_env: B')).upstreams[0]!;
     expect(local).toMatchObject({ base_url: "http://127.0.0.1:9/", dialect: { sessionTokenEnv: null } });
     expect(parseGatewayFile(file("shape: bedrock, region: us-east-1, aws_access_key_id_env: A, aws_secret_access_key_env: B")).models[0]!.capabilities.reasoning).toBe(true);
+    // No keys named: the AWS SDKs' default credential chain (a role).
+    expect(parseGatewayFile(file("shape: bedrock, region: us-west-2")).upstreams[0]!.dialect).toEqual({ kind: "bedrock", region: "us-west-2", accessKeyIdEnv: null, secretAccessKeyEnv: null, sessionTokenEnv: null });
   });
 
   it("vertex: the Anthropic shape on its region's host (global, us and eu have their own); publisher google speaks Gemini", () => {
@@ -50,7 +52,9 @@ describe("upstream kinds (contract section 17)", () => {
   });
 
   it("refuses, naming the path, a kind's missing field, another kind's field, an unknown profile, and a base_url left out where no region gives one", () => {
-    expect(errorOf(file("shape: bedrock, region: us-east-1, aws_access_key_id_env: A"))).toMatch(/upstreams\[0\]\.aws_secret_access_key_env: required for a bedrock upstream/);
+    expect(errorOf(file("shape: bedrock, region: us-east-1, aws_access_key_id_env: A"))).toMatch(/upstreams\[0\]\.aws_secret_access_key_env: aws_access_key_id_env and aws_secret_access_key_env go together/);
+    expect(errorOf(file("shape: bedrock, region: us-east-1, aws_session_token_env: T"))).toMatch(/upstreams\[0\]\.aws_session_token_env: a session token goes with/);
+    expect(errorOf(file("shape: bedrock, aws_access_key_id_env: A, aws_secret_access_key_env: B"))).toMatch(/upstreams\[0\]\.region: required for a bedrock upstream/);
     expect(errorOf(file("shape: vertex, project: p, region: us-east5"))).toMatch(/upstreams\[0\]\.service_account_file_env: required for a vertex upstream/);
     expect(errorOf(file('shape: openai, base_url: "http://x/v1", region: us-east-1'))).toMatch(/upstreams\[0\]\.region: not a field of a openai upstream/);
     expect(errorOf(file('shape: azure, base_url: "http://x", compat: groq'))).toMatch(/upstreams\[0\]\.compat: not a field of a azure upstream/);

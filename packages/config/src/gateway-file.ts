@@ -102,7 +102,7 @@ const KIND_FIELDS: { readonly [Name in UpstreamShapeName]?: { allowed: readonly 
   openai: { allowed: ["compat"], required: [] },
   anthropic: { allowed: ["compat"], required: [] },
   azure: { allowed: ["api_version", "auth"], required: [] },
-  bedrock: { allowed: ["region", "aws_access_key_id_env", "aws_secret_access_key_env", "aws_session_token_env"], required: ["region", "aws_access_key_id_env", "aws_secret_access_key_env"] },
+  bedrock: { allowed: ["region", "aws_access_key_id_env", "aws_secret_access_key_env", "aws_session_token_env"], required: ["region"] },
   vertex: { allowed: ["region", "project", "service_account_file_env", "publisher"], required: ["region", "project", "service_account_file_env"] },
 };
 
@@ -135,7 +135,7 @@ function dialectOf(u: z.infer<typeof upstreamFields>): UpstreamDialect | null {
     case "azure":
       return { kind: "azure", apiVersion: u.api_version ?? null, auth: u.auth ?? "api-key" };
     case "bedrock":
-      return { kind: "bedrock", region: u.region!, accessKeyIdEnv: u.aws_access_key_id_env!, secretAccessKeyEnv: u.aws_secret_access_key_env!, sessionTokenEnv: u.aws_session_token_env ?? null };
+      return { kind: "bedrock", region: u.region!, accessKeyIdEnv: u.aws_access_key_id_env ?? null, secretAccessKeyEnv: u.aws_secret_access_key_env ?? null, sessionTokenEnv: u.aws_session_token_env ?? null };
     case "vertex":
       return { kind: "vertex", project: u.project!, region: u.region!, serviceAccountFileEnv: u.service_account_file_env!, publisher: u.publisher ?? "anthropic" };
     default:
@@ -155,6 +155,13 @@ const upstream = upstreamFields
       if (u[field] !== undefined && !fields.allowed.includes(field)) ctx.addIssue({ code: "custom", path: [field], message: `not a field of a ${u.shape} upstream` });
     }
     for (const field of fields.required) if (u[field] === undefined) ctx.addIssue({ code: "custom", path: [field], message: `required for a ${u.shape} upstream` });
+    // Bedrock's keys come as a pair, or not at all (then the AWS SDKs' default chain: a role).
+    if (u.shape === "bedrock" && (u.aws_access_key_id_env === undefined) !== (u.aws_secret_access_key_env === undefined)) {
+      ctx.addIssue({ code: "custom", path: [u.aws_access_key_id_env === undefined ? "aws_access_key_id_env" : "aws_secret_access_key_env"], message: "aws_access_key_id_env and aws_secret_access_key_env go together (leave both out for the default credential chain)" });
+    }
+    if (u.shape === "bedrock" && u.aws_session_token_env !== undefined && u.aws_access_key_id_env === undefined) {
+      ctx.addIssue({ code: "custom", path: ["aws_session_token_env"], message: "a session token goes with aws_access_key_id_env and aws_secret_access_key_env" });
+    }
     if (u.base_url === undefined && u.shape !== "bedrock" && u.shape !== "vertex") ctx.addIssue({ code: "custom", path: ["base_url"], message: `required for a ${u.shape} upstream` });
   })
   .transform((u, ctx) => {

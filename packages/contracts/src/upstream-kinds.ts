@@ -31,8 +31,9 @@ export const upstreamDialectSchema = z.discriminatedUnion("kind", [
   z.object({
     kind: z.literal("bedrock"),
     region: z.string(),
-    accessKeyIdEnv: envName,
-    secretAccessKeyEnv: envName,
+    /** Null (both): the AWS SDKs' default chain (environment, web identity / assumed role, container or instance role). */
+    accessKeyIdEnv: envName.nullable(),
+    secretAccessKeyEnv: envName.nullable(),
     sessionTokenEnv: envName.nullable(),
   }),
   z.object({

@@ -1,5 +1,6 @@
 import { Sha256 } from "@aws-crypto/sha256-js";
 import { SignatureV4 } from "@smithy/signature-v4";
+import { defaultProvider } from "@aws-sdk/credential-provider-node";
 import type { UpstreamDialect } from "@gateway/contracts";
 import type { BodySink, UpstreamCall } from "../../relay/upstream-client.ts";
 import { BedrockEventStream } from "./bedrock-event-stream.ts";
@@ -24,7 +25,8 @@ function errorType(status: number): string {
  * Messages body without `model` and `stream`, with `anthropic_version` and the betas as
  * `anthropic_beta`; the model id (or ARN) in the path, percent-encoded as the AWS SDK sends it; the
  * call signed with SigV4 (service `bedrock`) by the AWS SDKs' own signer, with the credentials the
- * `aws_*_env` variables name; the stream is the binary event stream (`BedrockEventStream`).
+ * `aws_*_env` variables name, else the SDKs' default chain (a role); the stream is the binary event
+ * stream (`BedrockEventStream`).
  */
 export function bedrockTransport(dialect: BedrockDialect, baseUrl: string): DialectTransport {
   const base = new URL(baseUrl);
@@ -32,6 +34,12 @@ export function bedrockTransport(dialect: BedrockDialect, baseUrl: string): Dial
   let signer: SignatureV4 | null = null;
   let signedWith = "";
   const signerFor = (): SignatureV4 => {
+    if (dialect.accessKeyIdEnv === null || dialect.secretAccessKeyEnv === null) {
+      // No keys named: the AWS SDKs' default chain (environment, web identity and assumed roles,
+      // container and instance roles), which caches its credentials and renews them before they expire.
+      signer ??= new SignatureV4({ service: "bedrock", region: dialect.region, credentials: defaultProvider(), sha256: Sha256 });
+      return signer;
+    }
     const accessKeyId = envValue(dialect.accessKeyIdEnv);
     const secretAccessKey = envValue(dialect.secretAccessKeyEnv);
     // Named, never shown: the variable is the operator's to set.
