@@ -1,7 +1,7 @@
-import type { NextFunction, Request, Response } from "express";
-import { GatewayError, hashesEqual, hashSecret } from "@gateway/contracts";
+import { GatewayError } from "@gateway/contracts";
 import type { ControlPlaneServices } from "../services.ts";
 import { keyUsage } from "../usage/key-usage.ts";
+import { internalRoute } from "./internal-route.ts";
 
 function parseDate(value: unknown, name: string): Date | undefined {
   if (value === undefined) return undefined;
@@ -14,17 +14,8 @@ function parseDate(value: unknown, name: string): Date | undefined {
 
 /** GET /internal/keys/{id}/usage: the proxy's /v1/usage asks here, with the shared internal token. */
 export function internalKeyUsageRoute(services: ControlPlaneServices) {
-  const expected = hashSecret(services.config.INTERNAL_TOKEN);
-  return async (request: Request, response: Response, next: NextFunction): Promise<void> => {
-    try {
-      const token = request.headers["x-internal-token"];
-      if (typeof token !== "string" || !hashesEqual(hashSecret(token), expected)) {
-        throw new GatewayError("invalid_vendor_token", "Internal endpoint: bad or missing x-internal-token.");
-      }
-      const range = { from: parseDate(request.query.from, "from"), to: parseDate(request.query.to, "to") };
-      response.json(await keyUsage(services.db.prisma, String(request.params.id), range));
-    } catch (error) {
-      next(error);
-    }
-  };
+  return internalRoute(services, async (request, response) => {
+    const range = { from: parseDate(request.query.from, "from"), to: parseDate(request.query.to, "to") };
+    response.json(await keyUsage(services.db.prisma, String(request.params.id), range));
+  });
 }

@@ -1,24 +1,6 @@
-import type { NextFunction, Request, Response } from "express";
-import { GatewayError, hashesEqual, hashSecret, type StoredConversation, type StoredConversationItem, type StoredResponse } from "@gateway/contracts";
+import { GatewayError, type StoredConversation, type StoredConversationItem, type StoredResponse } from "@gateway/contracts";
 import type { ControlPlaneServices } from "../services.ts";
-
-type Handler = (request: Request, response: Response) => Promise<void>;
-
-/** The shared internal token, as /internal/keys/{id}/usage checks it. */
-function internal(services: ControlPlaneServices, handler: Handler) {
-  const expected = hashSecret(services.config.INTERNAL_TOKEN);
-  return async (request: Request, response: Response, next: NextFunction): Promise<void> => {
-    try {
-      const token = request.headers["x-internal-token"];
-      if (typeof token !== "string" || !hashesEqual(hashSecret(token), expected)) {
-        throw new GatewayError("invalid_vendor_token", "Internal endpoint: bad or missing x-internal-token.");
-      }
-      await handler(request, response);
-    } catch (error) {
-      next(error);
-    }
-  };
-}
+import { internalRoute } from "./internal-route.ts";
 
 const missing = () => new GatewayError("not_found", "Not stored.");
 
@@ -28,7 +10,7 @@ const missing = () => new GatewayError("not_found", "Not stored.");
  * is short-lived; Postgres is the store of record); the proxy never reaches the database itself.
  */
 export function internalStoredResponseRoute(services: ControlPlaneServices) {
-  return internal(services, async (request, response) => {
+  return internalRoute(services, async (request, response) => {
     const row = await services.db.prisma.storedResponse.findFirst({
       where: { id: String(request.params.id), vendorId: String(request.params.vendor), expiresAt: { gt: new Date() } },
       include: { items: { orderBy: [{ kind: "asc" }, { position: "asc" }] } },
@@ -52,7 +34,7 @@ export function internalStoredResponseRoute(services: ControlPlaneServices) {
 
 /** GET /internal/vendors/{vendor}/conversations/{id}: a conversation of that vendor with its items in order. */
 export function internalConversationRoute(services: ControlPlaneServices) {
-  return internal(services, async (request, response) => {
+  return internalRoute(services, async (request, response) => {
     const row = await services.db.prisma.conversation.findFirst({
       where: { id: String(request.params.id), vendorId: String(request.params.vendor), expiresAt: { gt: new Date() } },
       include: { items: { orderBy: { position: "asc" } } },
