@@ -200,6 +200,16 @@ describe("other clients on the Gemini-shape model", () => {
     expect(second.stop_reason).toBe("end_turn");
   });
 
+  it("thinking both ways: Anthropic's budget as Gemini's thinkingBudget (thoughts shown), Gemini's level as the Anthropic model's effort", async () => {
+    const anthropic = new Anthropic({ baseURL: stack.proxy.url, apiKey: key, maxRetries: 0 });
+    await anthropic.messages.create({ model: "gemini-test", max_tokens: 4000, thinking: { type: "enabled", budget_tokens: 2048 }, messages: [{ role: "user", content: "Think, then answer" }] });
+    expect((stack.simulator.stats.last!.body as { generationConfig: unknown }).generationConfig).toMatchObject({ maxOutputTokens: 4000, thinkingConfig: { thinkingBudget: 2048, includeThoughts: true } });
+    await ai.models.generateContent({ model: "claude-test", contents: "Think, then answer", config: { maxOutputTokens: 4000, thinkingConfig: { thinkingLevel: "HIGH" as never, includeThoughts: true } } });
+    const sent = stack.simulator.stats.last!.body as { thinking?: unknown; output_config?: { effort?: string } };
+    expect(sent.thinking ?? sent.output_config?.effort).toBeDefined();
+    expect(JSON.stringify(sent)).toContain("high");
+  });
+
   it("the AI SDK (openai and anthropic providers): text, a stream, a tool over two steps", async () => {
     const openaiProvider = createOpenAI({ baseURL: `${stack.proxy.url}/v1`, apiKey: key });
     const anthropicProvider = createAnthropic({ baseURL: `${stack.proxy.url}/v1`, apiKey: key });

@@ -170,6 +170,16 @@ describe("keys and errors on the Gemini routes", () => {
     expect(((await notJson.json()) as { error: { status: string } }).error.status).toBe("INVALID_ARGUMENT");
   });
 
+  it("a key past its rate limit: 429 RESOURCE_EXHAUSTED with Google's RetryInfo (Gemini CLI waits retryDelay)", async () => {
+    const limited = genai(stack, (await stack.mintKey({ serverOption: "gemini-limited" })).key);
+    await limited.models.generateContent({ model: "gemini-test", contents: "hi" });
+    const error = await rejection(limited.models.generateContent({ model: "gemini-test", contents: "hi" }));
+    expect(error.status).toBe(429);
+    const body = envelope(error);
+    expect(body).toMatchObject({ code: 429, status: "RESOURCE_EXHAUSTED" });
+    expect(body.details?.find((detail) => detail["@type"] === "type.googleapis.com/google.rpc.RetryInfo")).toMatchObject({ retryDelay: expect.stringMatching(/^\d+s$/) });
+  });
+
   it("an upstream that fails mid-stream ends the stream with Google's error, which the SDK throws", async () => {
     stack.simulator.faults.push({ match: { path: "/v1beta/models/gemini-2.5-flash:streamGenerateContent" }, times: 1, behaviour: { cutAfter: 2 } });
     const error = await (async () => {

@@ -40,6 +40,7 @@ export function geminiGatewayYaml(simulatorUrl: string): string {
     "server_options:\n",
     `server_options:
   - { name: gemini, models: [gemini-test, gemini3-test, gemini-embedding-test, gpt-test, claude-test] }
+  - { name: gemini-limited, models: [gemini-test], rate_limits: { rpm: 1 } }
 `,
   );
   return yaml;
