@@ -197,6 +197,10 @@ describe("failover to and from the kinds, each failure counted against its own u
     expect(event!.attempts!.map((attempt) => [attempt.upstream, attempt.status])).toEqual([["kind-bedrock-wrong", 403], ["kind-vertex", 200]]);
     expect([...breaker().tracked()]).toContain("kind-bedrock-wrong");
     expect([...breaker().tracked()]).not.toContain("kind-vertex");
+    // The metrics name the same upstream: a 4xx attempt on kind-bedrock-wrong, none failed on kind-vertex.
+    const metrics = await (await fetch(`${stack.proxy.metricsHttp!.url}/metrics`)).text();
+    expect(metrics).toMatch(/gateway_upstream_attempts_total\{[^}]*upstream="kind-bedrock-wrong"[^}]*cause="http_4xx"[^}]*\} [1-9]/);
+    expect(metrics).not.toMatch(/gateway_upstream_attempts_total\{[^}]*upstream="kind-vertex"[^}]*cause="http_4xx"/);
   });
 
   it("an expired Vertex token is refused (401), dropped, and the retry gets a new one from the key file's token_uri", async () => {
