@@ -97,6 +97,18 @@ describe.each([
     expect(sent).toContain("temperature");
   });
 
+  it("a maxOutputTokens above the model's maximum is lowered to it and listed by its path", async () => {
+    const response = await fetch(`${stack.proxy.url}/v1beta/models/${model}:generateContent`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-goog-api-key": key },
+      body: JSON.stringify({ contents: [{ role: "user", parts: [{ text: "hi" }] }], generationConfig: { maxOutputTokens: 900_000 } }),
+    });
+    expect(response.status).toBe(200);
+    expect(response.headers.get("x-gateway-dropped-params")).toBe("generationConfig.maxOutputTokens");
+    const sent = stack.simulator.stats.last!.body as { max_tokens?: number; max_completion_tokens?: number };
+    expect(sent.max_tokens ?? sent.max_completion_tokens).toBe(model === "gpt-test" ? 16384 : 64000);
+  });
+
   it("countTokens is counted by the gateway; an unknown Gemini field is a 400 naming it", async () => {
     const counted = await ai.models.countTokens({ model, contents: "How many tokens is this sentence?" });
     expect(counted.totalTokens).toBeGreaterThan(3);

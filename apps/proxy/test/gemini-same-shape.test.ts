@@ -180,6 +180,13 @@ describe("keys and errors on the Gemini routes", () => {
     expect(body.details?.find((detail) => detail["@type"] === "type.googleapis.com/google.rpc.RetryInfo")).toMatchObject({ retryDelay: expect.stringMatching(/^\d+s$/) });
   });
 
+  it("the output bound: above the model's maximum named natively is Google's 400 naming generationConfig.maxOutputTokens; none set runs under the maximum", async () => {
+    const error = await rejection(ai.models.generateContent({ model: "gemini-test", contents: "hi", config: { maxOutputTokens: 70_000 } }));
+    expect(error.status).toBe(400);
+    expect(envelope(error).details?.[0]).toMatchObject({ metadata: { param: "generationConfig.maxOutputTokens" } });
+    expect(stack.simulator.stats.requests).toHaveLength(0);
+  });
+
   it("an upstream that fails mid-stream ends the stream with Google's error, which the SDK throws", async () => {
     stack.simulator.faults.push({ match: { path: "/v1beta/models/gemini-2.5-flash:streamGenerateContent" }, times: 1, behaviour: { cutAfter: 2 } });
     const error = await (async () => {

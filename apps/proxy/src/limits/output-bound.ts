@@ -23,11 +23,30 @@ const OUTPUT_FIELDS: Record<EndpointName, readonly string[]> = {
   "images.generations": [],
   embeddings: [],
   "messages.count_tokens": [],
-  // Read in `generationConfig` (routes/gemini.ts passes that object as the body).
+  // Inside `generationConfig` (OUTPUT_CONTAINER).
   "gemini.generate_content": ["maxOutputTokens"],
   "gemini.count_tokens": [],
   "gemini.embed_content": [],
 };
+
+/** Where an endpoint's output fields are when not at the top of its body: Gemini's `generationConfig`. */
+const OUTPUT_CONTAINER: Partial<Record<EndpointName, string>> = { "gemini.generate_content": "generationConfig" };
+
+const NO_FIELDS: Record<string, unknown> = Object.freeze({}) as Record<string, unknown>;
+
+/** The object holding `endpoint`'s output fields: the body, or its container (an empty one when absent). */
+function outputHolder(body: Record<string, unknown>, endpoint: EndpointName): Record<string, unknown> {
+  const container = OUTPUT_CONTAINER[endpoint];
+  if (container === undefined) return body;
+  const inner = body[container];
+  return inner !== null && typeof inner === "object" && !Array.isArray(inner) ? (inner as Record<string, unknown>) : NO_FIELDS;
+}
+
+/** An output field's path in the client's body (`generationConfig.maxOutputTokens`). */
+function fieldPath(endpoint: EndpointName, field: string): string {
+  const container = OUTPUT_CONTAINER[endpoint];
+  return container === undefined ? field : `${container}.${field}`;
+}
 
 /** The output-limit fields `endpoint` reads, the one its native API obeys first. */
 export function outputFields(endpoint: EndpointName): readonly string[] {
@@ -50,10 +69,10 @@ const isSet = (value: unknown): boolean => value !== undefined && value !== null
  * A token count as the APIs take it: a finite integer, at least 1, exactly representable (JSON's
  * `1e400` parses as Infinity, `1e300` is an integer no arithmetic on money may touch unchecked).
  */
-function tokenCount(body: Record<string, unknown>, field: string): number {
+function tokenCount(body: Record<string, unknown>, field: string, path: string): number {
   const value = body[field];
   if (typeof value !== "number" || !Number.isSafeInteger(value) || value < 1) {
-    throw invalidField(field, "expected a positive integer");
+    throw invalidField(path, "expected a positive integer");
   }
   return value;
 }
@@ -70,11 +89,12 @@ function tokenCount(body: Record<string, unknown>, field: string): number {
 export function outputBound(body: Record<string, unknown>, endpoint: EndpointName, maxOutputTokens: number, aboveMaximum: AboveMaximum): number {
   const fields = OUTPUT_FIELDS[endpoint];
   if (fields.length === 0) return 0;
+  const holder = outputHolder(body, endpoint);
   let obeyed: string | null = null;
   let requested = 0;
   for (const field of fields) {
-    if (!isSet(body[field])) continue;
-    const value = tokenCount(body, field);
+    if (!isSet(holder[field])) continue;
+    const value = tokenCount(holder, field, fieldPath(endpoint, field));
     if (obeyed === null) {
       obeyed = field;
       requested = value;
@@ -87,8 +107,9 @@ export function outputBound(body: Record<string, unknown>, endpoint: EndpointNam
   if (requested <= maxOutputTokens) return requested;
   if (aboveMaximum === "lower") return maxOutputTokens;
   const why = `${requested} is above this model's maximum output of ${maxOutputTokens} tokens`;
-  if (aboveMaximum === "refuse") throw invalidField(obeyed, why);
-  throw unsupported(obeyed, `${why}; strict_params is on, so it is refused instead of lowered`);
+  const path = fieldPath(endpoint, obeyed);
+  if (aboveMaximum === "refuse") throw invalidField(path, why);
+  throw unsupported(path, `${why}; strict_params is on, so it is refused instead of lowered`);
 }
 
 /**
@@ -97,10 +118,11 @@ export function outputBound(body: Record<string, unknown>, endpoint: EndpointNam
  */
 export function loweredOutputField(body: Record<string, unknown>, endpoint: EndpointName, bound: number | undefined): string | null {
   if (bound === undefined) return null;
+  const holder = outputHolder(body, endpoint);
   for (const field of OUTPUT_FIELDS[endpoint]) {
-    const value = body[field];
+    const value = holder[field];
     if (!isSet(value)) continue;
-    return typeof value === "number" && value > bound ? field : null;
+    return typeof value === "number" && value > bound ? fieldPath(endpoint, field) : null;
   }
   return null;
 }

@@ -8,7 +8,7 @@ import { outputBound } from "../limits/output-bound.ts";
 import type { RelayInput } from "../relay/relay-request.ts";
 import { encodingForModel } from "../tokens/count-tokens.ts";
 import type { RouteFacts, WireFormat } from "../upstreams/index.ts";
-import { batchEmbedContents, bareModel, countTokens, embedContent, generateContent, generationConfig } from "../shapes/gemini/wire.ts";
+import { batchEmbedContents, bareModel, countTokens, embedContent, generateContent } from "../shapes/gemini/wire.ts";
 import { respondWithGoogleError } from "../shapes/gemini/errors.ts";
 import { geminiCountText } from "../shapes/gemini/reader/request.ts";
 import { aboveMaximum, allowedModel, relayAdmitted } from "./relay-route.ts";
@@ -188,12 +188,12 @@ async function getModel(services: ProxyServices, response: ServerResponse, key: 
 /**
  * generateContent, streamGenerateContent, embedContent, batchEmbedContents: what `relayRoute` does
  * (the model's permission, the output bound, admission, then the relay), with the model and the
- * method from the URL and the output bound read in `generationConfig.maxOutputTokens`.
+ * method from the URL (the output bound reads `generationConfig.maxOutputTokens`).
  */
 async function relayGemini(services: ProxyServices, wire: WireFormat, request: GatewayRequest, response: ServerResponse, key: KeyRecord, route: RouteFacts): Promise<void> {
   const parsed = wire.parse(request.body, route);
   const { model, option } = allowedModel(services, key, parsed.model);
-  parsed.outputBound = outputBound(generationConfig(parsed.body), wire.endpoint, model.capabilities.maxOutputTokens, aboveMaximum(services, wire, parsed.model, model, option));
+  parsed.outputBound = outputBound(parsed.body, wire.endpoint, model.capabilities.maxOutputTokens, aboveMaximum(services, wire, parsed.model, model, option));
   const admitted = await services.limiter.admit(request.requestId, key, option, model.name, parsed, request.bodyBytes, wire.endpoint);
   const input: RelayInput = { services, request, response, wire, parsed, key, model, traceparent: "" };
   await relayAdmitted(input, admitted);

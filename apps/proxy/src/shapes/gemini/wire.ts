@@ -62,12 +62,6 @@ export function parseGenerateContent(body: unknown, route?: RouteFacts): ParsedR
   return { body: record, model: facts.model, stream: facts.stream };
 }
 
-/** The body's `generationConfig` (an empty one when it has none): the output bound reads `maxOutputTokens` there. */
-export function generationConfig(body: Record<string, unknown>): Record<string, unknown> {
-  return asRecord(body.generationConfig) ?? EMPTY_CONFIG;
-}
-const EMPTY_CONFIG: Record<string, unknown> = Object.freeze({}) as Record<string, unknown>;
-
 /**
  * The same-shape upstream body: the client's unless the output bound differs from the
  * `maxOutputTokens` it set (then exactly the bound there); a client that set none runs under the
