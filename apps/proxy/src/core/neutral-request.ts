@@ -94,8 +94,10 @@ export interface NeutralRequest {
   serviceTier?: Field<string>;
   /** OpenAI's prompt-cache routing hints, where the target takes them. */
   promptCache?: { key?: Field<unknown>; retention?: Field<unknown> };
-  /** Hosted web search settings that ride with the request (`max_tool_calls` -> `max_uses`). */
-  webSearch?: { maxUses?: Field<unknown> };
+  /**
+   * Fields with no neutral word the target still carries. Empty today: every reader settles such a
+   * field while reading (`dropOrRefuse`, in the client's order), so none rides along undecided.
+   */
   passengers: Passenger[];
   /**
    * Where the Chat Completions writer puts the output bound: right after `messages` (as the

@@ -1,7 +1,7 @@
 import type { ModelCapabilities, ModelRecord } from "@gateway/redis-store";
 import type { EndpointName, ParsedRequest } from "../upstreams/index.ts";
-import { unsupported } from "../translation/shared/fields.ts";
-import { DroppedParams, withoutFields } from "../translation/shared/dropped-params.ts";
+import { unsupported } from "../core/fields.ts";
+import { DroppedParams, withoutFields } from "../core/drops.ts";
 import { foldSystemMessages, hasSystemMessage } from "../translation/shared/system-reminder.ts";
 import { capabilityDrops, withoutCapabilityFields } from "./capability-drops.ts";
 import type { PlannedTarget } from "./attempt-plan.ts";
