@@ -35,7 +35,7 @@ export async function startProxy(config: ProxyConfig, logger?: ProxyServices["lo
     close() {
       closing ??= (async () => {
         services.state.shuttingDown = true;
-        await webSockets.close();
+        await webSockets.close(config.SHUTDOWN_DEADLINE_MS);
         await http.close(config.SHUTDOWN_DEADLINE_MS);
         await metricsHttp?.close(1_000);
         await services.close();

@@ -27,6 +27,8 @@ export interface StateStack {
   proxy: RunningProxy;
   redis: Redis;
   prefix: string;
+  /** The proxy's environment, to start another proxy on the same stack. */
+  proxyEnv: Record<string, string>;
   /** A fresh key of `vendor` ("test-vendor" by default) and an `openai` client on it. */
   client(vendor?: string): Promise<{ id: string; key: string; openai: OpenAI }>;
   revokeKey(id: string): Promise<void>;
@@ -50,10 +52,8 @@ export async function startStateStack(proxyEnv: Record<string, string> = {}, log
   const { prisma } = controlPlane.services.db;
   await applyGatewayFile(prisma, controlPlane.services.records, parseGatewayFile(yaml));
   const worker = await startBillingWorker(loadBillingWorkerConfig({ DATABASE_URL: database.url, REDIS_URL: redisUrl, REDIS_PREFIX: prefix, PORT: "0" }), logger);
-  const proxy = await startProxy(
-    loadProxyConfig({ PORT: "0", METRICS_PORT: "0", REDIS_URL: redisUrl, REDIS_PREFIX: prefix, CONTROL_PLANE_URL: controlPlane.url, CIRCUIT_FAILURE_THRESHOLD: "1000", ...internal, ...proxyEnv }),
-    logger,
-  );
+  const env = { PORT: "0", METRICS_PORT: "0", REDIS_URL: redisUrl, REDIS_PREFIX: prefix, CONTROL_PLANE_URL: controlPlane.url, CIRCUIT_FAILURE_THRESHOLD: "1000", ...internal, ...proxyEnv };
+  const proxy = await startProxy(loadProxyConfig(env), logger);
   const redis = new Redis(redisUrl);
   return {
     simulator,
@@ -62,6 +62,7 @@ export async function startStateStack(proxyEnv: Record<string, string> = {}, log
     proxy,
     redis,
     prefix,
+    proxyEnv: env,
     async client(vendorName = "test-vendor") {
       const vendor = await prisma.vendor.findUniqueOrThrow({ where: { name: vendorName } });
       const minted = await mintKey(prisma, controlPlane.services.records, {

@@ -4,6 +4,8 @@ import OpenAI from "openai";
 import { ResponsesWS } from "openai/resources/responses/ws";
 import { WebSocket } from "ws";
 import { startStateStack, type StateStack } from "./responses-state-stack.ts";
+import { loadProxyConfig } from "../src/config.ts";
+import { startProxy } from "../src/server.ts";
 
 /**
  * Responses over WebSocket on GET /v1/responses (contract section 18, issue 37), with the official
@@ -163,5 +165,30 @@ describe("the socket's key and limits", () => {
     expect([elsewhere.status, JSON.parse(elsewhere.body).error.code]).toEqual([404, "route_not_found"]);
     const plain = await fetch(`${stack.proxy.url}/v1/responses`, { headers: { authorization: `Bearer ${key}` } });
     expect([plain.status, ((await plain.json()) as { error: { code: string } }).error.code]).toEqual([404, "route_not_found"]);
+  });
+});
+
+describe("shutdown", () => {
+  it("a proxy stopping lets the socket's running response finish, then closes it with 1001", async () => {
+    const proxy = await startProxy(loadProxyConfig({ ...stack.proxyEnv, SHUTDOWN_DEADLINE_MS: "5000" }));
+    const { openai } = await stack.client();
+    const socket = new ResponsesWS(new OpenAI({ baseURL: `${proxy.url}/v1`, apiKey: openai.apiKey, maxRetries: 0 }));
+    const closed = new Promise<number>((resolve) => socket.on("close", (code: number) => resolve(code)));
+    const deltas: string[] = [];
+    const finished = new Promise<ServerEvent>((resolve) =>
+      socket.on("event", (event) => {
+        const typed = event as ServerEvent;
+        if (typed.type === "response.output_text.delta") deltas.push(typed.type);
+        if (typed.type === "response.completed" || typed.type === "error") resolve(typed);
+      }),
+    );
+    socket.on("error", () => undefined);
+    socket.send({ type: "response.create", model: "gpt-test", input: "#sim:chunks=8 #sim:chunk_delay_ms=100 a slow answer" } as never);
+    while (deltas.length === 0) await new Promise((resolve) => setTimeout(resolve, 20));
+    const stopping = proxy.close();
+    expect((await finished).type).toBe("response.completed");
+    expect(deltas.length).toBe(8);
+    expect(await closed).toBe(1001);
+    await stopping;
   });
 });

@@ -13,8 +13,11 @@ const PATH = "/v1/responses";
 const REMEMBERED = 4;
 
 export interface ResponsesWebSocket {
-  /** Ends every open socket (1001) and stops taking upgrades' sockets. */
-  close(): Promise<void>;
+  /**
+   * Stops taking upgrades (503), lets every socket's running and queued responses finish, up to
+   * `deadlineMs`, then ends the sockets (1001, going away).
+   */
+  close(deadlineMs: number): Promise<void>;
 }
 
 /** The path of an upgrade request, lower-cased, without query or trailing slash. */
@@ -57,9 +60,16 @@ export function serveResponsesWebSocket(server: Server, services: ProxyServices,
   const wss = new WebSocketServer({ noServer: true, maxPayload: services.config.BODY_LIMIT_BYTES, perMessageDeflate: false });
   const loopback = new Pool(selfUrl, { connections: 64, keepAliveTimeout: 30_000 });
   const { logger } = services;
+  /** Each open socket's chain of responses (settled when it is idle). */
+  const sessions = new Map<WebSocket, () => Promise<void>>();
+  let closing = false;
 
   server.on("upgrade", (request: IncomingMessage, socket: Duplex, head: Buffer) => {
     socket.on("error", () => socket.destroy());
+    if (closing) {
+      refuse(socket, new GatewayError("dependency_unavailable", "The gateway is shutting down; connect again."));
+      return;
+    }
     if (request.method !== "GET" || pathOf(request.url) !== PATH || (request.headers.upgrade ?? "").toLowerCase() !== "websocket") {
       refuse(socket, new GatewayError("route_not_found", `Unknown route: ${request.method} ${(request.url ?? "/").split("?")[0]} (upgrade)`));
       return;
@@ -84,7 +94,11 @@ export function serveResponsesWebSocket(server: Server, services: ProxyServices,
     ws.on("message", (data: RawData, isBinary: boolean) => {
       queue = queue.then(() => respond(ws, data, isBinary, credential, remembered, (abort) => (current = abort)));
     });
-    ws.on("close", () => current?.abort());
+    sessions.set(ws, () => queue);
+    ws.on("close", () => {
+      sessions.delete(ws);
+      current?.abort();
+    });
     ws.on("error", (error: Error) => logger.warn({ err: error.message }, "responses websocket error"));
   }
 
@@ -186,7 +200,12 @@ export function serveResponsesWebSocket(server: Server, services: ProxyServices,
   }
 
   return {
-    async close() {
+    async close(deadlineMs) {
+      closing = true;
+      let timer: NodeJS.Timeout | undefined;
+      const deadline = new Promise<void>((resolve) => (timer = setTimeout(resolve, deadlineMs)));
+      await Promise.race([Promise.all([...sessions.values()].map((idle) => idle())), deadline]);
+      clearTimeout(timer);
       for (const ws of wss.clients) ws.close(1001, "server shutting down");
       await new Promise<void>((resolve) => wss.close(() => resolve()));
       await loopback.close();
