@@ -225,8 +225,14 @@ describe("discovery and health", () => {
         messages_count_tokens: "POST /v1/messages/count_tokens",
         embeddings: "POST /v1/embeddings",
         redeem: "POST /v1/redeem",
+        gemini_generate_content: "POST /v1beta/models/{model}:generateContent",
+        gemini_stream_generate_content: "POST /v1beta/models/{model}:streamGenerateContent?alt=sse",
+        gemini_count_tokens: "POST /v1beta/models/{model}:countTokens",
+        gemini_embed_content: "POST /v1beta/models/{model}:embedContent",
+        gemini_batch_embed_contents: "POST /v1beta/models/{model}:batchEmbedContents",
+        gemini_models: "GET /v1beta/models",
       },
-      compatible_with: ["openai", "anthropic"],
+      compatible_with: ["openai", "anthropic", "gemini"],
     });
   });
 

@@ -22,6 +22,13 @@ export function discoveryRoute(services: ProxyServices) {
         messages_count_tokens: "POST /v1/messages/count_tokens",
         embeddings: "POST /v1/embeddings",
         redeem: "POST /v1/redeem",
+        // The Gemini API (also under /v1/models/{model}:{method}, as @google/genai 3.x calls it).
+        gemini_generate_content: "POST /v1beta/models/{model}:generateContent",
+        gemini_stream_generate_content: "POST /v1beta/models/{model}:streamGenerateContent?alt=sse",
+        gemini_count_tokens: "POST /v1beta/models/{model}:countTokens",
+        gemini_embed_content: "POST /v1beta/models/{model}:embedContent",
+        gemini_batch_embed_contents: "POST /v1beta/models/{model}:batchEmbedContents",
+        gemini_models: "GET /v1beta/models",
       },
       // Every shape is served to clients as well as reached upstream (contract section 16).
       compatible_with: SHAPES,
