@@ -52,6 +52,8 @@ describe("GET /api/openapi.json", () => {
         "POST /v1/chat/completions",
         "POST /v1/responses",
         "GET /v1/responses",
+        "GET /v1/responses/{id}",
+        "POST /v1/responses/input_tokens",
         "POST /v1/messages",
         "POST /v1/images/generations",
         "POST /v1/messages/count_tokens",

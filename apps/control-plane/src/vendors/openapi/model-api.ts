@@ -120,12 +120,29 @@ export function modelApiPaths(): Record<string, JsonObject> {
       post: relay("createChatCompletion", "OpenAI Chat Completions", "ChatCompletionRequest", "ChatCompletion", `\`chat.completion.chunk\` data lines ending in \`data: [DONE]\`. ${LATE_FAILURE}`),
     },
     "/v1/responses": {
-      get: operation("connectResponsesWebSocket", "Responses over WebSocket (not served)", {
-        description: "Codex's built-in provider asks for a WebSocket here first; the 426 makes it fall back to `POST /v1/responses` at once. Without `Upgrade: websocket`, an unknown route.",
+      get: operation("connectResponsesWebSocket", "Responses over WebSocket", {
+        description:
+          "With `Upgrade: websocket` (Codex's built-in provider, `OpenAI-Beta: responses_websockets=...`): each client frame `{\"type\": \"response.create\", ...}` runs as `POST /v1/responses` with `stream: true` and its `response.*` events come back as JSON text frames; several responses per socket, `previous_response_id` across them, each billed once. A bad or refused frame gets an `error` frame; a frame over the body limit closes the socket with 1009. Without the upgrade, an unknown route.",
         parameters: [{ name: "Upgrade", in: "header", required: false, description: "`websocket`.", schema: { type: "string" } }],
-        responses: errorResponses("404", "426"),
+        responses: { "101": { description: "Switching Protocols: the socket is open." }, ...errorResponses("401", "404", "503") },
       }),
       post: relay("createResponse", "OpenAI Responses", "ResponseRequest", "Response", `\`response.*\` events. ${LATE_FAILURE}`),
+    },
+    "/v1/responses/{id}": {
+      get: operation("getResponse", "A stored response", {
+        description:
+          "A response your key's vendor stored (`store` defaults to true, on every model): as the API shows it. `DELETE` removes it and `GET .../input_items` pages its whole input (cursor pagination as the API); `/v1/conversations` serves the Conversations API. Another vendor's id, or an unknown, deleted or expired one, is a 404.",
+        parameters: [{ name: "id", in: "path", required: true, description: "`resp_...`.", schema: { type: "string" } }],
+        responses: { "200": jsonResponse("Response", "The stored response.", { headers: requestIdHeader }), ...errorResponses("401", "404", "500", "503") },
+      }),
+    },
+    "/v1/responses/input_tokens": {
+      post: operation("countResponseInputTokens", "Responses input token counting", {
+        description:
+          "A Responses request body (its `previous_response_id` or `conversation` resolved) counted by the gateway like `/v1/messages/count_tokens` counts on an OpenAI-shape model: `{\"object\": \"response.input_tokens\", \"input_tokens\": N}`. Not billed; counts toward the key's requests per minute.",
+        requestBody: jsonRequestBody("ResponseRequest", true),
+        responses: { "200": jsonResponse("TokenCount", "The gateway's count.", { headers: requestIdHeader }), ...errorResponses("400", "401", "404", "413", "429", "500", "503") },
+      }),
     },
     "/v1/messages": {
       post: relay("createMessage", "Anthropic Messages", "MessageRequest", "Message", `\`message_start\`, \`content_block_*\`, \`ping\`, \`message_delta\`, \`message_stop\` events. ${LATE_FAILURE}`, {

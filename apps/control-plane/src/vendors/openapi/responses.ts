@@ -14,7 +14,6 @@ const ERRORS: Record<string, string> = {
   "409": "`invalid_request_error`: the Idempotency-Key was used with a different body (`idempotency_conflict`).",
   "413": "`request_too_large`: the body is over the size limit.",
   "415": "`invalid_request_error`: the body is not application/json.",
-  "426": "`invalid_request_error`: Responses over WebSocket is not served (`websocket_not_supported`); send the same request as `POST /v1/responses`.",
   "429": "`rate_limit_error` (RPM or TPM limit; wait `retry-after` seconds) or `insufficient_quota` (`insufficient_quota`, `budget_exceeded`).",
   "500": "`api_error`: internal fault.",
   "502": "`api_error`: every upstream failed before the first byte (`upstream_error`).",
