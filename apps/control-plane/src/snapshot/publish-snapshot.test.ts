@@ -13,6 +13,7 @@ const yaml = `
 upstreams:
   - { name: up-openai, shape: openai, base_url: "http://127.0.0.1:1/v1" }
   - { name: up-anthropic, shape: anthropic, base_url: "http://127.0.0.1:2" }
+  - { name: up-gemini, shape: gemini, base_url: "http://127.0.0.1:3/v1beta" }
 models:
   - { name: model-a, prices: { input: "1", output: "2" }, targets: [ { upstream: up-openai, model: a-1 }, { upstream: up-anthropic, model: a-2 } ] }
 `;
@@ -45,9 +46,9 @@ describe("publishing the routing snapshot", () => {
   it("refuses an upstream whose shape no proxy speaks, and leaves the published snapshot as it was", async () => {
     const before = (await services.records.readSnapshot())!;
     // The gateway file refuses such a shape at apply; only a write around it can store one.
-    await services.db.prisma.upstream.update({ where: { name: "up-anthropic" }, data: { shape: "gemini" } });
+    await services.db.prisma.upstream.update({ where: { name: "up-anthropic" }, data: { shape: "cohere" } });
     await expect(publishSnapshot(services.db.prisma, services.records, { force: true })).rejects.toThrow(
-      `cannot publish the routing snapshot: upstream "up-anthropic" has shape "gemini", not one of ${SHAPES.join(", ")}`,
+      `cannot publish the routing snapshot: upstream "up-anthropic" has shape "cohere", not one of ${SHAPES.join(", ")}`,
     );
     const after = (await services.records.readSnapshot())!;
     expect(after.version).toBe(before.version);
