@@ -59,7 +59,8 @@ describe('tool directives', () => {
       }),
       { numRuns: 1000 },
     );
-  });
+    // 1000 texts take about a second alone; a loaded CI machine is slower than vitest's 5 s default.
+  }, 30_000);
 
   it('round-trips any JSON object through #sim:tool_args, in any surrounding text', () => {
     fc.assert(
