@@ -82,17 +82,22 @@ export function serveResponsesWebSocket(server: Server, services: ProxyServices,
       return;
     }
     Promise.resolve(key).then(
-      () => wss.handleUpgrade(request, socket, head, (ws) => session(ws, presentedKey(request.headers)!)),
+      () => wss.handleUpgrade(request, socket, head, (ws) => session(ws, presentedKey(request.headers)!, services.clientAddress(request))),
       (error: unknown) => refuse(socket, asGatewayError(error)),
     );
   });
 
-  function session(ws: WebSocket, credential: string): void {
+  /**
+   * One socket. Its responses reach this proxy over loopback with the socket's client address in
+   * `x-forwarded-for` (loopback is trusted by default, `TRUST_PROXY`), so the refused-key throttle
+   * slows that client, not every socket at once.
+   */
+  function session(ws: WebSocket, credential: string, clientAddress: string): void {
     let current: AbortController | null = null;
     let queue: Promise<void> = Promise.resolve();
     const remembered = new Map<string, Item[]>();
     ws.on("message", (data: RawData, isBinary: boolean) => {
-      queue = queue.then(() => respond(ws, data, isBinary, credential, remembered, (abort) => (current = abort)));
+      queue = queue.then(() => respond(ws, data, isBinary, credential, clientAddress, remembered, (abort) => (current = abort)));
     });
     sessions.set(ws, () => queue);
     ws.on("close", () => {
@@ -102,7 +107,7 @@ export function serveResponsesWebSocket(server: Server, services: ProxyServices,
     ws.on("error", (error: Error) => logger.warn({ err: error.message }, "responses websocket error"));
   }
 
-  async function respond(ws: WebSocket, data: RawData, isBinary: boolean, credential: string, remembered: Map<string, Item[]>, track: (abort: AbortController | null) => void): Promise<void> {
+  async function respond(ws: WebSocket, data: RawData, isBinary: boolean, credential: string, clientAddress: string, remembered: Map<string, Item[]>, track: (abort: AbortController | null) => void): Promise<void> {
     const frameId = newId("req");
     let frame: Record<string, unknown>;
     try {
@@ -133,7 +138,7 @@ export function serveResponsesWebSocket(server: Server, services: ProxyServices,
       const answer = await loopback.request({
         path: PATH,
         method: "POST",
-        headers: { authorization: `Bearer ${credential}`, "content-type": "application/json" },
+        headers: { authorization: `Bearer ${credential}`, "content-type": "application/json", "x-forwarded-for": clientAddress },
         body: JSON.stringify(body),
         signal: abort.signal,
       });
