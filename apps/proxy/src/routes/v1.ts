@@ -22,6 +22,16 @@ export function discoveryRoute(services: ProxyServices) {
         messages_count_tokens: "POST /v1/messages/count_tokens",
         embeddings: "POST /v1/embeddings",
         redeem: "POST /v1/redeem",
+        // Stored Responses state (contract section 18) and Responses over WebSocket.
+        responses_retrieve: "GET /v1/responses/{id}",
+        responses_delete: "DELETE /v1/responses/{id}",
+        responses_input_items: "GET /v1/responses/{id}/input_items",
+        responses_input_tokens: "POST /v1/responses/input_tokens",
+        responses_websocket: "GET /v1/responses (Upgrade: websocket)",
+        conversations: "POST /v1/conversations",
+        conversation: "GET|POST|DELETE /v1/conversations/{id}",
+        conversation_items: "GET|POST /v1/conversations/{id}/items",
+        conversation_item: "GET|DELETE /v1/conversations/{id}/items/{item_id}",
         // The Gemini API (also under /v1/models/{model}:{method}, as @google/genai 3.x calls it).
         gemini_generate_content: "POST /v1beta/models/{model}:generateContent",
         gemini_stream_generate_content: "POST /v1beta/models/{model}:streamGenerateContent?alt=sse",
