@@ -8,7 +8,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { parseGatewayFile } from "@gateway/config";
 import { applyGatewayFile } from "@gateway/control-plane";
 import { startSimulator, type Simulator, type StatsRecord } from "@gateway/simulator";
-import { SIMULATOR_SECRET, startStack, testGatewayYaml, type Stack } from "./stack.ts";
+import { SIMULATOR_SECRET, startStack, gatewayYamlEditor, type Stack } from "./stack.ts";
 
 const DROPPED = "x-gateway-dropped-params";
 const REMINDER = /^<system-reminder>\n[\s\S]*\n<\/system-reminder>$/;
@@ -23,11 +23,7 @@ let strictKey: string;
  * simulator's capability table knows them) and the capabilities the gateway file gives them.
  */
 function forwardCompatYaml(simulatorUrl: string, strictUrl: string): string {
-  let yaml = testGatewayYaml(simulatorUrl);
-  const replaceOnce = (search: string, replacement: string) => {
-    expect(yaml.split(search), `the test gateway file no longer has ${JSON.stringify(search)} once`).toHaveLength(2);
-    yaml = yaml.replace(search, replacement);
-  };
+  const { replaceOnce, text } = gatewayYamlEditor(simulatorUrl);
   const timeouts = "timeouts: { connect_ms: 1000, first_byte_ms: 1500, response_ms: 2500 }";
   replaceOnce(
     "models:\n",
@@ -59,7 +55,7 @@ models:
   - { name: forward-strict, models: [claude-opus-5-5, claude-sonnet-4-5, gpt-4o-mini], strict_params: true }
 `,
   );
-  return yaml;
+  return text();
 }
 
 beforeAll(async () => {

@@ -2,7 +2,7 @@ import { expect } from "vitest";
 import { ApiError, GoogleGenAI } from "@google/genai";
 import { parseGatewayFile } from "@gateway/config";
 import { applyGatewayFile } from "@gateway/control-plane";
-import { startStack, testGatewayYaml, type Stack } from "./stack.ts";
+import { startStack, gatewayYamlEditor, type Stack } from "./stack.ts";
 
 /**
  * The test gateway file plus a Gemini-shape upstream (the simulator's `/v1beta`) and the models the
@@ -10,11 +10,7 @@ import { startStack, testGatewayYaml, type Stack } from "./stack.ts";
  * carry ids and thought signatures), and the OpenAI- and Anthropic-shape `gpt-test` and `claude-test`.
  */
 export function geminiGatewayYaml(simulatorUrl: string): string {
-  let yaml = testGatewayYaml(simulatorUrl);
-  const replaceOnce = (search: string, replacement: string) => {
-    expect(yaml.split(search), `the test gateway file no longer has ${JSON.stringify(search)} once`).toHaveLength(2);
-    yaml = yaml.replace(search, replacement);
-  };
+  const { replaceOnce, text } = gatewayYamlEditor(simulatorUrl);
   replaceOnce(
     "upstreams:\n",
     `upstreams:\n  - { name: sim-gemini, shape: gemini, base_url: "${simulatorUrl}/v1beta", secret_env: TEST_SIMULATOR_KEY, timeouts: { connect_ms: 1000, first_byte_ms: 1500, response_ms: 2500 } }\n`,
@@ -43,7 +39,7 @@ export function geminiGatewayYaml(simulatorUrl: string): string {
   - { name: gemini-limited, models: [gemini-test], rate_limits: { rpm: 1 } }
 `,
   );
-  return yaml;
+  return text();
 }
 
 export interface GeminiStack {

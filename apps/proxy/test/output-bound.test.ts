@@ -7,7 +7,7 @@ import fc from "fast-check";
 import { parseGatewayFile } from "@gateway/config";
 import { applyGatewayFile } from "@gateway/control-plane";
 import type { StatsRecord } from "@gateway/simulator";
-import { startStack, testGatewayYaml, type Stack } from "./stack.ts";
+import { startStack, gatewayYamlEditor, type Stack } from "./stack.ts";
 
 const DROPPED = "x-gateway-dropped-params";
 
@@ -20,11 +20,7 @@ let strictKey: string;
  * models of both shapes: one lenient, one with strict_params.
  */
 function boundGatewayYaml(simulatorUrl: string): string {
-  let yaml = testGatewayYaml(simulatorUrl);
-  const replaceOnce = (search: string, replacement: string) => {
-    expect(yaml.split(search), `the test gateway file no longer has ${JSON.stringify(search)} once`).toHaveLength(2);
-    yaml = yaml.replace(search, replacement);
-  };
+  const { replaceOnce, text } = gatewayYamlEditor(simulatorUrl);
   replaceOnce("  - name: claude-test\n", '  - name: claude-test\n    aliases: ["claude-bound-alias"]\n');
   replaceOnce(
     "server_options:\n",
@@ -33,7 +29,7 @@ function boundGatewayYaml(simulatorUrl: string): string {
   - { name: bound-strict, models: [gpt-on-anthropic, claude-test], strict_params: true }
 `,
   );
-  return yaml;
+  return text();
 }
 
 beforeAll(async () => {

@@ -89,6 +89,23 @@ vendors:
 `;
 }
 
+/**
+ * The test gateway file, edited by the test that needs more: each `replaceOnce` must find its text
+ * exactly once (a test whose anchor is gone or doubled fails instead of running on another file);
+ * `text()` is the result.
+ */
+export function gatewayYamlEditor(simulatorUrl: string): { replaceOnce: (search: string, replacement: string) => void; text: () => string } {
+  let yaml = testGatewayYaml(simulatorUrl);
+  return {
+    replaceOnce: (search, replacement) => {
+      const found = yaml.split(search).length - 1;
+      if (found !== 1) throw new Error(`the test gateway file has ${JSON.stringify(search)} ${found} times, not once`);
+      yaml = yaml.replace(search, replacement);
+    },
+    text: () => yaml,
+  };
+}
+
 export interface Stack {
   simulator: Simulator;
   proxy: RunningProxy;

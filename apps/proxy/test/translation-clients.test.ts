@@ -6,7 +6,7 @@ import { createAnthropic } from "@ai-sdk/anthropic";
 import { parseGatewayFile } from "@gateway/config";
 import { applyGatewayFile } from "@gateway/control-plane";
 import type { StatsRecord } from "@gateway/simulator";
-import { startStack, testGatewayYaml, type Stack } from "./stack.ts";
+import { startStack, gatewayYamlEditor, type Stack } from "./stack.ts";
 import { fixtureJson, sseEvents } from "../src/translation/__fixtures__/fixtures.ts";
 
 /**
@@ -26,11 +26,7 @@ const HEADER = "x-gateway-dropped-params";
 
 /** The test gateway file plus the models and server options of this file. */
 function clientsGatewayYaml(simulatorUrl: string): string {
-  let yaml = testGatewayYaml(simulatorUrl);
-  const replaceOnce = (search: string, replacement: string) => {
-    expect(yaml.split(search), `the test gateway file no longer has ${JSON.stringify(search)} once`).toHaveLength(2);
-    yaml = yaml.replace(search, replacement);
-  };
+  const { replaceOnce, text } = gatewayYamlEditor(simulatorUrl);
   replaceOnce(
     "upstreams:\n",
     `upstreams:\n  - { name: sim-anthropic-betas, shape: anthropic, base_url: "${simulatorUrl}", secret_env: TEST_SIMULATOR_KEY, drop_betas: [oauth-2025-04-20, files-api-2025-04-14] }\n`,
@@ -58,7 +54,7 @@ function clientsGatewayYaml(simulatorUrl: string): string {
   - { name: clients-strict, models: [claude-on-openai, gpt-on-anthropic, mixed-test], strict_params: true }
 `,
   );
-  return yaml;
+  return text();
 }
 
 beforeAll(async () => {
