@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { parse as parseYaml } from "yaml";
-import { COMPAT_PROFILES, defaultBaseUrl, KIND_SHAPES, SHAPES, UPSTREAM_KINDS, type Shape, type UpstreamDialect, type UpstreamKind } from "@gateway/contracts";
+import { CLIENT_SHAPES, COMPAT_PROFILES, defaultBaseUrl, KIND_SHAPES, UPSTREAM_KINDS, type Shape, type UpstreamDialect, type UpstreamKind } from "@gateway/contracts";
 import { ConfigError } from "./env.ts";
 
 /**
@@ -91,25 +91,27 @@ const kindFields = {
   service_account_file_env: envName.optional(),
   /** vertex: `anthropic` (Claude, the default) or `google` (Gemini, the Gemini shape). */
   publisher: z.enum(["anthropic", "google"]).optional(),
+  /** bedrock: `invoke` (InvokeModel with Anthropic's body: Claude; the default) or `converse` (Converse / ConverseStream: any model, Nova, Llama, Mistral, Claude). */
+  api: z.enum(["invoke", "converse"]).optional(),
   /** openai / anthropic: an OpenAI- or Anthropic-compatible vendor's profile (what it does not take). */
   compat: z.enum(COMPAT_PROFILES).optional(),
 };
 type KindField = keyof typeof kindFields;
-type UpstreamShapeName = Shape | UpstreamKind;
+type UpstreamShapeName = (typeof CLIENT_SHAPES)[number] | UpstreamKind;
 
 /** Which provider fields each upstream shape takes, and which of them it requires; a shape not listed takes none. */
 const KIND_FIELDS: { readonly [Name in UpstreamShapeName]?: { allowed: readonly KindField[]; required: readonly KindField[] } } = {
   openai: { allowed: ["compat"], required: [] },
   anthropic: { allowed: ["compat"], required: [] },
   azure: { allowed: ["api_version", "auth"], required: [] },
-  bedrock: { allowed: ["region", "aws_access_key_id_env", "aws_secret_access_key_env", "aws_session_token_env"], required: ["region"] },
+  bedrock: { allowed: ["region", "aws_access_key_id_env", "aws_secret_access_key_env", "aws_session_token_env", "api"], required: ["region"] },
   vertex: { allowed: ["region", "project", "service_account_file_env", "publisher"], required: ["region", "project", "service_account_file_env"] },
 };
 
 const upstreamFields = z.strictObject({
   name,
   /** The shape an upstream speaks, or a provider kind speaking one of them over its own URLs and auth. */
-  shape: z.enum([...SHAPES, ...UPSTREAM_KINDS]),
+  shape: z.enum([...CLIENT_SHAPES, ...UPSTREAM_KINDS]),
   /** Required but for bedrock and vertex, whose endpoint follows from their region (a private endpoint or a test overrides it). */
   base_url: z.url().optional(),
   secret_env: envName.nullable().default(null),
@@ -135,7 +137,7 @@ function dialectOf(u: z.infer<typeof upstreamFields>): UpstreamDialect | null {
     case "azure":
       return { kind: "azure", apiVersion: u.api_version ?? null, auth: u.auth ?? "api-key" };
     case "bedrock":
-      return { kind: "bedrock", region: u.region!, accessKeyIdEnv: u.aws_access_key_id_env ?? null, secretAccessKeyEnv: u.aws_secret_access_key_env ?? null, sessionTokenEnv: u.aws_session_token_env ?? null };
+      return { kind: "bedrock", region: u.region!, accessKeyIdEnv: u.aws_access_key_id_env ?? null, secretAccessKeyEnv: u.aws_secret_access_key_env ?? null, sessionTokenEnv: u.aws_session_token_env ?? null, ...(u.api === "converse" ? { api: "converse" as const } : {}) };
     case "vertex":
       return { kind: "vertex", project: u.project!, region: u.region!, serviceAccountFileEnv: u.service_account_file_env!, publisher: u.publisher ?? "anthropic" };
     default:
@@ -171,8 +173,8 @@ const upstream = upstreamFields
       ctx.addIssue({ code: "custom", path: ["base_url"], message: "required" });
       return z.NEVER;
     }
-    const { shape: named, base_url: _base, api_version: _1, auth: _2, region: _3, aws_access_key_id_env: _4, aws_secret_access_key_env: _5, aws_session_token_env: _6, project: _7, service_account_file_env: _8, compat: _9, publisher, ...rest } = u;
-    const shape: Shape = named === "vertex" && publisher === "google" ? "gemini" : named === "azure" || named === "bedrock" || named === "vertex" ? KIND_SHAPES[named] : named;
+    const { shape: named, base_url: _base, api_version: _1, auth: _2, region: _3, aws_access_key_id_env: _4, aws_secret_access_key_env: _5, aws_session_token_env: _6, project: _7, service_account_file_env: _8, compat: _9, publisher, api, ...rest } = u;
+    const shape: Shape = named === "vertex" && publisher === "google" ? "gemini" : named === "bedrock" && api === "converse" ? "bedrock-converse" : named === "azure" || named === "bedrock" || named === "vertex" ? KIND_SHAPES[named] : named;
     return { ...rest, shape, base_url: base, dialect };
   });
 
@@ -213,6 +215,8 @@ export const FAMILY_CAPABILITIES: Readonly<Record<Shape, Readonly<ModelCapabilit
   anthropic: Object.freeze({ max_output_tokens: 4096, context_window: 200_000, reasoning: true, sampling: true, mid_conversation_system: false, vision: true, tools: true }),
   // Gemini 2.5 and 3 (AI Studio): thinking, sampling, tools and images; no system turn mid-conversation.
   gemini: Object.freeze({ max_output_tokens: 8192, context_window: 1_048_576, reasoning: true, sampling: true, mid_conversation_system: false, vision: true, tools: true }),
+  // Any model on Bedrock Converse (Nova, Llama, Mistral...): what Converse itself takes; reasoning is model-specific, off.
+  "bedrock-converse": Object.freeze({ max_output_tokens: 4096, context_window: 128_000, reasoning: false, sampling: true, mid_conversation_system: false, vision: true, tools: true }),
 });
 
 const model = z.strictObject({

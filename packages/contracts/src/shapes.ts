@@ -7,8 +7,13 @@ import { z } from "zod";
  * `UPSTREAM_SHAPES`, the proxy's `Shape` and its table of shape adapters all derive from this list:
  * a new shape is one line here, and the compiler then names every table that lacks it.
  */
-export const SHAPES = ["openai", "anthropic", "gemini"] as const;
+export const SHAPES = ["openai", "anthropic", "gemini", "bedrock-converse"] as const;
 export type Shape = (typeof SHAPES)[number];
+/**
+ * The shapes clients speak (GET /v1's `compatible_with`) and the gateway file names as `shape`:
+ * `bedrock-converse` is upstream only, reached as `shape: bedrock` with `api: converse`.
+ */
+export const CLIENT_SHAPES = ["openai", "anthropic", "gemini"] as const satisfies readonly Shape[];
 export const shapeSchema = z.enum(SHAPES);
 
 /**

@@ -35,6 +35,9 @@ export const upstreamDialectSchema = z.discriminatedUnion("kind", [
     accessKeyIdEnv: envName.nullable(),
     secretAccessKeyEnv: envName.nullable(),
     sessionTokenEnv: envName.nullable(),
+    /** InvokeModel with Anthropic's body (Claude, the Anthropic shape) or Converse / ConverseStream (any model, the `bedrock-converse` shape). */
+    /** Absent: `invoke`. */
+    api: z.enum(["invoke", "converse"]).optional(),
   }),
   z.object({
     kind: z.literal("vertex"),

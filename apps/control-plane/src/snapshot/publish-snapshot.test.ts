@@ -14,6 +14,7 @@ upstreams:
   - { name: up-openai, shape: openai, base_url: "http://127.0.0.1:1/v1" }
   - { name: up-anthropic, shape: anthropic, base_url: "http://127.0.0.1:2" }
   - { name: up-gemini, shape: gemini, base_url: "http://127.0.0.1:3/v1beta" }
+  - { name: up-converse, shape: bedrock, api: converse, region: us-east-1, base_url: "http://127.0.0.1:4" }
 models:
   - { name: model-a, prices: { input: "1", output: "2" }, targets: [ { upstream: up-openai, model: a-1 }, { upstream: up-anthropic, model: a-2 } ] }
 `;

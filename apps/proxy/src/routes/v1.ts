@@ -1,5 +1,5 @@
 import type { ServerResponse } from "node:http";
-import { SHAPES } from "@gateway/contracts";
+import { CLIENT_SHAPES } from "@gateway/contracts";
 import { sendJson } from "@gateway/http";
 import type { ProxyServices } from "../services.ts";
 
@@ -41,7 +41,7 @@ export function discoveryRoute(services: ProxyServices) {
         gemini_models: "GET /v1beta/models",
       },
       // Every shape is served to clients as well as reached upstream (contract section 16).
-      compatible_with: SHAPES,
+      compatible_with: CLIENT_SHAPES,
     });
   };
 }

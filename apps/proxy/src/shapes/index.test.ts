@@ -48,7 +48,7 @@ describe("the one list of shapes", () => {
   it("pairs every client side with every other shape's upstream side, named client-to-upstream", () => {
     const names = SHAPE_LIST.flatMap((client) => SHAPE_LIST.filter((upstream) => upstream !== client && client.client && upstream.upstream).map((upstream) => `${client.id}-to-${upstream.id}`));
     expect(names.sort()).toEqual([
-      "chat-to-gemini", "chat-to-messages", "gemini-to-chat", "gemini-to-messages", "messages-to-chat", "messages-to-gemini", "responses-to-chat", "responses-to-gemini", "responses-to-messages",
+      "chat-to-converse", "chat-to-gemini", "chat-to-messages", "gemini-to-chat", "gemini-to-converse", "gemini-to-messages", "messages-to-chat", "messages-to-converse", "messages-to-gemini", "responses-to-chat", "responses-to-converse", "responses-to-gemini", "responses-to-messages",
     ]);
     for (const name of names) {
       const [client, upstream] = name.split("-to-") as [ShapeEntry["id"], ShapeEntry["id"]];

@@ -25,6 +25,7 @@ import { readRequest as readResponsesRequest } from "./openai-responses/reader/r
 import { responseFromAnswer } from "./openai-responses/writer/response.ts";
 import { ResponsesStreamWriter } from "./openai-responses/writer/stream.ts";
 import { gemini } from "./gemini/index.ts";
+import { bedrockConverse } from "./bedrock-converse/index.ts";
 
 /**
  * The one list of shapes (shared/design/neutral-core.md section 4). Each entry is one shape's
@@ -37,7 +38,7 @@ import { gemini } from "./gemini/index.ts";
  */
 
 /** A translation's name is `${client}-to-${upstream}` of these ids (`messages-to-chat`). */
-export type ShapeId = "chat" | "messages" | "responses" | "gemini";
+export type ShapeId = "chat" | "messages" | "responses" | "gemini" | "converse";
 
 export interface ClientSide {
   /** The endpoint this shape answers on (the client's API). */
@@ -136,7 +137,7 @@ const openaiResponses: ShapeEntry = {
 };
 
 /** The shapes. A new one is a line here (and its folder); every pair with the others follows. */
-export const SHAPE_LIST: readonly ShapeEntry[] = [openaiChat, anthropicMessages, openaiResponses, gemini];
+export const SHAPE_LIST: readonly ShapeEntry[] = [openaiChat, anthropicMessages, openaiResponses, gemini, bedrockConverse];
 
 /** One client side and one upstream side as the relay uses them: each request is read once and written once. */
 export function pairTranslation(client: ShapeEntry & { client: ClientSide }, upstream: ShapeEntry & { upstream: UpstreamSide }): Translation {
@@ -185,7 +186,7 @@ export function translationBetween(client: ShapeId, upstream: ShapeId): Translat
  * The sides by shape id, for code that composes one side with another by hand (the list above is
  * the one to extend; a pair from it needs no such code).
  */
-export const SHAPE_SIDES: Record<Exclude<ShapeId, "gemini">, Pick<ShapeEntry, "client" | "upstream">> = {
+export const SHAPE_SIDES: Record<Exclude<ShapeId, "gemini" | "converse">, Pick<ShapeEntry, "client" | "upstream">> = {
   chat: openaiChat,
   messages: anthropicMessages,
   responses: openaiResponses,

@@ -32,6 +32,7 @@ export const PROVIDER_NAMES: Record<Shape, string> = {
   openai: "openai",
   anthropic: "anthropic",
   gemini: "gcp.gemini",
+  "bedrock-converse": "aws.bedrock",
 };
 
 /** The request fields read into `gen_ai.request.*` numbers, by the name each shape gives them. */

@@ -2,6 +2,7 @@ import type { EndpointName, Shape, UpstreamShapeAdapter, WireFormat } from "./ty
 import { chatCompletions, embeddings, imagesGenerations, openaiAdapter, responses } from "./openai/index.ts";
 import { anthropicAdapter, messages, messagesCountTokens } from "./anthropic/index.ts";
 import { geminiAdapter } from "./google.ts";
+import { converseAdapter } from "../shapes/bedrock-converse/adapter.ts";
 import { countTokens as geminiCountTokens, embedContent as geminiEmbedContent, generateContent as geminiGenerateContent } from "../shapes/gemini/wire.ts";
 
 export type * from "./types.ts";
@@ -22,4 +23,5 @@ export const SHAPE_ADAPTERS: Record<Shape, UpstreamShapeAdapter> = {
   openai: openaiAdapter,
   anthropic: anthropicAdapter,
   gemini: geminiAdapter,
+  "bedrock-converse": converseAdapter,
 };

@@ -2,6 +2,7 @@ import { EventStreamCodec } from "@smithy/eventstream-codec";
 import { fromUtf8, toUtf8 } from "@smithy/util-utf8";
 import type { BodySink } from "../../relay/upstream-client.ts";
 import { sseFrame } from "../sse.ts";
+import { converseEventFrame } from "../../shapes/bedrock-converse/wire.ts";
 
 const codec = new EventStreamCodec(toUtf8, fromUtf8);
 /** A message's fixed prelude: total length, headers length, prelude CRC. */
@@ -34,9 +35,12 @@ function errorType(exception: string): string {
 export class BedrockEventStream implements BodySink {
   private pending: Buffer | null = null;
   private readonly sink: BodySink;
+  private readonly api: "invoke" | "converse";
 
-  constructor(sink: BodySink) {
+  /** `converse`: ConverseStream, whose events carry their JSON directly (`converseEventFrame`), not base64 Anthropic events. */
+  constructor(sink: BodySink, api: "invoke" | "converse" = "invoke") {
     this.sink = sink;
+    this.api = api;
   }
 
   chunk(chunk: Buffer, resume: () => void): boolean {
@@ -79,6 +83,10 @@ export class BedrockEventStream implements BodySink {
         // An unmodeled error's message rides in its headers.
       }
       return sseFrame(JSON.stringify({ type: "error", error: { type: errorType(exception), message: text } }), "error");
+    }
+    if (this.api === "converse") {
+      const type = header(":event-type");
+      return kind === "event" && type !== null && body.trim().startsWith("{") ? converseEventFrame(type, body) : "";
     }
     if (header(":event-type") !== "chunk") return "";
     const payload = JSON.parse(body) as { bytes?: unknown };

@@ -53,8 +53,30 @@ export function bedrockTransport(dialect: BedrockDialect, baseUrl: string): Dial
     return signer;
   };
 
+  /** The call signed for its path: the client's other headers kept (request id, trace context), its auth and shape headers not. */
+  const signedCall = async (call: UpstreamCall, path: string, body: string, stream: boolean, invoke: boolean): Promise<DialectCall> => {
+    const signedHeaders: Record<string, string> = { host: base.host, "content-type": "application/json", accept: stream ? "application/vnd.amazon.eventstream" : "application/json" };
+    if (stream && invoke) signedHeaders["x-amzn-bedrock-accept"] = "application/json";
+    const signed = await signerFor().sign({ method: "POST", protocol: base.protocol, hostname: base.hostname, port: base.port === "" ? undefined : Number(base.port), path: basePath + path, query: {}, headers: signedHeaders, body });
+    const headers: Record<string, string> = {};
+    for (const [name, value] of Object.entries(call.headers)) if (!/^(x-api-key|anthropic-version|anthropic-beta|authorization|content-type|accept)$/i.test(name)) headers[name] = value;
+    Object.assign(headers, signed.headers);
+    return { path, headers, body };
+  };
+
+  /**
+   * Converse / ConverseStream (any model): the shape's writer made the body and the path
+   * (`/model/{modelId}/converse`, `shapes/bedrock-converse/wire.ts`); only the signature is added.
+   */
+  const converseCall = (call: UpstreamCall, stream: boolean): Promise<DialectCall> => {
+    if (!/^\/model\/[^/]+\/converse(-stream)?$/.test(call.path)) throw new Error(`Bedrock Converse has no ${call.path}`);
+    const body = typeof call.body === "string" ? call.body : call.body.toString("utf8");
+    return signedCall(call, call.path, body, stream, false);
+  };
+
   return {
     async prepare(call: UpstreamCall, stream: boolean): Promise<DialectCall> {
+      if (dialect.api === "converse") return converseCall(call, stream);
       const body = callBody(call);
       const model = callModel(body);
       const operation = call.path === "/v1/messages" ? (stream ? "invoke-with-response-stream" : "invoke") : call.path === "/v1/messages/count_tokens" ? "count-tokens" : null;
@@ -71,15 +93,9 @@ export function bedrockTransport(dialect: BedrockDialect, baseUrl: string): Dial
       // CountTokens (https://docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_CountTokens.html): the InvokeModel body, base64.
       const bedrockBody = operation === "count-tokens" ? JSON.stringify({ input: { invokeModel: { body: Buffer.from(invokeBody).toString("base64") } } }) : invokeBody;
       const path = `/model/${encodeURIComponent(model)}/${operation}`;
-      const signedHeaders: Record<string, string> = { host: base.host, "content-type": "application/json", accept: stream ? "application/vnd.amazon.eventstream" : "application/json" };
-      if (stream) signedHeaders["x-amzn-bedrock-accept"] = "application/json";
-      const signed = await signerFor().sign({ method: "POST", protocol: base.protocol, hostname: base.hostname, port: base.port === "" ? undefined : Number(base.port), path: basePath + path, query: {}, headers: signedHeaders, body: bedrockBody });
-      const headers: Record<string, string> = {};
-      for (const [name, value] of Object.entries(call.headers)) if (!/^(x-api-key|anthropic-version|anthropic-beta|authorization|content-type|accept)$/i.test(name)) headers[name] = value;
-      Object.assign(headers, signed.headers);
-      return { path, headers, body: bedrockBody };
+      return signedCall(call, path, bedrockBody, stream, true);
     },
-    streamSink: (sink: BodySink) => new BedrockEventStream(sink),
+    streamSink: (sink: BodySink) => new BedrockEventStream(sink, dialect.api === "converse" ? "converse" : "invoke"),
     answerBody(path, body) {
       if (!path.endsWith("/count-tokens")) return body;
       // `{"inputTokens": N}` -> Anthropic's `{"input_tokens": N}`.
