@@ -15,6 +15,7 @@ import { SignatureV4 } from '@smithy/signature-v4';
 import { fromUtf8, toUtf8 } from '@smithy/util-utf8';
 import type { SimContext } from './context.ts';
 import type { CloudAccounts } from './cloud-accounts.ts';
+import { ConverseStreamEncoder, converseFromMessage, messagesFromConverse } from './bedrock-converse.ts';
 import { forwardInner, innerErrorMessage, jsonObject, readRaw, sendProviderError } from './dialect-front.ts';
 
 const codec = new EventStreamCodec(toUtf8, fromUtf8);
@@ -113,6 +114,41 @@ async function countTokens(ctx: SimContext, req: IncomingMessage, res: ServerRes
   });
 }
 
+/** Converse / ConverseStream (bedrock-converse.ts): the body checked and answered by the Messages generator, in Converse's words. */
+async function converse(ctx: SimContext, accounts: CloudAccounts, req: IncomingMessage, res: ServerResponse, model: string, stream: boolean, raw: Buffer): Promise<void> {
+  const body = jsonObject(raw);
+  if (body === null) return bedrockError(res, 400, 'ValidationException', 'Malformed input request, please reformat your input and try again.');
+  const messages = messagesFromConverse(body, model, stream);
+  if (typeof messages === 'string') return bedrockError(res, 400, 'ValidationException', messages);
+  const exception = stream ? accounts.bedrockStreamExceptions.shift() : undefined;
+  if (exception !== undefined) {
+    res.writeHead(200, { 'content-type': 'application/vnd.amazon.eventstream', 'x-amzn-requestid': crypto.randomUUID() });
+    res.end(Buffer.from(exceptionMessage(exception, 'Too many requests, please wait before trying again.')));
+    return;
+  }
+  const encoder = new ConverseStreamEncoder();
+  let pending = '';
+  await forwardInner(ctx, req, res, { url: '/v1/messages', headers: { 'anthropic-version': '2023-06-01', 'x-api-key': ctx.apiKey ?? 'bedrock' }, body: messages }, {
+    streamHead: () => ({ 'content-type': 'application/vnd.amazon.eventstream', 'x-amzn-requestid': crypto.randomUUID() }),
+    streamChunk(text) {
+      pending += text;
+      const frames = pending.split('\n\n');
+      pending = frames.pop() ?? '';
+      const out: Uint8Array[] = [];
+      for (const frame of frames) {
+        const data = frame.split('\n').find((line) => line.startsWith('data: '))?.slice(6);
+        if (data !== undefined) out.push(...encoder.event(JSON.parse(data) as Record<string, unknown>));
+      }
+      return Buffer.concat(out);
+    },
+    whole(status, _headers, answer) {
+      if (status < 400) return { status, headers: { 'content-type': 'application/json', 'x-amzn-requestid': crypto.randomUUID() }, body: JSON.stringify(converseFromMessage(jsonObject(answer) ?? {})) };
+      const exception = exceptionFor(status);
+      return { status, headers: { 'content-type': 'application/json', 'x-amzn-errortype': `${exception}:http://internal.amazon.com/coral/com.amazon.bedrock/` }, body: JSON.stringify({ message: innerErrorMessage(answer) }) };
+    },
+  });
+}
+
 export function isBedrockRequest(path: string): boolean {
   return path.startsWith('/model/');
 }
@@ -126,6 +162,8 @@ export async function handleBedrock(ctx: SimContext, accounts: CloudAccounts, re
   }
   const counting = /^\/model\/([^/]+)\/count-tokens$/.exec(path);
   if (counting) return countTokens(ctx, req, res, decodeURIComponent(counting[1] as string), raw);
+  const conversing = /^\/model\/([^/]+)\/(converse|converse-stream)$/.exec(path);
+  if (conversing) return converse(ctx, accounts, req, res, decodeURIComponent(conversing[1] as string), conversing[2] === 'converse-stream', raw);
   const match = /^\/model\/([^/]+)\/(invoke|invoke-with-response-stream)$/.exec(path);
   if (!match) return bedrockError(res, 404, 'UnknownOperationException', `Unknown operation ${path}`);
   const model = decodeURIComponent(match[1] as string);
