@@ -12,7 +12,7 @@ import { startProxy, type RunningProxy } from "../src/server.ts";
 import { SIMULATOR_SECRET, testGatewayYaml } from "./stack.ts";
 
 /** The models of the Responses state tests: every shape, and a model whose first target is Anthropic and second OpenAI. */
-export const STATE_MODELS = ["gpt-test", "gpt-chat-only", "claude-test", "mixed-test"] as const;
+export const STATE_MODELS = ["gpt-test", "gpt-chat-only", "claude-test", "mixed-test", "gpt-reasoning"] as const;
 
 /**
  * The whole stack stored Responses state runs on (contract section 18): the simulator, the control
@@ -46,6 +46,7 @@ export async function startStateStack(proxyEnv: Record<string, string> = {}, log
   const simulator = await startSimulator({ apiKey: SIMULATOR_SECRET });
   const controlPlane = await startControlPlane(loadControlPlaneConfig({ DATABASE_URL: database.url, REDIS_URL: redisUrl, REDIS_PREFIX: prefix, PORT: "0", ...internal }), logger);
   const yaml = testGatewayYaml(simulator.url)
+    .replace("models:\n", 'models:\n  - { name: gpt-reasoning, prices: { input: "1.10", output: "4.40" }, capabilities: { max_output_tokens: 16384, reasoning: true }, targets: [ { upstream: sim-openai-a, model: o-upstream } ] }\n')
     .replace("server_options:\n", `server_options:\n  - { name: responses-state, models: [${STATE_MODELS.join(", ")}] }\n`)
     .replace("vendors:\n", "vendors:\n  - { name: other-vendor, server_options: [responses-state] }\n")
     .replace("server_options: [standard, premium] }", "server_options: [standard, premium, responses-state] }");

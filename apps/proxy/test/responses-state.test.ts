@@ -183,3 +183,27 @@ async function waitFor<T>(read: () => Promise<T | null>): Promise<T> {
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
+
+describe("encrypted reasoning (contract section 18)", () => {
+  it("a kept request asks a same-shape reasoning upstream for its encrypted reasoning, and the next turn replays it; nothing is asked of a model without reasoning or for store: false", async () => {
+    const bodyOfLastCall = () => upstreamCalls().at(-1)!.body as Record<string, unknown>;
+    const { data: first, response } = await openai.responses.create({ model: "gpt-reasoning", input: "Think about Paris." }).withResponse();
+    expect(bodyOfLastCall().include).toEqual(["reasoning.encrypted_content"]);
+    // Asked by the gateway, not the client: nothing is listed as dropped.
+    expect(response.headers.get("x-gateway-dropped-params")).toBeNull();
+    const reasoning = first.output.find((item): item is OpenAI.Responses.ResponseReasoningItem => item.type === "reasoning");
+    expect(reasoning?.encrypted_content).toEqual(expect.any(String));
+
+    const second = await openai.responses.stream({ model: "gpt-reasoning", previous_response_id: first.id, input: "And Rome?" }).finalResponse();
+    const sent = bodyOfLastCall();
+    expect(sent.include).toEqual(["reasoning.encrypted_content"]);
+    const replayed = (sent.input as Record<string, unknown>[]).filter((item) => item.type === "reasoning");
+    expect(replayed.map((item) => item.encrypted_content)).toEqual([reasoning!.encrypted_content]);
+    expect(second.output.some((item) => item.type === "reasoning")).toBe(true);
+
+    await openai.responses.create({ model: "gpt-reasoning", input: "Not kept.", store: false });
+    expect(bodyOfLastCall().include).toBeUndefined();
+    await openai.responses.create({ model: "gpt-test", input: "No reasoning here." });
+    expect(bodyOfLastCall().include).toBeUndefined();
+  });
+});

@@ -113,6 +113,17 @@ function finalItem(plan: Plan, ids: Items): object {
   return { id: ids.itemId, type: 'message', status, role: 'assistant', content: [{ type: 'output_text', annotations: [], logprobs: [], text: plan.text }] };
 }
 
+/**
+ * The reasoning item a request that includes `reasoning.encrypted_content` gets before its answer
+ * (as OpenAI's reasoning models answer it: no summary asked, the reasoning itself encrypted); null
+ * without that include.
+ */
+function reasoningItem(request: Record<string, unknown>): object | null {
+  const include = request['include'];
+  if (!Array.isArray(include) || !include.includes('reasoning.encrypted_content')) return null;
+  return { id: newId('rs_'), type: 'reasoning', summary: [], encrypted_content: Buffer.from(`sim-reasoning:${newId('enc_')}`).toString('base64') };
+}
+
 function newItems(plan: Plan): Items {
   const prefix = plan.toolCall ? (plan.toolCall.kind === 'custom' ? 'ctc_' : 'fc_') : 'msg_';
   return { itemId: newId(prefix), callId: newId('call_') };
@@ -147,7 +158,9 @@ export const openaiResponses: GenerationShape = {
 
   body(plan, input, request) {
     const status: Status = plan.finish === 'length' ? 'incomplete' : 'completed';
-    return responseObject(newId('resp_'), nowSeconds(), input, request, status, [finalItem(plan, newItems(plan))], plan);
+    const reasoning = reasoningItem(request);
+    const output = [finalItem(plan, newItems(plan))];
+    return responseObject(newId('resp_'), nowSeconds(), input, request, status, reasoning === null ? output : [reasoning, ...output], plan);
   },
 
   frames(plan, input, request) {
@@ -162,28 +175,34 @@ export const openaiResponses: GenerationShape = {
     const inProgress = responseObject(id, createdAt, input, request, 'in_progress', [], null);
     emit('response.created', { response: inProgress });
     emit('response.in_progress', { response: inProgress });
+    const reasoning = reasoningItem(request);
+    if (reasoning !== null) {
+      emit('response.output_item.added', { output_index: 0, item: reasoning });
+      emit('response.output_item.done', { output_index: 0, item: reasoning });
+    }
+    const index = reasoning === null ? 0 : 1;
     const item = finalItem(plan, ids);
-    const at = { item_id: ids.itemId, output_index: 0 };
+    const at = { item_id: ids.itemId, output_index: index };
     const toolCall = plan.toolCall;
     if (toolCall?.kind === 'custom') {
-      emit('response.output_item.added', { output_index: 0, item: { ...item, status: 'in_progress', input: '' } });
+      emit('response.output_item.added', { output_index: index, item: { ...item, status: 'in_progress', input: '' } });
       for (const piece of toolCall.pieces) emit('response.custom_tool_call_input.delta', { ...at, delta: piece }, true);
       emit('response.custom_tool_call_input.done', { ...at, input: toolCall.arguments });
     } else if (toolCall) {
-      emit('response.output_item.added', { output_index: 0, item: { ...item, status: 'in_progress', arguments: '' } });
+      emit('response.output_item.added', { output_index: index, item: { ...item, status: 'in_progress', arguments: '' } });
       for (const piece of toolCall.pieces) emit('response.function_call_arguments.delta', { ...at, delta: piece }, true);
       emit('response.function_call_arguments.done', { ...at, name: toolCall.name, arguments: toolCall.arguments });
     } else {
       const part = { type: 'output_text', annotations: [], logprobs: [], text: '' };
-      emit('response.output_item.added', { output_index: 0, item: { ...item, status: 'in_progress', content: [] } });
+      emit('response.output_item.added', { output_index: index, item: { ...item, status: 'in_progress', content: [] } });
       emit('response.content_part.added', { ...at, content_index: 0, part });
       for (const piece of plan.pieces) emit('response.output_text.delta', { ...at, content_index: 0, delta: piece, logprobs: [] }, true);
       emit('response.output_text.done', { ...at, content_index: 0, text: plan.text, logprobs: [] });
       emit('response.content_part.done', { ...at, content_index: 0, part: { ...part, text: plan.text } });
     }
-    emit('response.output_item.done', { output_index: 0, item });
+    emit('response.output_item.done', { output_index: index, item });
     const status: Status = plan.finish === 'length' ? 'incomplete' : 'completed';
-    emit(`response.${status}`, { response: responseObject(id, createdAt, input, request, status, [item], plan) });
+    emit(`response.${status}`, { response: responseObject(id, createdAt, input, request, status, reasoning === null ? [item] : [reasoning, item], plan) });
     return frames;
   },
 };

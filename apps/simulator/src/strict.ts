@@ -8,7 +8,8 @@
  *   to a model without reasoning; `max_tokens` to a reasoning model (it takes `max_completion_tokens`);
  *   `max_completion_tokens` / `max_tokens` above the model's maximum.
  * - OpenAI Responses: a message role other than user/assistant/system/developer; `reasoning.effort`
- *   to a model without reasoning; `max_output_tokens` above the maximum.
+ *   or `include: ["reasoning.encrypted_content"]` to a model without reasoning; `max_output_tokens`
+ *   above the maximum.
  * - Anthropic Messages (roles are checked in every mode, see anthropic-messages.ts): `max_tokens`
  *   above the maximum; `thinking` (other than disabled) to a model without it; `temperature` /
  *   `top_p` / `top_k` under `anthropic-version: 2026-10-21` to a model without sampling; `temperature`
@@ -87,6 +88,8 @@ function responsesRefusal(body: Record<string, unknown>, model: string): ErrorSp
   const caps = capabilitiesFor(model);
   if (!caps) return null;
   if (!caps.reasoning && present(asObject(body['reasoning'])?.['effort'])) return unsupported('reasoning.effort');
+  // "Encrypted content is not supported with this model."
+  if (!caps.reasoning && Array.isArray(body['include']) && body['include'].includes('reasoning.encrypted_content')) return unsupported('include');
   const n = body['max_output_tokens'];
   if (typeof n === 'number' && n > caps.maxOutputTokens) {
     return {

@@ -14,6 +14,7 @@ import { DROPPED_PARAMS_HEADER, droppedParamsHeaderValue } from "../translation/
 import { streamAttempt } from "./stream-attempt.ts";
 import { loweredOutputField } from "../limits/output-bound.ts";
 import { answeredAttempt, failedAttempt } from "./attempt-record.ts";
+import { withEncryptedReasoning } from "../responses-state/stateful-request.ts";
 
 /** The most attempts a billing event carries (its schema's bound; MAX_ATTEMPTS is rarely near it). */
 const ATTEMPTS_KEPT = 16;
@@ -118,6 +119,10 @@ async function relayAttempts(input: RelayInput, running: RunningRequest, bill: B
       endpoint: wire.endpoint,
       foldSystem: !model.capabilities.midConversationSystem,
     });
+    // A kept Responses request asks a same-shape reasoning upstream for what the next turn replays.
+    if (parsed.keepsState === true && model.capabilities.reasoning) {
+      targets = targets.map((planned) => (!planned.translation ? { ...planned, upstreamRequest: withEncryptedReasoning(planned.upstreamRequest) } : planned));
+    }
   } catch (error) {
     // Refused before any upstream call (the request's own 400): its one ledger row bills nothing.
     bill(NOTHING_BILLED, null, null);

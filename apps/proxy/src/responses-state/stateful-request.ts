@@ -79,3 +79,18 @@ export async function resolveStatefulRequest(store: ResponsesStateStore, key: Ke
     ownInput,
   };
 }
+
+const ENCRYPTED_REASONING = "reasoning.encrypted_content";
+
+/**
+ * A kept Responses request toward a same-shape upstream whose model reasons: its `include` asks
+ * for the encrypted reasoning (contract section 18), which the stored output then holds and the
+ * next turn replays (items.ts keeps reasoning items only with it). Added per target, never to the
+ * client's body: a translated target would list it as dropped. The same request when it is there.
+ */
+export function withEncryptedReasoning<Request extends { body: Record<string, unknown> }>(request: Request): Request {
+  const include = request.body.include;
+  const list = Array.isArray(include) ? (include as unknown[]) : [];
+  if (list.includes(ENCRYPTED_REASONING)) return request;
+  return { ...request, body: { ...request.body, include: [...list, ENCRYPTED_REASONING] } };
+}

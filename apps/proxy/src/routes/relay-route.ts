@@ -7,7 +7,6 @@ import type { Admission } from "../limits/limiter.ts";
 import { outputBound, type AboveMaximum } from "../limits/output-bound.ts";
 import type { ProxyServices } from "../services.ts";
 import { relayRequest, type RelayInput } from "../relay/relay-request.ts";
-import type { KeyedRouteHandler } from "./route-handler.ts";
 
 /**
  * The model a request names (its canonical record) and the key's server option, once the key may
@@ -44,9 +43,10 @@ export function aboveMaximum(services: ProxyServices, wire: WireFormat, requeste
  * (app.ts) and the admission come at once when this process holds them (its key cache, the key's lease):
  * then nothing is awaited before the upstream call; errors before it are thrown as they happen.
  */
-export function relayRoute(services: ProxyServices, wire: WireFormat, checkHeaders?: (request: GatewayRequest) => void): KeyedRouteHandler {
-  const withKey = (request: GatewayRequest, response: ServerResponse, key: KeyRecord): Promise<void> => {
+export function relayRoute(services: ProxyServices, wire: WireFormat, checkHeaders?: (request: GatewayRequest) => void): RelayHandler {
+  const withKey = (request: GatewayRequest, response: ServerResponse, key: KeyRecord, keepsState: boolean): Promise<void> => {
     const parsed = wire.parse(request.body);
+    if (keepsState) parsed.keepsState = true;
     const { model, option } = allowedModel(services, key, parsed.model);
     // Computed once, before the reservation: the limiter, the translators and the upstream call read it.
     parsed.outputBound = outputBound(parsed.body, wire.endpoint, model.capabilities.maxOutputTokens, aboveMaximum(services, wire, parsed.model, model, option));
@@ -55,11 +55,14 @@ export function relayRoute(services: ProxyServices, wire: WireFormat, checkHeade
     return admission instanceof Promise ? admission.then((admitted) => relayAdmitted(input, admitted)) : relayAdmitted(input, admission);
   };
   // The key was accepted by app.ts from the headers, before the body was read.
-  return (request, response, key) => {
+  return (request, response, key, keepsState = false) => {
     checkHeaders?.(request);
-    return withKey(request, response, key);
+    return withKey(request, response, key, keepsState);
   };
 }
+
+/** A keyed route handler; `keepsState`: the gateway keeps this Responses request's state (`ParsedRequest.keepsState`). */
+export type RelayHandler = (request: GatewayRequest, response: ServerResponse, key: KeyRecord, keepsState?: boolean) => Promise<void>;
 
 /**
  * The relay of an admitted request (or its 429), with the admission's `x-ratelimit-*` headers; the

@@ -28,10 +28,9 @@ export function responsesRoute(services: ProxyServices): KeyedRouteHandler {
       request.body = resolved.body;
       request.rawBody = Buffer.from(JSON.stringify(resolved.body));
       request.bodyBytes = request.rawBody.length;
-      if (resolved.store || resolved.conversation !== null) {
-        captureAnswer(response, resolved.body.stream === true, (answer) => void keep(services, key, resolved, answer, retentionMs));
-      }
-      return relay(request, response, key);
+      const keeps = resolved.store || resolved.conversation !== null;
+      if (keeps) captureAnswer(response, resolved.body.stream === true, (answer) => void keep(services, key, resolved, answer, retentionMs));
+      return relay(request, response, key, keeps);
     });
   };
 }

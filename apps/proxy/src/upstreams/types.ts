@@ -44,6 +44,12 @@ export interface ParsedRequest {
    * computed it (and on endpoints that produce no tokens).
    */
   outputBound?: number;
+  /**
+   * The gateway keeps this Responses request's state (contract section 18): it is stored or
+   * continues a stored one. A same-shape reasoning upstream is then asked for its encrypted
+   * reasoning, so the next turn can replay it to any target.
+   */
+  keepsState?: boolean;
 }
 
 /**
