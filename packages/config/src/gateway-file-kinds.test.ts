@@ -35,6 +35,17 @@ describe("upstream kinds (contract section 17)", () => {
     expect(parseGatewayFile(file("shape: bedrock, region: us-west-2")).upstreams[0]!.dialect).toEqual({ kind: "bedrock", region: "us-west-2", accessKeyIdEnv: null, secretAccessKeyEnv: null, sessionTokenEnv: null });
   });
 
+  it("bedrock api: converse is the bedrock-converse shape (any model) with its family's capabilities; invoke (the default) stays Anthropic; another value or kind is refused", () => {
+    const converse = parseGatewayFile(file("shape: bedrock, region: us-east-1, api: converse"));
+    expect(converse.upstreams[0]).toMatchObject({ shape: "bedrock-converse", base_url: "https://bedrock-runtime.us-east-1.amazonaws.com", dialect: { kind: "bedrock", region: "us-east-1", api: "converse" } });
+    expect(converse.models[0]!.capabilities).toMatchObject({ reasoning: false, tools: true, vision: true });
+    expect(parseGatewayFile(file("shape: bedrock, region: us-east-1, api: invoke")).upstreams[0]).toMatchObject({ shape: "anthropic", dialect: { kind: "bedrock", region: "us-east-1" } });
+    expect(errorOf(file("shape: bedrock, region: us-east-1, api: chat"))).toMatch(/upstreams\[0\]\.api/);
+    expect(errorOf(file('shape: openai, base_url: "http://x/v1", api: converse'))).toMatch(/upstreams\[0\]\.api: not a field of a openai upstream/);
+    // bedrock-converse is reached through bedrock only, never named as a shape.
+    expect(errorOf(file('shape: bedrock-converse, base_url: "http://x"'))).toMatch(/upstreams\[0\]\.shape/);
+  });
+
   it("vertex: the Anthropic shape on its region's host (global, us and eu have their own); publisher google speaks Gemini", () => {
     const hosts = ["us-east5", "global", "eu"].map((region) => parseGatewayFile(file(`shape: vertex, project: my-project, region: ${region}, service_account_file_env: GOOGLE_KEY_FILE`)).upstreams[0]!);
     expect(hosts.map((u) => u.base_url)).toEqual(["https://us-east5-aiplatform.googleapis.com/v1", "https://aiplatform.googleapis.com/v1", "https://aiplatform.eu.rep.googleapis.com/v1"]);
