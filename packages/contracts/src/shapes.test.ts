@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { billingEventSchema } from "./billing-event.ts";
-import { endpointSchema, MODEL_ENDPOINTS, shapeSchema, SHAPES } from "./shapes.ts";
+import { CLIENT_SHAPES, endpointSchema, MODEL_ENDPOINTS, shapeSchema, SHAPES } from "./shapes.ts";
 import { UPSTREAM_KINDS } from "./upstream-kinds.ts";
 // The places that derive from the lists, read at their source (a test may look up; no source file
 // here imports them): each must hold exactly the declared list, never a copy that can drift.
@@ -13,11 +13,13 @@ import { SHAPE_ADAPTERS, WIRE_FORMATS } from "../../../apps/proxy/src/upstreams/
 describe("the shapes, declared once", () => {
   it("are the gateway file's, the Redis record's, the database's and the discovery object's shapes", () => {
     expect(shapeSchema.options).toEqual(SHAPES);
-    // The gateway file's `shape` also takes the provider kinds (contract section 17), which speak these shapes.
-    expect(gatewayFileSchema.in.shape.upstreams.unwrap().element.in.shape.shape.options).toEqual([...SHAPES, ...UPSTREAM_KINDS]);
+    // The gateway file's `shape` takes the client shapes and the provider kinds (contract section 17), which
+    // speak the shapes (bedrock-converse is upstream only: `shape: bedrock` with `api: converse`).
+    expect(gatewayFileSchema.in.shape.upstreams.unwrap().element.in.shape.shape.options).toEqual([...CLIENT_SHAPES, ...UPSTREAM_KINDS]);
     expect(upstreamRecordSchema.shape.shape.options).toEqual(SHAPES);
     expect(UPSTREAM_SHAPES).toEqual(SHAPES);
-    expect(discoverySchema.shape.compatible_with.element.options).toEqual(SHAPES);
+    expect(discoverySchema.shape.compatible_with.element.options).toEqual(CLIENT_SHAPES);
+    expect(SHAPES.filter((shape) => !(CLIENT_SHAPES as readonly string[]).includes(shape))).toEqual(["bedrock-converse"]);
   });
 
   it("each have one upstream adapter in the proxy, of that shape", () => {

@@ -14,6 +14,7 @@ export type Shape = (typeof SHAPES)[number];
  * `bedrock-converse` is upstream only, reached as `shape: bedrock` with `api: converse`.
  */
 export const CLIENT_SHAPES = ["openai", "anthropic", "gemini"] as const satisfies readonly Shape[];
+export const clientShapeSchema = z.enum(CLIENT_SHAPES);
 export const shapeSchema = z.enum(SHAPES);
 
 /**

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { shapeSchema } from "@gateway/contracts";
+import { clientShapeSchema } from "@gateway/contracts";
 
 /**
  * The model API's bodies (`/v1`, served by the proxy), loosely: the proxy checks only the fields
@@ -111,7 +111,7 @@ export const discoverySchema = z.object({
   service: z.string(),
   status: z.enum(["ok", "degraded"]).describe("`ok` when the proxy can serve (its Redis answers), else `degraded` (still 200)."),
   endpoints: z.record(z.string(), z.string()).describe("What each endpoint is, e.g. `chat_completions: \"POST /v1/chat/completions\"`."),
-  compatible_with: z.array(shapeSchema).describe("The client APIs the gateway answers in: every shape."),
+  compatible_with: z.array(clientShapeSchema).describe("The client APIs the gateway answers in: every shape."),
 });
 
 /** GET /v1/models and /v1/models/{id}: one shape both SDKs read (contract section 5). */
