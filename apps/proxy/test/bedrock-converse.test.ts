@@ -118,6 +118,24 @@ describe("a bedrock upstream in Converse mode (amazon.nova-pro-v1:0)", () => {
     expect(answer.stop_reason).toBe("end_turn");
   });
 
+  it("what Converse cannot answer is a 400 naming the client's field, before any upstream call; a token count is the one 400 too", async () => {
+    const refused = (body: Record<string, unknown>) => openai.chat.completions.create({ model: "nova", max_tokens: 16, messages: [{ role: "user", content: "hi" }], ...body } as never).catch((error: unknown) => error);
+    for (const [body, param] of [
+      [{ n: 2 }, "n"],
+      [{ response_format: { type: "json_schema", json_schema: { name: "x", schema: { type: "object" } } } }, "response_format"],
+      [{ messages: [{ role: "user", content: [{ type: "image_url", image_url: { url: "https://example.com/cat.png" } }] }] }, "messages[0].content[0]"],
+    ] as const) {
+      const error = (await refused(body)) as InstanceType<typeof OpenAI.APIError>;
+      expect(error).toBeInstanceOf(OpenAI.BadRequestError);
+      expect(error.message).toContain(param);
+    }
+    expect(stack.simulator.stats.requests).toHaveLength(0);
+    // Token counts are not forwarded to Converse yet (Bedrock's CountTokens takes a converse input too): the one 400 naming model.
+    const counted = await anthropic.messages.countTokens({ model: "nova", messages: [{ role: "user", content: "Count these words for me, please." }] }).catch((error: unknown) => error);
+    expect(counted).toBeInstanceOf(Anthropic.BadRequestError);
+    expect((counted as InstanceType<typeof Anthropic.APIError>).error).toMatchObject({ error: { type: "invalid_request_error", param: "model" } });
+  });
+
   it("failover: a ThrottlingException (429) and one inside the 200 stream fail over from it; a plain upstream's 500 fails over to it", async () => {
     stack.simulator.faults.push({ match: { model: "converse-first" }, times: 1, behaviour: { failStatus: 429 } });
     const message = await anthropic.messages.create({ model: "nova-first", max_tokens: 16, messages: [{ role: "user", content: "hi" }] });
