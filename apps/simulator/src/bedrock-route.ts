@@ -61,6 +61,33 @@ export function exceptionMessage(exception: string, message: string): Uint8Array
   });
 }
 
+/** The inner generator's error answer as Bedrock's: `{"message"}` with the exception in `x-amzn-errortype`. */
+function bedrockErrorAnswer(status: number, answer: Buffer): { status: number; headers: Record<string, string>; body: string } {
+  return { status, headers: { 'content-type': 'application/json', 'x-amzn-errortype': `${exceptionFor(status)}:http://internal.amazon.com/coral/com.amazon.bedrock/` }, body: JSON.stringify({ message: innerErrorMessage(answer) }) };
+}
+
+/** A 200 event stream whose one message is a queued exception (a throttle after the 200). */
+function throttledStream(res: ServerResponse, exception: string): void {
+  res.writeHead(200, { 'content-type': 'application/vnd.amazon.eventstream', 'x-amzn-requestid': crypto.randomUUID() });
+  res.end(Buffer.from(exceptionMessage(exception, 'Too many requests, please wait before trying again.')));
+}
+
+/** The inner Messages stream's text -> its whole events, in order; a frame cut between writes waits for the next. */
+function anthropicEvents(): (text: string) => Record<string, unknown>[] {
+  let pending = '';
+  return (text) => {
+    pending += text;
+    const frames = pending.split('\n\n');
+    pending = frames.pop() ?? '';
+    const events: Record<string, unknown>[] = [];
+    for (const frame of frames) {
+      const data = frame.split('\n').find((line) => line.startsWith('data: '))?.slice(6);
+      if (data !== undefined) events.push(JSON.parse(data) as Record<string, unknown>);
+    }
+    return events;
+  };
+}
+
 /**
  * Checks the request's SigV4 signature by signing it again with the same signer: the path as
  * received, the signed headers' received values, the body's own hash. Null when it holds; else
@@ -108,7 +135,7 @@ async function countTokens(ctx: SimContext, req: IncomingMessage, res: ServerRes
   const { anthropic_version: _version, anthropic_beta: _betas, max_tokens: _max, ...rest } = invoke;
   await forwardInner(ctx, req, res, { url: '/v1/messages/count_tokens', headers: { 'anthropic-version': '2023-06-01', 'x-api-key': ctx.apiKey ?? 'bedrock' }, body: { ...rest, model } }, {
     whole(status, headers, answer) {
-      if (status >= 400) return { status, headers: { 'content-type': 'application/json', 'x-amzn-errortype': `${exceptionFor(status)}:http://internal.amazon.com/coral/com.amazon.bedrock/` }, body: JSON.stringify({ message: innerErrorMessage(answer) }) };
+      if (status >= 400) return bedrockErrorAnswer(status, answer);
       return { status, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ inputTokens: (jsonObject(answer)?.['input_tokens'] as number | undefined) ?? 0 }) };
     },
   });
@@ -122,29 +149,16 @@ async function converse(ctx: SimContext, accounts: CloudAccounts, req: IncomingM
   if (typeof messages === 'string') return bedrockError(res, 400, 'ValidationException', messages);
   const exception = stream ? accounts.bedrockStreamExceptions.shift() : undefined;
   if (exception !== undefined) {
-    res.writeHead(200, { 'content-type': 'application/vnd.amazon.eventstream', 'x-amzn-requestid': crypto.randomUUID() });
-    res.end(Buffer.from(exceptionMessage(exception, 'Too many requests, please wait before trying again.')));
-    return;
+    return throttledStream(res, exception);
   }
   const encoder = new ConverseStreamEncoder();
-  let pending = '';
+  const events = anthropicEvents();
   await forwardInner(ctx, req, res, { url: '/v1/messages', headers: { 'anthropic-version': '2023-06-01', 'x-api-key': ctx.apiKey ?? 'bedrock' }, body: messages }, {
     streamHead: () => ({ 'content-type': 'application/vnd.amazon.eventstream', 'x-amzn-requestid': crypto.randomUUID() }),
-    streamChunk(text) {
-      pending += text;
-      const frames = pending.split('\n\n');
-      pending = frames.pop() ?? '';
-      const out: Uint8Array[] = [];
-      for (const frame of frames) {
-        const data = frame.split('\n').find((line) => line.startsWith('data: '))?.slice(6);
-        if (data !== undefined) out.push(...encoder.event(JSON.parse(data) as Record<string, unknown>));
-      }
-      return Buffer.concat(out);
-    },
+    streamChunk: (text) => Buffer.concat(events(text).flatMap((event) => encoder.event(event))),
     whole(status, _headers, answer) {
       if (status < 400) return { status, headers: { 'content-type': 'application/json', 'x-amzn-requestid': crypto.randomUUID() }, body: JSON.stringify(converseFromMessage(jsonObject(answer) ?? {})) };
-      const exception = exceptionFor(status);
-      return { status, headers: { 'content-type': 'application/json', 'x-amzn-errortype': `${exception}:http://internal.amazon.com/coral/com.amazon.bedrock/` }, body: JSON.stringify({ message: innerErrorMessage(answer) }) };
+      return bedrockErrorAnswer(status, answer);
     },
   });
 }
@@ -174,28 +188,20 @@ export async function handleBedrock(ctx: SimContext, accounts: CloudAccounts, re
   if (body['model'] !== undefined || body['stream'] !== undefined) return bedrockError(res, 400, 'ValidationException', 'Malformed input request: #: extraneous key [model/stream] is not permitted, please reformat your input and try again.');
   const exception = stream ? accounts.bedrockStreamExceptions.shift() : undefined;
   if (exception !== undefined) {
-    res.writeHead(200, { 'content-type': 'application/vnd.amazon.eventstream', 'x-amzn-requestid': crypto.randomUUID() });
-    res.end(Buffer.from(exceptionMessage(exception, 'Too many requests, please wait before trying again.')));
-    return;
+    return throttledStream(res, exception);
   }
   const { anthropic_version: _version, anthropic_beta: betas, ...rest } = body;
   const headers: Record<string, string> = { 'anthropic-version': '2023-06-01', 'x-api-key': ctx.apiKey ?? 'bedrock' };
   if (Array.isArray(betas)) headers['anthropic-beta'] = betas.join(',');
-  let pending = '';
+  const events = anthropicEvents();
   let inputTokens = 0;
   let outputTokens = 0;
   await forwardInner(ctx, req, res, { url: '/v1/messages', headers, body: { ...rest, model, stream } }, {
     streamHead: () => ({ 'content-type': 'application/vnd.amazon.eventstream', 'x-amzn-bedrock-content-type': 'application/json', 'x-amzn-requestid': crypto.randomUUID() }),
     streamChunk(text) {
       // Whole SSE frames per write: each Anthropic event becomes one message.
-      pending += text;
-      const frames = pending.split('\n\n');
-      pending = frames.pop() ?? '';
       const messages: Uint8Array[] = [];
-      for (const frame of frames) {
-        const data = frame.split('\n').find((line) => line.startsWith('data: '))?.slice(6);
-        if (data === undefined) continue;
-        const event = JSON.parse(data) as Record<string, unknown>;
+      for (const event of events(text)) {
         const usage = (event['message'] as { usage?: { input_tokens?: number } } | undefined)?.usage ?? (event['usage'] as { input_tokens?: number; output_tokens?: number } | undefined);
         if (typeof usage?.input_tokens === 'number') inputTokens = usage.input_tokens;
         if (event['type'] === 'message_delta' && typeof (event['usage'] as { output_tokens?: number } | undefined)?.output_tokens === 'number') outputTokens = (event['usage'] as { output_tokens: number }).output_tokens;
@@ -214,8 +220,7 @@ export async function handleBedrock(ctx: SimContext, accounts: CloudAccounts, re
           body: answer,
         };
       }
-      const exception = exceptionFor(status);
-      return { status, headers: { 'content-type': 'application/json', 'x-amzn-errortype': `${exception}:http://internal.amazon.com/coral/com.amazon.bedrock/` }, body: JSON.stringify({ message: innerErrorMessage(answer) }) };
+      return bedrockErrorAnswer(status, answer);
     },
   });
 }
