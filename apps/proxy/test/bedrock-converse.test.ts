@@ -2,10 +2,10 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import OpenAI from "openai";
 import Anthropic from "@anthropic-ai/sdk";
 import { parseGatewayFile } from "@gateway/config";
-import { parsePriceToPico, priceUsage } from "@gateway/contracts";
 import { applyGatewayFile } from "@gateway/control-plane";
 import { SIM_AWS_ACCESS_KEY_ID, SIM_AWS_SECRET_ACCESS_KEY } from "@gateway/simulator";
 import { startStack, testGatewayYaml, type Stack } from "./stack.ts";
+import { expectBilled } from "./provider-billing.ts";
 
 /**
  * Bedrock Converse through the gateway (contract section 17, issue 40): a `bedrock` upstream with
@@ -19,7 +19,6 @@ let openai: OpenAI;
 let anthropic: Anthropic;
 
 const NOVA = "amazon.nova-pro-v1:0";
-const PRICES = { inputPrice: parsePriceToPico("2", "per_million_tokens"), outputPrice: parsePriceToPico("8", "per_million_tokens"), cachedInputPrice: parsePriceToPico("2", "per_million_tokens"), cacheWritePrice: 0n, cacheWrite1hPrice: 0n, imagePrice: 0n, requestPrice: 0n, webSearchPrice: 0n };
 const TIMEOUTS = "timeouts: { connect_ms: 1000, first_byte_ms: 2000, response_ms: 3000 }";
 
 function converseYaml(url: string): string {
@@ -54,23 +53,13 @@ beforeEach(() => {
   stack.simulator.faults.clear();
 });
 
-/** The billing event: the simulator's own usage to the token, the cost to the nano-dollar at $2 / $8 per million. */
-async function expectBilled(requestId: string | null, upstream = "kind-converse") {
-  const [event] = await stack.billingEvents(requestId!);
-  const served = stack.simulator.stats.requests.filter((record) => record.outcome === "ok").at(-1)!;
-  expect(event).toMatchObject({ status: "ok", upstream, estimated: false });
-  expect(event!.usage).toMatchObject({ inputTokens: served.usage!.input_tokens, outputTokens: served.usage!.output_tokens });
-  expect(priceUsage(event!.usage, { model: PRICES, multiplierBps: 10_000, overrides: null })).toBe(BigInt(served.usage!.input_tokens) * 2_000n + BigInt(served.usage!.output_tokens) * 8_000n);
-  return event!;
-}
-
 describe("a bedrock upstream in Converse mode (amazon.nova-pro-v1:0)", () => {
   it("the openai client: a completion and a stream, billed as Converse reported", async () => {
     const { data, response } = await openai.chat.completions.create({ model: "nova", max_tokens: 32, messages: [{ role: "system", content: "Be brief." }, { role: "user", content: "Hello there" }] }).withResponse();
     expect(data.choices[0]!.message.content!.length).toBeGreaterThan(0);
     expect(data.choices[0]!.finish_reason).toBe("stop");
     expect(stack.simulator.stats.requests.at(-1)).toMatchObject({ model: NOVA, status: 200 });
-    await expectBilled(response.headers.get("x-request-id"));
+    await expectBilled(stack, response.headers.get("x-request-id"), "kind-converse");
     const { data: stream, response: streamed } = await openai.chat.completions.create({ model: "nova", max_tokens: 32, stream: true, stream_options: { include_usage: true }, messages: [{ role: "user", content: "Stream it" }] }).withResponse();
     let text = "";
     let usage: OpenAI.CompletionUsage | null | undefined = null;
@@ -79,7 +68,7 @@ describe("a bedrock upstream in Converse mode (amazon.nova-pro-v1:0)", () => {
       usage = chunk.usage ?? usage;
     }
     expect(text.length).toBeGreaterThan(0);
-    const event = await expectBilled(streamed.headers.get("x-request-id"));
+    const event = await expectBilled(stack, streamed.headers.get("x-request-id"), "kind-converse");
     expect(usage).toMatchObject({ prompt_tokens: event.usage.inputTokens, completion_tokens: event.usage.outputTokens });
   });
 
@@ -87,7 +76,7 @@ describe("a bedrock upstream in Converse mode (amazon.nova-pro-v1:0)", () => {
     const { data, response } = await anthropic.messages.create({ model: "nova", max_tokens: 32, messages: [{ role: "user", content: "Hello there" }] }).withResponse();
     expect(data.type).toBe("message");
     expect(data.stop_reason).toBe("end_turn");
-    await expectBilled(response.headers.get("request-id") ?? response.headers.get("x-request-id"));
+    await expectBilled(stack, response.headers.get("request-id") ?? response.headers.get("x-request-id"), "kind-converse");
     const final = await anthropic.messages.stream({ model: "nova", max_tokens: 32, messages: [{ role: "user", content: "Stream it" }] }).finalMessage();
     expect(final.content.length).toBeGreaterThan(0);
     expect(final.usage.output_tokens).toBe(stack.simulator.stats.requests.at(-1)!.usage!.output_tokens);

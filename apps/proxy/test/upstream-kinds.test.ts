@@ -6,10 +6,10 @@ import OpenAI from "openai";
 import Anthropic from "@anthropic-ai/sdk";
 import { GoogleGenAI } from "@google/genai";
 import { parseGatewayFile } from "@gateway/config";
-import { parsePriceToPico, priceUsage } from "@gateway/contracts";
 import { applyGatewayFile } from "@gateway/control-plane";
 import { SIM_AWS_ACCESS_KEY_ID, SIM_AWS_SECRET_ACCESS_KEY, SIM_GOOGLE_PROJECT } from "@gateway/simulator";
 import { SIMULATOR_SECRET, startStack, testGatewayYaml, type Stack } from "./stack.ts";
+import { expectBilled } from "./provider-billing.ts";
 
 /**
  * The providers people buy from, through the gateway (contract section 17, issue 40): Azure OpenAI
@@ -23,9 +23,6 @@ let stack: Stack;
 let key: string;
 let openai: OpenAI;
 let anthropic: Anthropic;
-
-/** Every kind's model costs $2 / $8 per million tokens (pico-USD per token here). */
-const PRICES = { inputPrice: parsePriceToPico("2", "per_million_tokens"), outputPrice: parsePriceToPico("8", "per_million_tokens"), cachedInputPrice: parsePriceToPico("2", "per_million_tokens"), cacheWritePrice: 0n, cacheWrite1hPrice: 0n, imagePrice: 0n, requestPrice: 0n, webSearchPrice: 0n };
 
 const TIMEOUTS = "timeouts: { connect_ms: 1000, first_byte_ms: 2000, response_ms: 3000 }";
 
@@ -87,17 +84,6 @@ beforeEach(() => {
   stack.simulator.faults.clear();
 });
 
-/** The billing event of a request: the simulator's own usage, to the token; the cost to the nano-dollar at $2 / $8 per million. */
-async function expectBilled(requestId: string | null, upstream: string) {
-  const [event] = await stack.billingEvents(requestId!);
-  const served = stack.simulator.stats.requests.filter((record) => record.outcome === "ok").at(-1)!;
-  expect(event).toMatchObject({ status: "ok", upstream, estimated: false });
-  expect(event!.usage).toMatchObject({ inputTokens: served.usage!.input_tokens, outputTokens: served.usage!.output_tokens });
-  // $2 and $8 per million: 2,000 and 8,000 nano-USD a token.
-  expect(priceUsage(event!.usage, { model: PRICES, multiplierBps: 10_000, overrides: null })).toBe(BigInt(served.usage!.input_tokens) * 2_000n + BigInt(served.usage!.output_tokens) * 8_000n);
-  return event!;
-}
-
 const KINDS = [
   { model: "gpt-azure", upstream: "kind-azure", served: "gpt-4o-mini-prod" },
   { model: "gpt-azure-v1", upstream: "kind-azure-v1", served: "gpt-4o-mini-v1" },
@@ -110,7 +96,7 @@ describe.each(KINDS)("$upstream", ({ model, upstream, served }) => {
     const { data, response } = await openai.chat.completions.create({ model, max_tokens: 32, messages: [{ role: "user", content: "Hello there" }] }).withResponse();
     expect(data.choices[0]!.message.content!.length).toBeGreaterThan(0);
     expect(stack.simulator.stats.requests.at(-1)!.model).toBe(served);
-    await expectBilled(response.headers.get("x-request-id"), upstream);
+    await expectBilled(stack, response.headers.get("x-request-id"), upstream);
     const { data: stream, response: streamed } = await openai.chat.completions.create({ model, max_tokens: 32, stream: true, stream_options: { include_usage: true }, messages: [{ role: "user", content: "Stream it" }] }).withResponse();
     let text = "";
     let usage: OpenAI.CompletionUsage | null | undefined = null;
@@ -119,14 +105,14 @@ describe.each(KINDS)("$upstream", ({ model, upstream, served }) => {
       usage = chunk.usage ?? usage;
     }
     expect(text.length).toBeGreaterThan(0);
-    const event = await expectBilled(streamed.headers.get("x-request-id"), upstream);
+    const event = await expectBilled(stack, streamed.headers.get("x-request-id"), upstream);
     expect(usage).toMatchObject({ prompt_tokens: event.usage.inputTokens, completion_tokens: event.usage.outputTokens });
   });
 
   it("the anthropic client: a message and a stream", async () => {
     const { data, response } = await anthropic.messages.create({ model, max_tokens: 32, messages: [{ role: "user", content: "Hello there" }] }).withResponse();
     expect(data.type).toBe("message");
-    await expectBilled(response.headers.get("request-id") ?? response.headers.get("x-request-id"), upstream);
+    await expectBilled(stack, response.headers.get("request-id") ?? response.headers.get("x-request-id"), upstream);
     const stream = anthropic.messages.stream({ model, max_tokens: 32, messages: [{ role: "user", content: "Stream it" }] });
     const final = await stream.finalMessage();
     expect(final.content.length).toBeGreaterThan(0);
