@@ -82,6 +82,22 @@ describe("a bedrock upstream in Converse mode (amazon.nova-pro-v1:0)", () => {
     expect(final.usage.output_tokens).toBe(stack.simulator.stats.requests.at(-1)!.usage!.output_tokens);
   });
 
+  it("the openai client's Responses API: a response and a stream, through the same shape", async () => {
+    const response = await openai.responses.create({ model: "nova", max_output_tokens: 32, instructions: "Be brief.", input: "Hello there", store: false });
+    expect(response.status).toBe("completed");
+    expect(response.output_text.length).toBeGreaterThan(0);
+    expect(response.usage?.output_tokens).toBe(stack.simulator.stats.requests.at(-1)!.usage!.output_tokens);
+    const stream = await openai.responses.create({ model: "nova", max_output_tokens: 32, input: "Stream it", stream: true, store: false });
+    let text = "";
+    let completed = false;
+    for await (const event of stream) {
+      if (event.type === "response.output_text.delta") text += event.delta;
+      if (event.type === "response.completed") completed = true;
+    }
+    expect(text.length).toBeGreaterThan(0);
+    expect(completed).toBe(true);
+  });
+
   it("tools over two steps: the openai client, then the anthropic client streamed", async () => {
     const tools: OpenAI.ChatCompletionTool[] = [{ type: "function", function: { name: "get_weather", parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] } } }];
     const first = await openai.chat.completions.create({ model: "nova", max_tokens: 64, tools, tool_choice: { type: "function", function: { name: "get_weather" } }, messages: [{ role: "user", content: "Weather in Lima?" }] });
