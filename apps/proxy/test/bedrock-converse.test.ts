@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import OpenAI from "openai";
 import Anthropic from "@anthropic-ai/sdk";
+import { GoogleGenAI } from "@google/genai";
 import { parseGatewayFile } from "@gateway/config";
 import { applyGatewayFile } from "@gateway/control-plane";
 import { SIM_AWS_ACCESS_KEY_ID, SIM_AWS_SECRET_ACCESS_KEY } from "@gateway/simulator";
@@ -17,6 +18,7 @@ import { expectBilled } from "./provider-billing.ts";
 let stack: Stack;
 let openai: OpenAI;
 let anthropic: Anthropic;
+let key: string;
 
 const NOVA = "amazon.nova-pro-v1:0";
 const TIMEOUTS = "timeouts: { connect_ms: 1000, first_byte_ms: 2000, response_ms: 3000 }";
@@ -39,7 +41,7 @@ beforeAll(async () => {
   stack = await startStack({ CIRCUIT_FAILURE_THRESHOLD: "1000" });
   Object.assign(process.env, { CONVERSE_AWS_ID: SIM_AWS_ACCESS_KEY_ID, CONVERSE_AWS_SECRET: SIM_AWS_SECRET_ACCESS_KEY });
   await applyGatewayFile(stack.controlPlane.db.prisma, stack.controlPlane.records, parseGatewayFile(converseYaml(stack.simulator.url)));
-  const { key } = await stack.mintKey({ serverOption: "converse" });
+  ({ key } = await stack.mintKey({ serverOption: "converse" }));
   openai = new OpenAI({ baseURL: `${stack.proxy.url}/v1`, apiKey: key, maxRetries: 0 });
   anthropic = new Anthropic({ baseURL: stack.proxy.url, apiKey: key, maxRetries: 0 });
   for (const started = Date.now(); (await openai.models.retrieve("nova-second").catch(() => null))?.id !== "nova-second"; ) {
@@ -121,6 +123,29 @@ describe("a bedrock upstream in Converse mode (amazon.nova-pro-v1:0)", () => {
       messages: [{ role: "user", content: "Weather in Oslo?" }, { role: "assistant", content: step.content }, { role: "user", content: [{ type: "tool_result", tool_use_id: use.type === "tool_use" ? use.id : "", content: "2 C, snow" }] }],
     });
     expect(answer.stop_reason).toBe("end_turn");
+  });
+
+  it("the Gemini client: a generation and a stream billed as Converse reported; function calling over two steps", async () => {
+    const ai = new GoogleGenAI({ apiKey: key, vertexai: false, httpOptions: { baseUrl: stack.proxy.url } });
+    const answer = await ai.models.generateContent({ model: "nova", contents: "Say hello" });
+    expect(answer.text!.length).toBeGreaterThan(0);
+    expect(stack.simulator.stats.requests.at(-1)).toMatchObject({ model: NOVA, stream: false });
+    const event = await expectBilled(stack, answer.sdkHttpResponse!.headers!["x-request-id"]!, "kind-converse");
+    expect(answer.usageMetadata).toMatchObject({ promptTokenCount: event.usage.inputTokens, candidatesTokenCount: event.usage.outputTokens });
+    let text = "";
+    for await (const chunk of await ai.models.generateContentStream({ model: "nova", contents: "Stream it" })) text += chunk.text ?? "";
+    expect(text.length).toBeGreaterThan(0);
+    const tools = [{ functionDeclarations: [{ name: "get_weather", parametersJsonSchema: { type: "object", properties: { city: { type: "string" } } } }] }];
+    const first = await ai.models.generateContent({ model: "nova", contents: [{ role: "user", parts: [{ text: "Weather in Lima? #sim:tool=get_weather" }] }], config: { tools } });
+    const call = first.functionCalls![0]!;
+    expect(call.name).toBe("get_weather");
+    const second = await ai.models.generateContent({
+      model: "nova",
+      // The response names the function only, as Gemini 2.x clients send it: matched to the call by name.
+      contents: [{ role: "user", parts: [{ text: "Weather in Lima?" }] }, first.candidates![0]!.content!, { role: "user", parts: [{ functionResponse: { name: "get_weather", response: { temperature: 18 } } }] }],
+      config: { tools },
+    });
+    expect(second.text!.length).toBeGreaterThan(0);
   });
 
   it("what Converse cannot answer is a 400 naming the client's field, before any upstream call; a token count is the one 400 too", async () => {
