@@ -42,6 +42,15 @@ describe("upstream kinds (contract section 17)", () => {
     expect(parseGatewayFile(file("shape: bedrock, region: us-east-1, api: invoke")).upstreams[0]).toMatchObject({ shape: "anthropic", dialect: { kind: "bedrock", region: "us-east-1" } });
     expect(errorOf(file("shape: bedrock, region: us-east-1, api: chat"))).toMatch(/upstreams\[0\]\.api/);
     expect(errorOf(file('shape: openai, base_url: "http://x/v1", api: converse'))).toMatch(/upstreams\[0\]\.api: not a field of a openai upstream/);
+    // Another provider's model on an InvokeModel upstream is refused at load, naming the target and the fix.
+    const nova = (api: string) => `
+upstreams:
+  - { name: up, shape: bedrock, region: us-east-1${api} }
+models:
+  - { name: m, prices: { input: "1", output: "2" }, targets: [ { upstream: up, model: "us.amazon.nova-pro-v1:0" } ] }
+`;
+    expect(errorOf(nova(""))).toMatch(/models\[0\]\.targets\[0\]\.model: "us\.amazon\.nova-pro-v1:0" is not a Claude model: .*api: converse/);
+    expect(parseGatewayFile(nova(", api: converse")).upstreams[0]!.shape).toBe("bedrock-converse");
     // bedrock-converse is reached through bedrock only, never named as a shape.
     expect(errorOf(file('shape: bedrock-converse, base_url: "http://x"'))).toMatch(/upstreams\[0\]\.shape/);
   });

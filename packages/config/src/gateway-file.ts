@@ -99,6 +99,9 @@ const kindFields = {
 type KindField = keyof typeof kindFields;
 type UpstreamShapeName = (typeof CLIENT_SHAPES)[number] | UpstreamKind;
 
+/** A Bedrock model id (or inference profile, region-prefixed) of a provider other than Anthropic: `amazon.nova-pro-v1:0`, `us.meta.llama3-3-70b-instruct-v1:0`. */
+const NON_ANTHROPIC_BEDROCK_MODEL = /^(?:(?:us|eu|apac|us-gov|global)\.)?(?:amazon|meta|mistral|cohere|ai21|deepseek|qwen|openai|writer|twelvelabs|stability|luma)\./;
+
 /** Which provider fields each upstream shape takes, and which of them it requires; a shape not listed takes none. */
 const KIND_FIELDS: { readonly [Name in UpstreamShapeName]?: { allowed: readonly KindField[]; required: readonly KindField[] } } = {
   openai: { allowed: ["compat"], required: [] },
@@ -293,9 +296,14 @@ export const gatewayFileSchema = z
         } else if (owner === undefined) claimed.set(alias, `an alias of the model "${m.name}"`);
       }),
     );
+    // InvokeModel takes Anthropic's body: another provider's Bedrock model is served through Converse.
+    const invokeOnly = new Set(file.upstreams.filter((u) => u.dialect?.kind === "bedrock" && u.dialect.api !== "converse").map((u) => u.name));
     file.models.forEach((m, i) =>
       m.targets.forEach((t, j) => {
         if (!upstreams.has(t.upstream)) ctx.addIssue({ code: "custom", path: ["models", i, "targets", j, "upstream"], message: `unknown upstream "${t.upstream}"` });
+        else if (invokeOnly.has(t.upstream) && NON_ANTHROPIC_BEDROCK_MODEL.test(t.model)) {
+          ctx.addIssue({ code: "custom", path: ["models", i, "targets", j, "model"], message: `"${t.model}" is not a Claude model: the upstream "${t.upstream}" sends InvokeModel with Anthropic's body; give it api: converse` });
+        }
       }),
     );
     file.models.forEach((m, i) => {
