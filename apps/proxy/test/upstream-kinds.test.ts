@@ -133,6 +133,28 @@ describe.each(KINDS)("$upstream", ({ model, upstream, served }) => {
     expect(second.choices[0]!.finish_reason).toBe("stop");
     expect(second.choices[0]!.message.content!.length).toBeGreaterThan(0);
   });
+
+  it("the Gemini client: a generation and a stream, billed as the provider reported; function calling over two steps", async () => {
+    const ai = new GoogleGenAI({ apiKey: key, vertexai: false, httpOptions: { baseUrl: stack.proxy.url } });
+    const answer = await ai.models.generateContent({ model, contents: "Hello there", config: { maxOutputTokens: 32 } });
+    expect(answer.text!.length).toBeGreaterThan(0);
+    expect(stack.simulator.stats.requests.at(-1)!.model).toBe(served);
+    const event = await expectBilled(stack, answer.sdkHttpResponse!.headers!["x-request-id"]!, upstream);
+    expect(answer.usageMetadata).toMatchObject({ promptTokenCount: event.usage.inputTokens, candidatesTokenCount: event.usage.outputTokens });
+    let text = "";
+    for await (const chunk of await ai.models.generateContentStream({ model, contents: "Stream it", config: { maxOutputTokens: 32 } })) text += chunk.text ?? "";
+    expect(text.length).toBeGreaterThan(0);
+    const tools = [{ functionDeclarations: [{ name: "get_weather", parametersJsonSchema: { type: "object", properties: { city: { type: "string" } }, required: ["city"] } }] }];
+    const first = await ai.models.generateContent({ model, contents: [{ role: "user", parts: [{ text: "Weather in Lima? #sim:tool=get_weather" }] }], config: { tools, maxOutputTokens: 64 } });
+    const call = first.functionCalls![0]!;
+    expect(call.name).toBe("get_weather");
+    const second = await ai.models.generateContent({
+      model,
+      contents: [{ role: "user", parts: [{ text: "Weather in Lima?" }] }, first.candidates![0]!.content!, { role: "user", parts: [{ functionResponse: { id: call.id, name: "get_weather", response: { temperature: 18 } } }] }],
+      config: { tools, maxOutputTokens: 64 },
+    });
+    expect(second.text!.length).toBeGreaterThan(0);
+  });
 });
 
 describe("Bedrock without keys in the gateway file", () => {
