@@ -1,12 +1,11 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import OpenAI from "openai";
 import Anthropic from "@anthropic-ai/sdk";
-import { GoogleGenAI } from "@google/genai";
 import { parseGatewayFile } from "@gateway/config";
 import { applyGatewayFile } from "@gateway/control-plane";
 import { SIM_AWS_ACCESS_KEY_ID, SIM_AWS_SECRET_ACCESS_KEY } from "@gateway/simulator";
 import { startStack, testGatewayYaml, type Stack } from "./stack.ts";
-import { expectBilled } from "./provider-billing.ts";
+import { expectBilled, expectGeminiClientServed } from "./provider-billing.ts";
 
 /**
  * Bedrock Converse through the gateway (contract section 17, issue 40): a `bedrock` upstream with
@@ -126,26 +125,7 @@ describe("a bedrock upstream in Converse mode (amazon.nova-pro-v1:0)", () => {
   });
 
   it("the Gemini client: a generation and a stream billed as Converse reported; function calling over two steps", async () => {
-    const ai = new GoogleGenAI({ apiKey: key, vertexai: false, httpOptions: { baseUrl: stack.proxy.url } });
-    const answer = await ai.models.generateContent({ model: "nova", contents: "Say hello" });
-    expect(answer.text!.length).toBeGreaterThan(0);
-    expect(stack.simulator.stats.requests.at(-1)).toMatchObject({ model: NOVA, stream: false });
-    const event = await expectBilled(stack, answer.sdkHttpResponse!.headers!["x-request-id"]!, "kind-converse");
-    expect(answer.usageMetadata).toMatchObject({ promptTokenCount: event.usage.inputTokens, candidatesTokenCount: event.usage.outputTokens });
-    let text = "";
-    for await (const chunk of await ai.models.generateContentStream({ model: "nova", contents: "Stream it" })) text += chunk.text ?? "";
-    expect(text.length).toBeGreaterThan(0);
-    const tools = [{ functionDeclarations: [{ name: "get_weather", parametersJsonSchema: { type: "object", properties: { city: { type: "string" } } } }] }];
-    const first = await ai.models.generateContent({ model: "nova", contents: [{ role: "user", parts: [{ text: "Weather in Lima? #sim:tool=get_weather" }] }], config: { tools } });
-    const call = first.functionCalls![0]!;
-    expect(call.name).toBe("get_weather");
-    const second = await ai.models.generateContent({
-      model: "nova",
-      // The response names the function only, as Gemini 2.x clients send it: matched to the call by name.
-      contents: [{ role: "user", parts: [{ text: "Weather in Lima?" }] }, first.candidates![0]!.content!, { role: "user", parts: [{ functionResponse: { name: "get_weather", response: { temperature: 18 } } }] }],
-      config: { tools },
-    });
-    expect(second.text!.length).toBeGreaterThan(0);
+    await expectGeminiClientServed(stack, key, "nova", "kind-converse", NOVA);
   });
 
   it("what Converse cannot answer is a 400 naming the client's field, before any upstream call; a token count is the one 400 too", async () => {

@@ -9,7 +9,7 @@ import { parseGatewayFile } from "@gateway/config";
 import { applyGatewayFile } from "@gateway/control-plane";
 import { SIM_AWS_ACCESS_KEY_ID, SIM_AWS_SECRET_ACCESS_KEY, SIM_GOOGLE_PROJECT } from "@gateway/simulator";
 import { SIMULATOR_SECRET, startStack, testGatewayYaml, type Stack } from "./stack.ts";
-import { expectBilled } from "./provider-billing.ts";
+import { expectBilled, expectGeminiClientServed } from "./provider-billing.ts";
 
 /**
  * The providers people buy from, through the gateway (contract section 17, issue 40): Azure OpenAI
@@ -135,25 +135,7 @@ describe.each(KINDS)("$upstream", ({ model, upstream, served }) => {
   });
 
   it("the Gemini client: a generation and a stream, billed as the provider reported; function calling over two steps", async () => {
-    const ai = new GoogleGenAI({ apiKey: key, vertexai: false, httpOptions: { baseUrl: stack.proxy.url } });
-    const answer = await ai.models.generateContent({ model, contents: "Hello there", config: { maxOutputTokens: 32 } });
-    expect(answer.text!.length).toBeGreaterThan(0);
-    expect(stack.simulator.stats.requests.at(-1)!.model).toBe(served);
-    const event = await expectBilled(stack, answer.sdkHttpResponse!.headers!["x-request-id"]!, upstream);
-    expect(answer.usageMetadata).toMatchObject({ promptTokenCount: event.usage.inputTokens, candidatesTokenCount: event.usage.outputTokens });
-    let text = "";
-    for await (const chunk of await ai.models.generateContentStream({ model, contents: "Stream it", config: { maxOutputTokens: 32 } })) text += chunk.text ?? "";
-    expect(text.length).toBeGreaterThan(0);
-    const tools = [{ functionDeclarations: [{ name: "get_weather", parametersJsonSchema: { type: "object", properties: { city: { type: "string" } }, required: ["city"] } }] }];
-    const first = await ai.models.generateContent({ model, contents: [{ role: "user", parts: [{ text: "Weather in Lima? #sim:tool=get_weather" }] }], config: { tools, maxOutputTokens: 64 } });
-    const call = first.functionCalls![0]!;
-    expect(call.name).toBe("get_weather");
-    const second = await ai.models.generateContent({
-      model,
-      contents: [{ role: "user", parts: [{ text: "Weather in Lima?" }] }, first.candidates![0]!.content!, { role: "user", parts: [{ functionResponse: { id: call.id, name: "get_weather", response: { temperature: 18 } } }] }],
-      config: { tools, maxOutputTokens: 64 },
-    });
-    expect(second.text!.length).toBeGreaterThan(0);
+    await expectGeminiClientServed(stack, key, model, upstream, served);
   });
 });
 
