@@ -191,7 +191,9 @@ export function createProxyHandler(services: ProxyServices): RequestListener {
     }
     metrics.track(request, response, route?.pattern ?? "unmatched");
     if (!route) {
-      refuse(request, path, response, new GatewayError("route_not_found", `Unknown route: ${request.method} ${path}`));
+      const unknown = new GatewayError("route_not_found", `Unknown route: ${request.method} ${path}`);
+      if (lower === "/v1beta" || lower.startsWith("/v1beta/")) gemini.refuse(request, path, response, unknown);
+      else refuse(request, path, response, unknown);
       return;
     }
     if (route.readsBody) authenticateThenRead(route.handler, request, path, response);

@@ -9,6 +9,15 @@ import { z } from "zod";
  */
 export const RESPONSES_STORE_QUEUE = "responses-store";
 
+/**
+ * Whether `id` can name a stored response or conversation: every id the gateway stores is letters,
+ * digits, `_` and `-`. Any other text (a NUL, a percent sign, 10 kB) is unknown without a read:
+ * Postgres would refuse it as a key, and a plain 404 would become a 503.
+ */
+export function isStorableStateId(id: string): boolean {
+  return /^[A-Za-z0-9_-]{1,200}$/.test(id);
+}
+
 export const RESPONSES_STORE_JOB = {
   storeResponse: "response.store",
   deleteResponse: "response.delete",

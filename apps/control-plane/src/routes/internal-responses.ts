@@ -1,8 +1,14 @@
-import { GatewayError, type StoredConversation, type StoredConversationItem, type StoredResponse } from "@gateway/contracts";
+import { GatewayError, isStorableStateId, type StoredConversation, type StoredConversationItem, type StoredResponse } from "@gateway/contracts";
 import type { ControlPlaneServices } from "../services.ts";
 import { internalRoute } from "./internal-route.ts";
 
 const missing = () => new GatewayError("not_found", "Not stored.");
+/** An id that cannot be stored (`isStorableStateId`) is a 404 without a query. */
+const storedId = (id: unknown): string => {
+  const text = String(id);
+  if (!isStorableStateId(text)) throw missing();
+  return text;
+};
 
 /**
  * GET /internal/vendors/{vendor}/responses/{id}: a stored response of that vendor, unexpired, in the
@@ -12,7 +18,7 @@ const missing = () => new GatewayError("not_found", "Not stored.");
 export function internalStoredResponseRoute(services: ControlPlaneServices) {
   return internalRoute(services, async (request, response) => {
     const row = await services.db.prisma.storedResponse.findFirst({
-      where: { id: String(request.params.id), vendorId: String(request.params.vendor), expiresAt: { gt: new Date() } },
+      where: { id: storedId(request.params.id), vendorId: String(request.params.vendor), expiresAt: { gt: new Date() } },
       include: { items: { orderBy: [{ kind: "asc" }, { position: "asc" }] } },
     });
     if (!row) throw missing();
@@ -36,7 +42,7 @@ export function internalStoredResponseRoute(services: ControlPlaneServices) {
 export function internalConversationRoute(services: ControlPlaneServices) {
   return internalRoute(services, async (request, response) => {
     const row = await services.db.prisma.conversation.findFirst({
-      where: { id: String(request.params.id), vendorId: String(request.params.vendor), expiresAt: { gt: new Date() } },
+      where: { id: storedId(request.params.id), vendorId: String(request.params.vendor), expiresAt: { gt: new Date() } },
       include: { items: { orderBy: { position: "asc" } } },
     });
     if (!row) throw missing();

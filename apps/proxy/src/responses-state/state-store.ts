@@ -1,5 +1,6 @@
 import type { Queue } from "bullmq";
 import {
+  isStorableStateId,
   GatewayError,
   RESPONSES_STORE_JOB,
   RESPONSES_STORE_JOB_OPTIONS,
@@ -19,6 +20,7 @@ import type { Pool } from "../relay/undici-pool.ts";
 
 /** What a deleted response or conversation's Redis key holds until it expires: later reads find nothing at once. */
 const DELETED = "deleted";
+
 
 /** A conversation and its items, in order. */
 export interface ConversationState {
@@ -67,6 +69,7 @@ export class ResponsesStateStore {
 
   /** A stored response of `vendorId`, or null (unknown, deleted, expired, another vendor's). */
   async response(vendorId: string, id: string): Promise<StoredResponse | null> {
+    if (!isStorableStateId(id)) return null;
     await this.saving.get(`resp:${id}`)?.catch(() => undefined);
     const cached = await this.options.redis.get(this.key("resp", id));
     if (cached === DELETED) return null;
@@ -110,6 +113,7 @@ export class ResponsesStateStore {
 
   /** A conversation of `vendorId` with its items, or null. */
   async conversation(vendorId: string, id: string): Promise<ConversationState | null> {
+    if (!isStorableStateId(id)) return null;
     await this.saving.get(`conv:${id}`)?.catch(() => undefined);
     const redis = this.options.redis;
     const [meta, items] = await Promise.all([redis.get(this.key("conv", id)), redis.lrange(this.key("conv-items", id), 0, -1)]);

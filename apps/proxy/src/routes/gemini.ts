@@ -137,6 +137,11 @@ export function geminiRouter(services: ProxyServices, options: GeminiRouterOptio
 
   return {
     match: matchGeminiRoute,
+    /** A request under `/v1beta` that no Gemini route takes: Google's envelope, as on every Gemini route; the body is dropped unread. */
+    refuse(request: GatewayRequest, path: string, response: ServerResponse, error: unknown): void {
+      discardBody(request, bodyLimit, REFUSED_BODY_GRACE_MS);
+      fail(request, path, response, error);
+    },
     handle(match: GeminiMatch, request: GatewayRequest, response: ServerResponse, path: string): void {
       let key: KeyRecord | Promise<KeyRecord>;
       try {
