@@ -9,19 +9,23 @@ import { startSimulator, type Simulator } from "@gateway/simulator";
 import { applyGatewayFile, createVendorToken, loadControlPlaneConfig, startControlPlane, type RunningControlPlane } from "@gateway/control-plane";
 import { loadProxyConfig } from "../src/config.ts";
 import { startProxy, type RunningProxy } from "../src/server.ts";
-import { SIMULATOR_SECRET, testGatewayYaml } from "./stack.ts";
+import { SIMULATOR_SECRET } from "./stack.ts";
+import { geminiGatewayYaml } from "./gemini-stack.ts";
 import { call, type Answer } from "./raw-http.ts";
 
 // Contract section 13: no input makes any endpoint of the proxy or the control plane answer 500.
 // Generated requests go to every route with a valid key or vendor token (and without one); with the
 // simulator up and the stack healthy, no answer may be a 5xx, every error is the one envelope with
 // the x-request-id it names, and the services still answer afterwards.
-// Replay a failure with FUZZ_SEED=<seed>; FUZZ_RUNS scales the number of runs per route group.
+// Replay a failure with FUZZ_SEED=<seed>; FUZZ_RUNS scales the number of runs per route group and
+// FUZZ_BUDGET_S bounds each group's time (a random seed each run, so runs add up to more inputs;
+// `FUZZ_BUDGET_S=600 FUZZ_RUNS=100000` for a long local hunt). A group that sent fewer than
+// MIN_RUNS requests within its budget fails: the bound may shorten the hunt, never empty it.
 const SEED = process.env.FUZZ_SEED ? Number(process.env.FUZZ_SEED) : Math.floor(Math.random() * 2 ** 31);
 const RUNS = Number(process.env.FUZZ_RUNS ?? 7000);
-/** Thousands of requests per group take tens of seconds on a loaded CI machine. */
-const GROUP_TIMEOUT_MS = 180_000;
-vi.setConfig({ testTimeout: GROUP_TIMEOUT_MS });
+const BUDGET_MS = Number(process.env.FUZZ_BUDGET_S ?? 12) * 1000;
+const MIN_RUNS = Math.min(300, RUNS);
+vi.setConfig({ testTimeout: BUDGET_MS + 120_000 });
 const silent = createLogger({ name: "test", level: "silent" });
 const INTERNAL = { INTERNAL_TOKEN: `internal-${randomUUID()}` };
 let database: TestDatabase;
@@ -34,11 +38,14 @@ let key: string;
 /** A prepaid customer's key: its /v1/redeem calls reach the code claim (the other key has no customer). */
 let customerKey: string;
 const victimIds: string[] = [];
+/** A stored response and a conversation of the fuzz key, so the state routes are reached with ids that exist. */
+const stateIds: string[] = [];
 
-/** The test gateway file, with every server option open to the vendor and no rate limit in the way. */
+/** The test gateway file with the Gemini models, every server option open to the vendor and no rate limit in the way. */
 function fuzzGatewayYaml(simulatorUrl: string): string {
-  return testGatewayYaml(simulatorUrl)
+  return geminiGatewayYaml(simulatorUrl)
     .replace("rate_limits: { rpm: 600, tpm: 200000 }", "rate_limits: { rpm: 1000000, tpm: 1000000000 }")
+    .replace("{ name: same-name, models: [gpt-same-name, claude-same-name, gpt-test] }", "{ name: same-name, models: [gpt-same-name, claude-same-name, gpt-test, claude-test, gemini-test, gemini3-test, gemini-embedding-test] }")
     .replace("server_options: [standard, premium] }", "server_options: [standard, premium, same-name, cross-shape] }");
 }
 
@@ -77,6 +84,11 @@ beforeAll(async () => {
   expect(minted.status).toBe(201);
   customerKey = (JSON.parse(minted.text) as { key: string }).key;
   for (const option of ["standard", "cross-shape"]) victimIds.push((await mint(option)).id);
+  const auth = { authorization: `Bearer ${key}`, "content-type": "application/json" };
+  const stored = await call(proxy.url, "POST", "/v1/responses", { headers: auth, body: JSON.stringify({ model: "gpt-same-name", input: "hi", max_output_tokens: 16, store: true }) });
+  const conversation = await call(proxy.url, "POST", "/v1/conversations", { headers: auth, body: JSON.stringify({ items: [{ type: "message", role: "user", content: "hi" }] }) });
+  expect([stored.status, conversation.status]).toEqual([200, 200]);
+  stateIds.push((JSON.parse(stored.text) as { id: string }).id, (JSON.parse(conversation.text) as { id: string }).id);
   console.info(`fuzz-routes: FUZZ_SEED=${SEED} FUZZ_RUNS=${RUNS}`);
 }, 60_000);
 
@@ -118,7 +130,7 @@ const message = fc.record(
   { role: fc.oneof(fc.constantFrom("system", "developer", "user", "assistant", "tool", "function"), anyValue), content: fc.oneof(fc.constant("hi"), anyValue), name: anyValue, tool_calls: anyValue, tool_call_id: anyValue },
   { requiredKeys: [] },
 );
-const MODELS = ["gpt-test", "claude-test", "gpt-same-name", "claude-same-name", "image-test", "hidden-test", "claude-on-openai", "gpt-on-anthropic", "gpt-chat-only", "image-on-anthropic", "mixed-test", "no-such-model"];
+const MODELS = ["gpt-test", "claude-test", "gemini-test", "gemini3-test", "gemini-embedding-test", "gpt-same-name", "claude-same-name", "image-test", "hidden-test", "claude-on-openai", "gpt-on-anthropic", "gpt-chat-only", "image-on-anthropic", "mixed-test", "no-such-model"];
 const model = fc.oneof({ weight: 4, arbitrary: fc.constantFrom(...MODELS) }, { weight: 1, arbitrary: anyValue });
 
 const VALID_BODIES: Record<string, Record<string, unknown>> = {
@@ -129,6 +141,13 @@ const VALID_BODIES: Record<string, Record<string, unknown>> = {
   "/v1/messages/count_tokens": { model: "claude-same-name", messages: [{ role: "user", content: "hi" }] },
   "/v1/embeddings": { model: "gpt-same-name", input: "hi" },
   "/v1/redeem": { code: "rc_0123456789abcdefghijklmnopqrstuvw" },
+  "/v1/responses/input_tokens": { model: "gpt-same-name", input: "hi" },
+  "/v1/conversations": { items: [{ type: "message", role: "user", content: "hi" }], metadata: { topic: "fuzz" } },
+  generateContent: { contents: [{ role: "user", parts: [{ text: "hi" }] }], generationConfig: { maxOutputTokens: 8 } },
+  streamGenerateContent: { contents: [{ role: "user", parts: [{ text: "hi" }] }], systemInstruction: { parts: [{ text: "Be brief." }] } },
+  countTokens: { contents: [{ role: "user", parts: [{ text: "hi" }] }] },
+  embedContent: { content: { parts: [{ text: "hi" }] } },
+  batchEmbedContents: { requests: [{ model: "models/gemini-embedding-test", content: { parts: [{ text: "hi" }] } }] },
   "/api/keys": { server_option: "standard", name: "fuzz", quota: "1.00" },
   "/api/keys/{id}": { name: "renamed", quota: "2.00" },
   "/api/keys/{id}/rotate": { grace_seconds: 5 },
@@ -138,7 +157,8 @@ const FIELDS = [
   "input", "instructions", "max_output_tokens", "prompt", "size", "response_format", "metadata", "stop", "stop_sequences", "thinking", "reasoning",
   "encoding_format", "dimensions",
   "server_option", "name", "quota", "top_up", "rpm", "tpm", "budget", "expires_at", "status", "grace_seconds",
-  "code",
+  "code", "items", "previous_response_id", "conversation", "store",
+  "contents", "generationConfig", "systemInstruction", "tools", "toolConfig", "content", "requests", "safetySettings", "cachedContent", "parts", "role",
 ];
 
 /** A valid body with some fields replaced by random values, some removed, and random extra fields. */
@@ -255,6 +275,29 @@ function send(request: Sent): Promise<Answer> {
   });
 }
 
+/**
+ * The Gemini routes' promises: no 5xx, the request id, and every error in Google's envelope
+ * (`{"error":{"code":404,"message":"…","status":"NOT_FOUND"}}`, contract section 16) whose code is
+ * the HTTP status. Under `/v1/models/` without a Gemini method the OpenAI-shape routes answer, in
+ * the one envelope.
+ */
+function googleViolation(request: Sent, answer: Answer): string | null {
+  if (!request.path.startsWith("/v1beta") && !/^\/v1\/models\/[^/?]*:/.test(request.path)) return violation(request, answer);
+  if (answer.status >= 500) return `answered ${answer.status}: ${answer.text.slice(0, 300)}`;
+  const requestId = answer.headers["x-request-id"];
+  if (typeof requestId !== "string" || !/^req_/.test(requestId)) return `no x-request-id on ${answer.status}: ${answer.text.slice(0, 200)}`;
+  if (answer.status < 400 || request.method === "HEAD") return null;
+  let body: { error?: Record<string, unknown> };
+  try {
+    body = JSON.parse(answer.text) as typeof body;
+  } catch {
+    return `error ${answer.status} is not JSON: ${answer.text.slice(0, 200)}`;
+  }
+  const error = body.error;
+  const envelope = typeof error === "object" && error !== null && error.code === answer.status && typeof error.message === "string" && typeof error.status === "string" && /^[A-Z_]+$/.test(error.status);
+  return envelope ? null : `error ${answer.status} is not Google's envelope: ${answer.text.slice(0, 300)}`;
+}
+
 /** The contract's promises for one answer; a message naming what broke, or null. */
 function violation(request: Sent, answer: Answer): string | null {
   if (answer.status >= 500) return `answered ${answer.status}: ${answer.text.slice(0, 300)}`;
@@ -279,17 +322,21 @@ function violation(request: Sent, answer: Answer): string | null {
 }
 
 /** Runs one property over generated requests, with the seed printed so a failure can be replayed. */
-async function fuzz(name: string, requests: fc.Arbitrary<Sent>, runs = RUNS): Promise<void> {
+async function fuzz(name: string, requests: fc.Arbitrary<Sent>, runs = RUNS, check: (request: Sent, answer: Answer) => string | null = violation): Promise<void> {
+  let sent = 0;
   await fc.assert(
     fc.asyncProperty(requests, async (request) => {
       const answer = await send(request);
-      const broken = violation(request, answer);
+      sent += 1;
+      const broken = check(request, answer);
       if (broken) throw new Error(`${request.method} ${request.path} -> ${broken}`);
     }),
-    { seed: SEED, numRuns: runs, endOnFailure: process.env.FUZZ_SHRINK !== "1", reporter: (details) => {
+    { seed: SEED, numRuns: runs, interruptAfterTimeLimit: BUDGET_MS, endOnFailure: process.env.FUZZ_SHRINK !== "1", reporter: (details) => {
       if (details.failed) throw new Error(`${name}: ${String(details.errorInstance)}\n${fc.defaultReportMessage(details)}\nReplay with FUZZ_SEED=${SEED}`);
     } },
   );
+  console.info(`fuzz-routes: ${name}: ${sent} requests`);
+  expect(sent, `${name}: requests sent within FUZZ_BUDGET_S`).toBeGreaterThanOrEqual(MIN_RUNS);
 }
 
 const credential = () => fc.oneof({ weight: 8, arbitrary: fc.constant(key) }, { weight: 1, arbitrary: fc.constant(null) }, { weight: 1, arbitrary: fc.constantFrom("sk-nope", vendorToken, "", "sk-" + "a".repeat(300)) });
@@ -308,7 +355,7 @@ function apiPath(): fc.Arbitrary<{ template: string; path: string }> {
 
 describe("fuzz: no route of the proxy or the control plane answers 5xx, and every error is the one envelope", () => {
   it("the model endpoints and /v1/redeem: mutated and arbitrary bodies, bad headers", async () => {
-    const paths = ["/v1/chat/completions", "/v1/messages", "/v1/responses", "/v1/images/generations", "/v1/messages/count_tokens", "/v1/embeddings", "/v1/redeem"];
+    const paths = ["/v1/chat/completions", "/v1/messages", "/v1/responses", "/v1/images/generations", "/v1/messages/count_tokens", "/v1/embeddings", "/v1/redeem", "/v1/responses/input_tokens", "/v1/conversations"];
     const requests = fc
       .constantFrom(...paths)
       .chain((path) => fc.record({ path: fc.tuple(fc.constant(path), fc.oneof({ weight: 5, arbitrary: fc.constant("") }, { weight: 1, arbitrary: query })).map(([p, q]) => p + q), body: bodyFor(path), headers: headers(credential()), method: fc.oneof({ weight: 9, arbitrary: fc.constant("POST") }, { weight: 1, arbitrary: method }) }))
@@ -324,6 +371,44 @@ describe("fuzz: no route of the proxy or the control plane answers 5xx, and ever
       .record({ body, headers: headers(customerCredential), method: fc.oneof({ weight: 9, arbitrary: fc.constant("POST") }, { weight: 1, arbitrary: method }) })
       .map(({ body, headers, method }) => ({ base: proxy.url, method, path: "/v1/redeem", headers, body: method === "GET" || method === "HEAD" ? undefined : body }));
     await fuzz("/v1/redeem", requests, Math.ceil(RUNS / 4));
+  });
+
+  it("the Gemini routes under /v1beta and /v1: every method, any model, key by header, query or Bearer, mutated bodies", async () => {
+    const METHODS = ["generateContent", "streamGenerateContent", "countTokens", "embedContent", "batchEmbedContents"];
+    const geminiModel = fc.oneof({ weight: 6, arbitrary: fc.constantFrom(...MODELS) }, { weight: 1, arbitrary: fc.constantFrom(...BAD_SEGMENTS) }, { weight: 1, arbitrary: fc.string({ maxLength: 20 }).map(pathSafe) });
+    const requests = fc
+      .record({
+        version: fc.constantFrom("/v1beta", "/v1"),
+        model: geminiModel,
+        action: fc.oneof({ weight: 8, arbitrary: fc.constantFrom(...METHODS) }, { weight: 1, arbitrary: fc.constantFrom("", "list", "generateContent:x", "%3A") }),
+        alt: fc.constantFrom("", "?alt=sse", "?alt=json", "?alt=%00"),
+        credential: credential(),
+        how: fc.constantFrom("x-goog-api-key", "key", "authorization"),
+        method: fc.oneof({ weight: 9, arbitrary: fc.constant("POST") }, { weight: 1, arbitrary: method }),
+        extra: headers(fc.constant(null)),
+      })
+      .chain((sent) => bodyFor(sent.action).map((body) => ({ ...sent, body })))
+      .map(({ version, model, action, alt, credential, how, method, extra, body }) => {
+        const headers: Record<string, string> = { ...extra };
+        let search = alt;
+        if (credential !== null && how === "key") search += `${search ? "&" : "?"}key=${encodeURIComponent(credential)}`;
+        else if (credential !== null) headers[how] = how === "authorization" ? `Bearer ${credential}` : credential;
+        return { base: proxy.url, method, path: `${version}/models/${model}:${action}${search}`, headers, body: method === "GET" || method === "HEAD" ? undefined : body };
+      });
+    const listing = fc
+      .record({ version: fc.constantFrom("/v1beta"), model: fc.option(geminiModel, { nil: undefined }), search: query, method, extra: headers(credential()) })
+      .map(({ version, model, search, method, extra }) => ({ base: proxy.url, method, path: `${version}/models${model === undefined ? "" : `/${model}`}${search}`, headers: { ...extra, "x-goog-api-key": key }, body: undefined }));
+    await fuzz("Gemini routes", fc.oneof({ weight: 5, arbitrary: requests }, { weight: 1, arbitrary: listing }), RUNS, googleViolation);
+  });
+
+  it("stored responses and conversations: every id route, random methods, ids, queries and bodies", async () => {
+    const templates = ["/v1/responses/{id}", "/v1/responses/{id}/input_items", "/v1/conversations", "/v1/conversations/{id}", "/v1/conversations/{id}/items", "/v1/conversations/{id}/items/{id}"];
+    const stateId = fc.oneof({ weight: 3, arbitrary: fc.constantFrom(...stateIds) }, { weight: 2, arbitrary: idSegment() }, { weight: 1, arbitrary: fc.constantFrom("resp_", "conv_", "msg_1", `resp_${"0".repeat(48)}`) });
+    const requests = fc
+      .record({ template: fc.constantFrom(...templates), id: stateId, item: stateId, search: query, method, headers: headers(credential()) })
+      .chain((sent) => bodyFor("/v1/conversations").map((body) => ({ ...sent, body })))
+      .map(({ template, id, item, search, method, headers, body }) => ({ base: proxy.url, method, path: template.replace("{id}", id).replace("{id}", item) + search, headers, body: method === "GET" || method === "HEAD" ? undefined : body }));
+    await fuzz("stored responses and conversations", requests);
   });
 
   it("the proxy's GET routes: discovery, models, a model by id, usage, with random queries and methods", async () => {
