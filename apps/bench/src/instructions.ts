@@ -63,10 +63,31 @@ async function callgrind(pid: number, ...args: string[]): Promise<string> {
   return stdout;
 }
 
-/** One request to the end of its body; a stream must end with its API's terminal event. */
-async function oneRequest(dispatcher: Dispatcher, target: RequestTarget, marker: string | null): Promise<void> {
+/** Requests sent again because a kept-alive connection was closed under them (see `oneRequest`). */
+export let resentRequests = 0;
+
+/** A kept-alive connection closed by the server as the request went out: nothing was served on it. */
+function connectionLost(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === "ECONNRESET" || code === "EPIPE" || code === "UND_ERR_SOCKET";
+}
+
+/**
+ * One request to the end of its body; a stream must end with its API's terminal event. At
+ * valgrind's pace a server can close an idle kept-alive connection just as the next request goes
+ * out on it (the race every keep-alive client has): that request is sent once more, on another
+ * connection, and counted in `resentRequests`; any other failure ends the run.
+ */
+async function oneRequest(dispatcher: Dispatcher, target: RequestTarget, marker: string | null, attempt = 1): Promise<void> {
   const url = new URL(target.url);
-  const response = await dispatcher.request({ origin: url.origin, path: url.pathname, method: "POST", headers: target.headers, body: target.body });
+  let response: Dispatcher.ResponseData;
+  try {
+    response = await dispatcher.request({ origin: url.origin, path: url.pathname, method: "POST", headers: target.headers, body: target.body });
+  } catch (error) {
+    if (attempt >= 3 || !connectionLost(error)) throw error;
+    resentRequests += 1;
+    return oneRequest(dispatcher, target, marker, attempt + 1);
+  }
   const text = await response.body.text();
   if (response.statusCode !== 200) throw new Error(`${target.url}: status ${response.statusCode}: ${text.slice(0, 160)}`);
   if (marker !== null && !text.includes(marker)) throw new Error(`${target.url}: stream ended without "${marker}"`);
@@ -135,6 +156,7 @@ async function main(): Promise<void> {
     await dispatcher.close();
   }
   process.stdout.write(`\n${instructionTable(figures)}\n`);
+  if (resentRequests > 0) process.stdout.write(`${resentRequests} requests sent again after their kept-alive connection closed under them\n`);
   mkdirSync(dirname(config.BENCH_INSTRUCTION_OUT), { recursive: true });
   writeFileSync(config.BENCH_INSTRUCTION_OUT, `${JSON.stringify({ at: new Date().toISOString(), figures }, null, 2)}\n`);
   process.stdout.write(`Raw figures: ${config.BENCH_INSTRUCTION_OUT}\n`);
