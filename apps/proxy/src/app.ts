@@ -20,7 +20,7 @@ import { embeddingsRoute } from "./routes/v1-embeddings.ts";
 import { usageRoute } from "./routes/v1-usage.ts";
 import { redeemRoute } from "./routes/v1-redeem.ts";
 import { apiRelayRoute } from "./routes/api-relay.ts";
-import { geminiRouter } from "./routes/gemini.ts";
+import { geminiRouter, isGeminiPath } from "./routes/gemini.ts";
 import { relayPattern, type RelayPattern } from "./routes/api-relay-request.ts";
 import type { KeyedRouteHandler, RouteHandler } from "./routes/route-handler.ts";
 
@@ -192,7 +192,7 @@ export function createProxyHandler(services: ProxyServices): RequestListener {
     metrics.track(request, response, route?.pattern ?? "unmatched");
     if (!route) {
       const unknown = new GatewayError("route_not_found", `Unknown route: ${request.method} ${path}`);
-      if (lower === "/v1beta" || lower.startsWith("/v1beta/")) gemini.refuse(request, path, response, unknown);
+      if (isGeminiPath(method, path)) gemini.refuse(request, path, response, unknown);
       else refuse(request, path, response, unknown);
       return;
     }

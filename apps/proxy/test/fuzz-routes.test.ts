@@ -11,6 +11,7 @@ import { loadProxyConfig } from "../src/config.ts";
 import { startProxy, type RunningProxy } from "../src/server.ts";
 import { SIMULATOR_SECRET } from "./stack.ts";
 import { geminiGatewayYaml } from "./gemini-stack.ts";
+import { isGeminiPath } from "../src/routes/gemini.ts";
 import { call, type Answer } from "./raw-http.ts";
 
 // Contract section 13: no input makes any endpoint of the proxy or the control plane answer 500.
@@ -278,11 +279,10 @@ function send(request: Sent): Promise<Answer> {
 /**
  * The Gemini routes' promises: no 5xx, the request id, and every error in Google's envelope
  * (`{"error":{"code":404,"message":"…","status":"NOT_FOUND"}}`, contract section 16) whose code is
- * the HTTP status. Under `/v1/models/` without a Gemini method the OpenAI-shape routes answer, in
- * the one envelope.
+ * the HTTP status. Elsewhere under `/v1/models/` the OpenAI-shape routes answer, in the one envelope.
  */
 function googleViolation(request: Sent, answer: Answer): string | null {
-  if (!request.path.startsWith("/v1beta") && !/^\/v1\/models\/[^/?]*:/.test(request.path)) return violation(request, answer);
+  if (!isGeminiPath(request.method, request.path.split("?")[0]!)) return violation(request, answer);
   if (answer.status >= 500) return `answered ${answer.status}: ${answer.text.slice(0, 300)}`;
   const requestId = answer.headers["x-request-id"];
   if (typeof requestId !== "string" || !/^req_/.test(requestId)) return `no x-request-id on ${answer.status}: ${answer.text.slice(0, 200)}`;

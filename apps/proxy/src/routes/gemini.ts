@@ -46,6 +46,15 @@ function decoded(text: string): string {
 }
 
 /**
+ * Whether a request no route took is a Gemini one, answered in Google's envelope: anything under
+ * `/v1beta`, and a POST to `/v1/models/{model}:{method}` (the OpenAI routes have no POST there).
+ */
+export function isGeminiPath(method: string, path: string): boolean {
+  const lower = path.toLowerCase();
+  return lower === "/v1beta" || lower.startsWith("/v1beta/") || (method === "POST" && lower.startsWith(V1_MODELS) && lower.includes(":"));
+}
+
+/**
  * The Gemini route a request is for, or null: `GET /v1beta/models[/{model}]` and `POST
  * /v1beta/models/{model}:{method}` or `/v1/models/{model}:{method}` (`path` without the query
  * string; its case kept, the prefix matched in any case as app.ts does).
