@@ -7,7 +7,7 @@ import { parseGatewayFile } from "@gateway/config";
 import { applyGatewayFile } from "@gateway/control-plane";
 import type { StatsRecord } from "@gateway/simulator";
 import { startStack, gatewayYamlEditor, type Stack } from "./stack.ts";
-import { fixtureJson, sseEvents } from "../src/translation/__fixtures__/fixtures.ts";
+import { fixtureJson, sseEvents } from "../src/shapes/__fixtures__/fixtures.ts";
 
 /**
  * Contract section 11 through the real stack (proxy, Redis, control plane, simulator) and real

@@ -5,7 +5,7 @@ import { isSet, unsupported } from "./fields.ts";
  * other side that only tunes the answer is dropped and its path listed in the response header
  * `x-gateway-dropped-params`; under `strict_params` it is refused instead (400 naming it). A field
  * whose loss would change what the client gets back is never passed here: it is `unsupported(...)`.
- * The table of both lists is in translation/README.md.
+ * The table of both lists is in shapes/README.md.
  */
 export class DroppedParams {
   readonly paths: string[] = [];

@@ -1,7 +1,7 @@
 import { GatewayError } from "@gateway/contracts";
 import type { EndpointName, ParsedRequest } from "../upstreams/types.ts";
 import { invalidField } from "../upstreams/request-fields.ts";
-import { unsupported } from "../translation/shared/fields.ts";
+import { unsupported } from "../core/fields.ts";
 
 /*
  * One output bound (contract section 14): the most output tokens a request may produce, computed

@@ -3,7 +3,7 @@ import type { Usage } from "@gateway/contracts";
 import type { EventSourceMessage } from "eventsource-parser";
 import type { ParsedRequest, StreamTracker, UpstreamShapeAdapter, WireFormat } from "../upstreams/index.ts";
 import type { Target } from "../routing/routing-table.ts";
-import type { Translation } from "../translation/index.ts";
+import type { Translation } from "../core/pipeline.ts";
 import type { CallAbort, UpstreamCall, UpstreamClient } from "./upstream-client.ts";
 import type { RunningRequest } from "./running-request.ts";
 import type { Logger } from "@gateway/logger";

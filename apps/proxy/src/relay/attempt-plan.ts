@@ -2,7 +2,9 @@ import { GatewayError } from "@gateway/contracts";
 import type { ParsedRequest, WireFormat } from "../upstreams/index.ts";
 import type { Target } from "../routing/routing-table.ts";
 import { compatDrops } from "../upstreams/dialects/index.ts";
-import { DroppedParams, translationFor, type Translation, type TranslationName } from "../translation/index.ts";
+import { DroppedParams } from "../core/drops.ts";
+import type { Translation, TranslationName } from "../core/pipeline.ts";
+import { translationFor } from "../shapes/index.ts";
 
 /** One target and how the client's request reaches it. */
 export interface PlannedTarget {

@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { SHAPE_ADAPTERS, WIRE_FORMATS } from "../upstreams/index.ts";
-import { DroppedParams, translationFor } from "../translation/index.ts";
-import { fixtureEvents, payloads, sseEvents } from "../translation/__fixtures__/fixtures.ts";
+import { DroppedParams } from "../core/drops.ts";
+import { translationFor } from "../shapes/index.ts";
+import { fixtureEvents, payloads, sseEvents } from "../shapes/__fixtures__/fixtures.ts";
 import type { AttemptContext } from "./attempt-context.ts";
 import { clientStream } from "./client-stream.ts";
 

@@ -1,7 +1,7 @@
 import type { EventSourceMessage } from "eventsource-parser";
 import type { StreamTracker } from "../upstreams/index.ts";
 import { sseFrame } from "../upstreams/sse.ts";
-import type { StreamTranslator } from "../translation/index.ts";
+import type { StreamTranslator } from "../core/pipeline.ts";
 import type { AttemptContext } from "./attempt-context.ts";
 
 /**

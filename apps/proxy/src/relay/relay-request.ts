@@ -10,7 +10,7 @@ import { RunningRequest } from "./running-request.ts";
 import { clientConnection, type AttemptContext, type AttemptOutcome } from "./attempt-context.ts";
 import { jsonAttempt } from "./json-attempt.ts";
 import { clientBetas, clientRequestDrops, withRequestDrops } from "./request-drops.ts";
-import { DROPPED_PARAMS_HEADER, droppedParamsHeaderValue } from "../translation/shared/dropped-params.ts";
+import { DROPPED_PARAMS_HEADER, droppedParamsHeaderValue } from "../core/drops.ts";
 import { streamAttempt } from "./stream-attempt.ts";
 import { loweredOutputField } from "../limits/output-bound.ts";
 import { answeredAttempt, failedAttempt } from "./attempt-record.ts";

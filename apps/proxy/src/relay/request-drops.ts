@@ -2,7 +2,7 @@ import type { ModelCapabilities, ModelRecord } from "@gateway/redis-store";
 import type { EndpointName, ParsedRequest } from "../upstreams/index.ts";
 import { unsupported } from "../core/fields.ts";
 import { DroppedParams, withoutFields } from "../core/drops.ts";
-import { foldSystemMessages, hasSystemMessage } from "../translation/shared/system-reminder.ts";
+import { foldSystemMessages, hasSystemMessage } from "../core/system-reminder.ts";
 import { capabilityDrops, withoutCapabilityFields } from "./capability-drops.ts";
 import type { PlannedTarget } from "./attempt-plan.ts";
 

@@ -2,8 +2,8 @@ import { GatewayError } from "@gateway/contracts";
 import { addHead, sendJson } from "@gateway/http";
 import { WIRE_FORMATS } from "../upstreams/index.ts";
 import type { ProxyServices } from "../services.ts";
-import { DroppedParams } from "../translation/index.ts";
-import { responsesToChat } from "../translation/responses-to-chat/index.ts";
+import { DroppedParams } from "../core/drops.ts";
+import { translationBetween } from "../shapes/index.ts";
 import { encodingForModel } from "../tokens/count-tokens.ts";
 import { resolveStatefulRequest } from "../responses-state/stateful-request.ts";
 import { allowedModel } from "./relay-route.ts";
@@ -32,7 +32,7 @@ export function responsesInputTokensRoute(services: ProxyServices): KeyedRouteHa
       throw new GatewayError("request_too_large", `Token counting takes requests up to ${services.config.TOKEN_COUNT_MAX_BYTES} bytes.`);
     }
     // Fields that only tune an answer do not change the count: dropped, never refused.
-    const chat = responsesToChat.request({ ...parsed, body, stream: false }, new DroppedParams(false));
+    const chat = translationBetween("responses", "chat").request({ ...parsed, body, stream: false }, new DroppedParams(false));
     const target = services.routing.targets(model)[0];
     const inputTokens = await services.tokenCounter.count(chat.body, encodingForModel(target?.model ?? model.name));
     sendJson(response, 200, { object: "response.input_tokens", input_tokens: inputTokens });

@@ -24,7 +24,7 @@ import { ChatStreamWriter } from "./openai-chat/writer/stream.ts";
 import { readRequest as readResponsesRequest } from "./openai-responses/reader/request.ts";
 import { responseFromAnswer } from "./openai-responses/writer/response.ts";
 import { ResponsesStreamWriter } from "./openai-responses/writer/stream.ts";
-import { gemini } from "./gemini/index.ts";
+import { gemini, geminiEmbeddingsOn } from "./gemini/index.ts";
 import { bedrockConverse } from "./bedrock-converse/index.ts";
 
 /**
@@ -198,17 +198,19 @@ const SAME_SHAPE_ONLY: Partial<Record<EndpointName, string>> = {
   embeddings: "embeddings are not served by an Anthropic-shape upstream",
   // Counted by the proxy itself on an OpenAI-shape model (routes/v1-count-tokens.ts), never sent there.
   "messages.count_tokens": "token counts are forwarded to Anthropic-shape upstreams only",
-  // Other shapes are served by the routes themselves (routes/gemini.ts): a local count, OpenAI embeddings.
+  // Other shapes are served by the route itself (routes/gemini.ts): a local count.
   "gemini.count_tokens": "countTokens of a Gemini client reach Gemini-shape upstreams only",
-  "gemini.embed_content": "embeddings of a Gemini client reach Gemini-shape upstreams only",
 };
 
 /**
  * How a call to `clientEndpoint` reaches this upstream: null when the upstream speaks the
  * endpoint's own shape (relayed as it comes, no reader or writer runs), else the translation both
- * ways. Throws the 400 naming `model` when the upstream cannot serve the endpoint at all.
+ * ways. Throws the 400 naming `model` when the upstream cannot serve the endpoint at all. A Gemini
+ * client's embeddings have no neutral form: on an OpenAI-shape model they are a wire-level mapping of
+ * their own (shapes/gemini/index.ts).
  */
 export function translationFor(clientEndpoint: EndpointName, upstream: UpstreamRecord): Translation | null {
+  if (clientEndpoint === "gemini.embed_content") return upstream.shape === "gemini" ? null : geminiEmbeddingsOn(upstream.shape);
   const client = SHAPE_LIST.find((entry) => entry.client?.endpoint === clientEndpoint);
   if (!client?.client) {
     if (WIRE_FORMATS[clientEndpoint]?.shape === upstream.shape) return null;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { fixtureEvents, sseEvents } from "../translation/__fixtures__/fixtures.ts";
+import { fixtureEvents, sseEvents } from "../shapes/__fixtures__/fixtures.ts";
 import { WIRE_FORMATS } from "./index.ts";
 
 /** Events 0..n of a recorded stream through the shape's tracker: what it says of usage at each step. */

@@ -2,9 +2,8 @@ import { describe, expect, it } from "vitest";
 import fc from "fast-check";
 import { GatewayError } from "@gateway/contracts";
 import { WIRE_FORMATS } from "./index.ts";
-import { DroppedParams } from "../translation/shared/dropped-params.ts";
-import { chatToMessages } from "../translation/chat-to-messages/index.ts";
-import { messagesToChat } from "../translation/messages-to-chat/index.ts";
+import { DroppedParams } from "../core/drops.ts";
+import { translationBetween } from "../shapes/index.ts";
 
 /*
  * Contract section 15, same shape: the proxy refuses only what it must read (the model, `messages`
@@ -71,8 +70,8 @@ describe("odd shapes never make a 500", () => {
   );
 
   it.each([
-    ["messages -> chat", "messages", messagesToChat],
-    ["chat -> messages", "chat", chatToMessages],
+    ["messages -> chat", "messages", translationBetween("messages", "chat")],
+    ["chat -> messages", "chat", translationBetween("chat", "messages")],
   ] as const)("%s", (_name, parser, translation) => {
     fc.assert(
       fc.property(fc.array(oddMessage, { maxLength: 5 }), (messages) => {

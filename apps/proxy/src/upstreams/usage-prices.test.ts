@@ -4,7 +4,8 @@ import { priceUsage, type PriceSheet, type Usage } from "@gateway/contracts";
 import { createParser, type EventSourceMessage } from "eventsource-parser";
 import { messagesUsage } from "./anthropic/usage.ts";
 import { chatUsage, responsesUsage } from "./openai/usage.ts";
-import { anthropicUsageBody, chatUsageBody } from "../translation/shared/usage-bodies.ts";
+import { anthropicUsageBody } from "../shapes/anthropic-messages/usage.ts";
+import { chatUsageBody } from "../shapes/openai-chat/usage.ts";
 
 /**
  * Recorded provider usage payloads (`__fixtures__/usage`) -> our Usage -> the ledger's cost, against

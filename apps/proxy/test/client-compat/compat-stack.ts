@@ -8,7 +8,7 @@ import { parseGatewayFile } from "@gateway/config";
 import { applyGatewayFile } from "@gateway/control-plane";
 import { generateWords, type StatsRecord } from "@gateway/simulator";
 import { startStack, testGatewayYaml, type Stack } from "../stack.ts";
-import { sseEvents } from "../../src/translation/__fixtures__/fixtures.ts";
+import { sseEvents } from "../../src/shapes/__fixtures__/fixtures.ts";
 
 /**
  * The client-compatibility suite (contract section 11): real clients, unmodified, against the real

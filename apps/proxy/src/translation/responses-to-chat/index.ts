@@ -1,5 +1,0 @@
-import { translationBetween } from "../../shapes/index.ts";
-import type { Translation } from "../types.ts";
-
-/** A /v1/responses call served by an OpenAI-shape upstream without the Responses API. The pair from the one list of shapes (its request, response and stream facades sit beside this file for their tests). */
-export const responsesToChat: Translation = translationBetween("responses", "chat");
