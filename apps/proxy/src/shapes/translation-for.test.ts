@@ -1,9 +1,10 @@
 import { describe, expect, it } from "vitest";
 import type { UpstreamRecord } from "@gateway/redis-store";
 import type { EndpointName } from "../upstreams/index.ts";
+import { DroppedParams } from "../core/drops.ts";
 import { translationFor } from "./index.ts";
 
-const upstream = (shape: "openai" | "anthropic", supportsResponses = true): UpstreamRecord => ({
+const upstream = (shape: "openai" | "anthropic" | "gemini", supportsResponses = true): UpstreamRecord => ({
   name: "u",
   shape,
   baseUrl: "http://x",
@@ -42,5 +43,13 @@ describe("translationFor", () => {
   it("embeddings on an Anthropic-shape upstream, a forwarded token count on an OpenAI-shape one: a 400 naming model", () => {
     expect(() => translationFor("embeddings", upstream("anthropic"))).toThrow(expect.objectContaining({ code: "unsupported_feature", param: "model" }));
     expect(() => translationFor("messages.count_tokens", upstream("openai"))).toThrow(expect.objectContaining({ code: "unsupported_feature", param: "model" }));
+  });
+
+  it("a Gemini client's embeddings: raw on a Gemini-shape upstream, OpenAI embeddings on an OpenAI-shape one, a 400 naming model on an Anthropic-shape one", () => {
+    expect(translationFor("gemini.embed_content", upstream("gemini"))).toBeNull();
+    const onOpenAI = translationFor("gemini.embed_content", upstream("openai"));
+    expect(onOpenAI?.upstreamWire.shape).toBe("openai");
+    expect(onOpenAI?.request({ body: { content: { parts: [{ text: "Hi" }] } }, model: "text-embedding-3-small", stream: false }, new DroppedParams(false)).body).toMatchObject({ model: "text-embedding-3-small", input: ["Hi"] });
+    expect(() => translationFor("gemini.embed_content", upstream("anthropic"))).toThrow(expect.objectContaining({ code: "unsupported_feature", param: "model" }));
   });
 });
