@@ -12,7 +12,7 @@ import { answerFromMessage } from "./anthropic-messages/reader/response.ts";
 import { AnthropicStreamReader } from "./anthropic-messages/reader/stream.ts";
 import { accepts as messagesAccepts } from "./anthropic-messages/writer/accepts.ts";
 import { writeRequest as writeMessagesRequest } from "./anthropic-messages/writer/request.ts";
-import { messageFromAnswer } from "./anthropic-messages/writer/response.ts";
+import { messageFromAnswer, wantsThinking } from "./anthropic-messages/writer/response.ts";
 import { MessagesStreamWriter } from "./anthropic-messages/writer/stream.ts";
 import { readRequest as readChatRequest } from "./openai-chat/reader/request.ts";
 import { answerFromChatCompletion } from "./openai-chat/reader/response.ts";
@@ -107,8 +107,8 @@ const anthropicMessages: ShapeEntry = {
     endpoint: "messages",
     native: (upstream) => upstream.shape === "anthropic",
     readRequest: readMessagesRequest,
-    writeResponse: (answer, client) => messageFromAnswer(answer, client.body.model),
-    streamWriter: (client) => new MessagesStreamWriter(client.model),
+    writeResponse: (answer, client) => messageFromAnswer(answer, client.body.model, wantsThinking(client.body)),
+    streamWriter: (client) => new MessagesStreamWriter(client.model, wantsThinking(client.body)),
     callIdPrefix: "toolu_",
   },
   upstream: {

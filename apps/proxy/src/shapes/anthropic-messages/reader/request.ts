@@ -2,6 +2,7 @@ import { asRecord } from "../../../upstreams/request-fields.ts";
 import { withoutBookkeeping } from "../../../core/bookkeeping.ts";
 import { dropOrRefuse, dropped } from "../../../core/drop-or-refuse.ts";
 import { invalid, isSet, list, refuseUnhandledFields, unsupported } from "../../../core/fields.ts";
+import { decodeOpaque } from "../../../core/opaque.ts";
 import { emptyRequest, type NeutralRequest, type Part, type RequestReadContext, type TextPart, type Tool, type ToolChoice, type Turn } from "../../../core/neutral-request.ts";
 import { openaiEffortFromThinking } from "../../../core/reasoning.ts";
 import { argumentsFromToolInput } from "../../../core/tool-input.ts";
@@ -163,8 +164,10 @@ class Reader {
   }
 
   /**
-   * An assistant block. Earlier thinking blocks carry Anthropic's signatures, which mean nothing to
-   * another provider: the target decides (dropped, listed, never turned into text: LiteLLM #26916).
+   * An assistant block. Earlier thinking blocks carry a signature tagged by who made it
+   * (core/opaque.ts: Anthropic's untagged, a Gemini thoughtSignature this gateway returned tagged),
+   * which only that kind of target verifies: another target decides (dropped, listed, never turned
+   * into text: LiteLLM #26916). One with an empty signature came unsigned and verifies nowhere.
    */
   private assistantBlock(raw: unknown, field: string): Part[] {
     const block = asRecord(raw);
@@ -177,12 +180,17 @@ class Reader {
         this.cacheControl(block, field);
         return [{ type: "tool-call", callId: block.id as string, name: block.name as string, input: argumentsFromToolInput(block.input), path: field }];
       case "thinking":
-      case "redacted_thinking":
-        if (this.context.accepts.origin === "anthropic" || dropOrRefuse(this.context, "foreign-reasoning", field)) {
-          if (block.type === "redacted_thinking") return [{ type: "reasoning", text: "", redacted: { origin: "anthropic", value: String(block.data ?? "") }, path: field }];
-          return [{ type: "reasoning", text: String(block.thinking ?? ""), signature: { origin: "anthropic", value: String(block.signature ?? "") }, path: field }];
+      case "redacted_thinking": {
+        const text = String((block.type === "thinking" ? block.signature : block.data) ?? "");
+        if (text.length === 0) {
+          dropOrRefuse(this.context, "unsigned-reasoning", field, dropped("a thinking block without a signature cannot be verified by any model"));
+          return [];
         }
-        return [];
+        const { origin, value, redacted } = decodeOpaque(text);
+        if (origin !== this.context.accepts.origin && !dropOrRefuse(this.context, "foreign-reasoning", field)) return [];
+        if (block.type === "redacted_thinking" || redacted) return [{ type: "reasoning", text: "", redacted: { origin, value }, path: field }];
+        return [{ type: "reasoning", text: String(block.thinking ?? ""), signature: { origin, value }, path: field }];
+      }
       case "server_tool_use":
       case "web_search_tool_result":
         // An earlier web search Anthropic ran: the answer that used it stays.

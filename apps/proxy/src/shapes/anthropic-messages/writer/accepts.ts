@@ -46,8 +46,8 @@ export const accepts: RequestAccepts = {
     "search-cached-only": drop("Anthropic's web search has no cached-only mode"),
     "search-max-uses": drop("Anthropic's web search takes a positive whole max_uses"),
     "unsigned-reasoning": drop("reasoning items without encrypted_content cannot be sent to an Anthropic-shape model"),
-    // OpenAI's own encrypted reasoning (a Fernet token): Anthropic would refuse it as a signature.
-    "foreign-reasoning": drop("reasoning encrypted by OpenAI cannot be verified by an Anthropic-shape model"),
+    // OpenAI's own encrypted reasoning (a Fernet token), a Gemini thoughtSignature: Anthropic would refuse either as a signature.
+    "foreign-reasoning": drop("reasoning signed by another provider (OpenAI, Gemini) cannot be verified by an Anthropic-shape model"),
     "earlier-web-search": drop("an earlier web search's results cannot be sent back to an Anthropic-shape model; the answer that used them stays"),
   },
 };

@@ -1,7 +1,9 @@
 import { EMPTY_USAGE } from "@gateway/contracts";
 import type { Answer } from "../../../core/answer.ts";
 import { derivedId, itemId } from "../../../core/ids.ts";
+import { encodeOpaque } from "../../../core/opaque.ts";
 import { toolInputFromArguments } from "../../../core/tool-input.ts";
+import { asRecord } from "../../../upstreams/request-fields.ts";
 import { anthropicStopReasonFor } from "../finish.ts";
 import { anthropicUsageBody } from "../usage.ts";
 
@@ -9,9 +11,12 @@ import { anthropicUsageBody } from "../usage.ts";
  * A neutral answer -> an Anthropic message: a text block per text (a refusal's text when there is
  * no other), then the tool_use blocks, in order; a refusal makes the stop reason `refusal` (OpenAI
  * marks one by its `refusal` field, with finish_reason "stop"). `clientModel`: the message's model
- * when the upstream names none. No reader gives this writer reasoning or searches yet.
+ * when the upstream names none. Reasoning, only when the client turned `thinking` on (as Anthropic
+ * answers), is a thinking block signed by the codec (core/opaque.ts: tagged by who made it; empty
+ * when it came unsigned), redacted reasoning a redacted_thinking block. No reader gives this
+ * writer searches yet.
  */
-export function messageFromAnswer(answer: Answer, clientModel: unknown): Record<string, unknown> {
+export function messageFromAnswer(answer: Answer, clientModel: unknown, thinking = false): Record<string, unknown> {
   const content: Record<string, unknown>[] = [];
   const hasText = answer.blocks.some((block) => block.type === "text");
   let refused = false;
@@ -29,7 +34,11 @@ export function messageFromAnswer(answer: Answer, clientModel: unknown): Record<
         content.push({ type: "tool_use", id: block.callId ?? itemId("toolu_"), name: block.name, input: toolInputFromArguments(block.input) });
         break;
       case "reasoning":
+        if (thinking) content.push({ type: "thinking", thinking: block.text, signature: block.signature ? encodeOpaque(block.signature) : "" });
+        break;
       case "redacted-reasoning":
+        if (thinking) content.push({ type: "redacted_thinking", data: encodeOpaque(block.data) });
+        break;
       case "search":
         break;
       default: {
@@ -49,4 +58,10 @@ export function messageFromAnswer(answer: Answer, clientModel: unknown): Record<
     stop_sequence: stopSequence,
     usage: anthropicUsageBody(answer.usage ?? EMPTY_USAGE),
   };
+}
+
+/** The client's Messages body turns thinking on (`enabled`, or Claude Code's `adaptive`): only then do answers carry thinking blocks. */
+export function wantsThinking(body: Record<string, unknown>): boolean {
+  const type = asRecord(body.thinking)?.type;
+  return type === "enabled" || type === "adaptive";
 }

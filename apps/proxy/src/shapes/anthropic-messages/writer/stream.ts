@@ -1,7 +1,8 @@
 import { EMPTY_USAGE } from "@gateway/contracts";
 import { derivedId } from "../../../core/ids.ts";
 import { BufferedWriter } from "../../../core/pipeline.ts";
-import type { Finish, StreamWriter } from "../../../core/stream-parts.ts";
+import { encodeOpaque } from "../../../core/opaque.ts";
+import type { Finish, Opaque, StreamWriter } from "../../../core/stream-parts.ts";
 import { sseFrame } from "../../../upstreams/sse.ts";
 import { anthropicStopReasonFor, type AnthropicStopReasonWritten } from "../finish.ts";
 import { anthropicUsageBody } from "../usage.ts";
@@ -13,14 +14,22 @@ import { anthropicUsageBody } from "../usage.ts";
  * become input_json_delta; the finish closes the open block; the end gives message_delta with
  * stop_reason and usage, input_tokens included (an OpenAI upstream reports input only at the end:
  * message_start says 0), and message_stop. A refusal part makes the stop reason `refusal`.
- * No reader feeds this writer reasoning or web searches yet (a chat upstream sends neither).
+ * Reasoning, when the client turned thinking on (Anthropic sends none otherwise), is a thinking
+ * block as Anthropic streams one: content_block_start with empty thinking and signature,
+ * thinking_delta pieces, the signature as a signature_delta before content_block_stop (tagged by
+ * who made it, core/opaque.ts, so the block the client echoes goes back to that kind of upstream
+ * only); reasoning that came unsigned keeps the empty signature (the SDKs need the field; read
+ * back, an empty one is unsigned). A redacted block is a redacted_thinking block. No reader feeds
+ * this writer web searches yet.
  */
 export class MessagesStreamWriter extends BufferedWriter implements StreamWriter {
   emitted = 0;
   private started = false;
   private done = false;
-  /** The open content block: its index, and the call id when it is a tool_use block. */
-  private open: { index: number; callId: string | null } | null = null;
+  /** The open content block: its index, kind, and the part's id (the call id of a tool_use block). */
+  private open: { index: number; kind: "text" | "tool" | "thinking"; id: string | null } | null = null;
+  /** The client turned thinking on: reasoning is written (else left out, as Anthropic does). */
+  private readonly thinking: boolean;
   private nextIndex = 0;
   private readonly toolBlocks = new Map<string, number>();
   private refusalText: string | null = null;
@@ -29,9 +38,10 @@ export class MessagesStreamWriter extends BufferedWriter implements StreamWriter
   /** The client's model name: the message's model when the upstream names none. */
   private readonly model: unknown;
 
-  constructor(model: unknown = null) {
+  constructor(model: unknown = null, thinking = false) {
     super();
     this.model = model;
+    this.thinking = thinking;
   }
 
   start(meta: { id?: unknown; model?: unknown }): void {
@@ -56,9 +66,9 @@ export class MessagesStreamWriter extends BufferedWriter implements StreamWriter
   }
 
   textDelta(id: string, delta: string): void {
-    if (this.open === null || this.open.callId !== null) {
+    if (this.open?.kind !== "text") {
       this.closeBlock();
-      this.openBlock(null, { type: "text", text: "" });
+      this.openBlock("text", null, { type: "text", text: "" });
     }
     this.emit("content_block_delta", { index: this.open!.index, delta: { type: "text_delta", text: delta } });
     if (id === this.refusalText) this.stopReason = "refusal";
@@ -68,17 +78,27 @@ export class MessagesStreamWriter extends BufferedWriter implements StreamWriter
 
   source(): void {}
 
-  reasoningStart(): void {}
+  reasoningStart(id: string, redacted?: Opaque): void {
+    if (!this.thinking) return;
+    this.closeBlock();
+    this.openBlock("thinking", id, redacted ? { type: "redacted_thinking", data: encodeOpaque(redacted) } : { type: "thinking", thinking: "", signature: "" });
+  }
 
-  reasoningDelta(): void {}
+  reasoningDelta(id: string, delta: string): void {
+    if (this.isThinking(id)) this.emit("content_block_delta", { index: this.open!.index, delta: { type: "thinking_delta", thinking: delta } });
+  }
 
-  reasoningSignature(): void {}
+  reasoningSignature(id: string, signature: Opaque): void {
+    if (this.isThinking(id)) this.emit("content_block_delta", { index: this.open!.index, delta: { type: "signature_delta", signature: encodeOpaque(signature) } });
+  }
 
-  reasoningEnd(): void {}
+  reasoningEnd(id: string): void {
+    if (this.isThinking(id)) this.closeBlock();
+  }
 
   toolStart(callId: string, name: string): void {
     this.closeBlock();
-    this.openBlock(callId, { type: "tool_use", id: callId, name, input: {} });
+    this.openBlock("tool", callId, { type: "tool_use", id: callId, name, input: {} });
     this.toolBlocks.set(callId, this.open!.index);
   }
 
@@ -113,9 +133,14 @@ export class MessagesStreamWriter extends BufferedWriter implements StreamWriter
     this.done = true;
   }
 
-  private openBlock(callId: string | null, block: Record<string, unknown>): void {
-    this.open = { index: this.nextIndex++, callId };
+  private openBlock(kind: "text" | "tool" | "thinking", id: string | null, block: Record<string, unknown>): void {
+    this.open = { index: this.nextIndex++, kind, id };
     this.emit("content_block_start", { index: this.open.index, content_block: block });
+  }
+
+  /** The reasoning block `id` is the open one (left out when the client did not turn thinking on). */
+  private isThinking(id: string): boolean {
+    return this.open?.kind === "thinking" && this.open.id === id;
   }
 
   private closeBlock(): void {

@@ -20,6 +20,8 @@ export class GeminiStreamReader implements StreamReader {
   private finished = false;
   private text: string | null = null;
   private reasoning: string | null = null;
+  /** The open reasoning block already carries a signature. */
+  private signed = false;
   private parts = 0;
   private calls = false;
 
@@ -54,8 +56,11 @@ export class GeminiStreamReader implements StreamReader {
   }
 
   private part(part: Record<string, unknown>): void {
+    const signature = typeof part.thoughtSignature === "string" ? part.thoughtSignature : null;
     const call = asRecord(part.functionCall);
     if (call) {
+      // The call's signature rides on the reasoning before it (a block of its own when none is open).
+      if (signature !== null) this.sign(signature);
       this.closeParts();
       this.calls = true;
       // Gemini 2.x sends no id: a random one in the client's form, never derived from the name.
@@ -70,19 +75,42 @@ export class GeminiStreamReader implements StreamReader {
       this.closeText();
       if (this.reasoning === null) {
         this.reasoning = `reasoning-${this.parts++}`;
+        this.signed = false;
         this.sink.reasoningStart(this.reasoning);
       }
       if (part.text.length > 0) this.sink.reasoningDelta(this.reasoning, part.text);
-      if (typeof part.thoughtSignature === "string") this.sink.reasoningSignature(this.reasoning, { origin: "gemini", value: part.thoughtSignature });
+      if (signature !== null) {
+        this.sink.reasoningSignature(this.reasoning, { origin: "gemini", value: signature });
+        this.signed = true;
+      }
       return;
     }
-    if (part.text.length === 0) return;
-    this.closeReasoning();
-    if (this.text === null) {
-      this.text = `text-${this.parts++}`;
-      this.sink.textStart(this.text);
+    if (part.text.length > 0) {
+      this.closeReasoning();
+      if (this.text === null) {
+        this.text = `text-${this.parts++}`;
+        this.sink.textStart(this.text);
+      }
+      this.sink.textDelta(this.text, part.text);
     }
-    this.sink.textDelta(this.text, part.text);
+    // An answer's signature (Gemini 3: on an empty last text part) follows its text as a signed, empty reasoning block.
+    if (signature !== null) this.sign(signature);
+  }
+
+  /**
+   * A signature Gemini put on a function call or a text part: clients of other shapes keep signed
+   * reasoning only (an Anthropic thinking block, a Responses reasoning item), so it goes on the open
+   * reasoning block when that is still unsigned, else on an empty one of its own, closed at once.
+   * The Gemini request writer puts it back on its part (writer/request.ts `placeSignatures`).
+   */
+  private sign(signature: string): void {
+    if (this.reasoning === null || this.signed) {
+      this.closeParts();
+      this.reasoning = `reasoning-${this.parts++}`;
+      this.sink.reasoningStart(this.reasoning);
+    }
+    this.sink.reasoningSignature(this.reasoning!, { origin: "gemini", value: signature });
+    this.closeReasoning();
   }
 
   private finish(finish: NonNullable<ReturnType<typeof finishFromGemini>>): void {

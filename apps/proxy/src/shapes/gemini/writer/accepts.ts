@@ -18,9 +18,10 @@ const CACHE = "Gemini caches prompts by itself (implicit caching) or through cac
 export const accepts: RequestAccepts = {
   upstream: GEMINI_API,
   name: "Gemini",
-  // Google Search grounding is Gemini's own; its thoughts come back signed.
+  // Google Search grounding is Gemini's own; its thoughts, calls and answers come back signed (thoughtSignature).
   webSearch: true,
-  encryptedReasoning: false,
+  encryptedReasoning: true,
+  origin: "gemini",
   refuses: {
     "audio-output": refuse("audio output needs Gemini's live or TTS models, not generateContent"),
     moderation: refuse("moderation results need OpenAI's own API; a Gemini-shape model returns none"),

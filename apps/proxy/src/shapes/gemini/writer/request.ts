@@ -43,6 +43,7 @@ export function writeRequest(request: NeutralRequest, context: RequestWriteConte
     if (last?.role === content.role) last.parts.push(...content.parts);
     else contents.push(content);
   }
+  for (const content of contents) if (content.role === "model") placeSignatures(content.parts);
   const body: Record<string, unknown> = { contents };
   if (instructions.length > 0) body.systemInstruction = { parts: instructions };
   if (request.tools.length > 0) {
@@ -81,18 +82,44 @@ function writeTurn(turn: Turn, names: Map<string, string>): Content {
   }
   const role = turn.role === "assistant" ? "model" : "user";
   const parts: Record<string, unknown>[] = [];
-  let signedCall = false;
   for (const part of turn.parts) {
-    const written = writePart(part, names, role === "model" && !signedCall);
-    if (written === null) continue;
-    if (written.functionCall !== undefined) signedCall = true;
-    parts.push(written);
+    const written = writePart(part, names);
+    if (written !== null) parts.push(written);
   }
   return { role, parts };
 }
 
-/** `firstCall`: this is the model turn's first function call, which Gemini 3 wants signed. */
-function writePart(part: Part, names: Map<string, string>, firstCall: boolean): Record<string, unknown> | null {
+/**
+ * Puts each of Gemini's signatures back on the part Gemini gave it with. A client of another shape
+ * holds a function call's or an answer's signature in a reasoning block (the readers make one: an
+ * Anthropic thinking block, a Responses reasoning item), which comes back here as a signed thought
+ * part: its signature goes on the function call right after it, or, for an empty one, on the text
+ * right before it (Gemini 3 signs a text answer's end), else it stays an empty signed text part as
+ * Gemini sent it. The model content's first function call, still unsigned (a call another provider
+ * made), gets Google's skip signature: Gemini 3 refuses the first call of a turn without one.
+ */
+function placeSignatures(parts: Record<string, unknown>[]): void {
+  for (let index = 0; index < parts.length; index += 1) {
+    const part = parts[index]!;
+    if (part.thought !== true || part.thoughtSignature === undefined) continue;
+    const next = parts[index + 1];
+    const previous = parts[index - 1];
+    let home: Record<string, unknown> | undefined;
+    if (next?.functionCall !== undefined && next.thoughtSignature === undefined) home = next;
+    else if (part.text === "" && typeof previous?.text === "string" && previous.thought !== true && previous.thoughtSignature === undefined) home = previous;
+    if (home) {
+      home.thoughtSignature = part.thoughtSignature;
+      delete part.thoughtSignature;
+    }
+    if (part.text !== "") continue;
+    if (home) parts.splice(index--, 1);
+    else delete part.thought;
+  }
+  const first = parts.find((part) => part.functionCall !== undefined);
+  if (first && first.thoughtSignature === undefined) first.thoughtSignature = SKIP_SIGNATURE;
+}
+
+function writePart(part: Part, names: Map<string, string>): Record<string, unknown> | null {
   switch (part.type) {
     case "text": {
       const signature = part.signature?.origin === "gemini" ? part.signature.value : undefined;
@@ -102,13 +129,14 @@ function writePart(part: Part, names: Map<string, string>, firstCall: boolean): 
     case "reasoning":
       // Only Gemini's own thoughts go back, with their signature (the reader dropped other origins).
       if (part.signature?.origin !== "gemini") return null;
+      if (part.signature.value.length === 0) return part.text.length > 0 ? { text: part.text, thought: true } : null;
       return { text: part.text, thought: true, thoughtSignature: part.signature.value };
     case "file":
       return filePart(part);
     case "tool-call": {
       names.set(part.callId, part.name);
       const args = asRecord(tryJson(part.input)) ?? {};
-      const signature = part.signature?.origin === "gemini" ? part.signature.value : firstCall ? SKIP_SIGNATURE : undefined;
+      const signature = part.signature?.origin === "gemini" ? part.signature.value : undefined;
       return { functionCall: { id: part.callId, name: part.name, args }, ...(signature !== undefined ? { thoughtSignature: signature } : {}) };
     }
     case "tool-result": {

@@ -3,6 +3,7 @@ import { withoutBookkeeping } from "../../../core/bookkeeping.ts";
 import { dropOrRefuse, dropped, refused } from "../../../core/drop-or-refuse.ts";
 import { invalid, isSet, list, refuseUnhandledFields, unsupported } from "../../../core/fields.ts";
 import { fileFromUrl } from "../../../core/media.ts";
+import { decodeOpaque } from "../../../core/opaque.ts";
 import { approximateLocation, emptyRequest, type Format, type NeutralRequest, type Part, type ReasoningEffort, type RequestReadContext, type TextPart, type Tool, type ToolChoice, type Turn } from "../../../core/neutral-request.ts";
 
 const HANDLED = new Set([
@@ -184,10 +185,11 @@ function assistantParts(message: Record<string, unknown>, path: string, context:
     const block = asRecord(raw);
     const field = `${path}.thinking_blocks[${index}]`;
     if (block?.type !== "thinking" && block?.type !== "redacted_thinking") throw invalid(field, "expected a thinking block");
-    // Anthropic's signatures: only an Anthropic target verifies them.
-    if (context.accepts.origin !== "anthropic" && !dropOrRefuse(context, "foreign-reasoning", field)) return [];
-    if (block.type === "thinking") return [{ type: "reasoning", text: String(block.thinking ?? ""), signature: { origin: "anthropic", value: String(block.signature ?? "") }, path: field }];
-    return [{ type: "reasoning", text: "", redacted: { origin: "anthropic", value: String(block.data ?? "") }, path: field }];
+    // Tagged by who signed them (core/opaque.ts): only a target of that kind verifies them.
+    const { origin, value, redacted } = decodeOpaque(String((block.type === "thinking" ? block.signature : block.data) ?? ""));
+    if (context.accepts.origin !== origin && !dropOrRefuse(context, "foreign-reasoning", field)) return [];
+    if (block.type === "thinking" && !redacted) return [{ type: "reasoning", text: String(block.thinking ?? ""), signature: { origin, value }, path: field }];
+    return [{ type: "reasoning", text: "", redacted: { origin, value }, path: field }];
   });
   const texts = isSet(message.content) ? contentTexts(message.content, `${path}.content`) : [];
   if (typeof message.refusal === "string" && !isSet(message.content)) texts.push({ type: "text", text: message.refusal, path: `${path}.refusal` });

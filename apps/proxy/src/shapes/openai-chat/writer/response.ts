@@ -1,5 +1,6 @@
 import type { Answer } from "../../../core/answer.ts";
 import { derivedId, itemId, nowSeconds } from "../../../core/ids.ts";
+import { encodeOpaque } from "../../../core/opaque.ts";
 import { chatFinishReasonFor } from "../finish.ts";
 import { chatUsageBody } from "../usage.ts";
 
@@ -7,8 +8,8 @@ import { chatUsageBody } from "../usage.ts";
  * A neutral answer -> a chat completion. Text blocks join into `content` (cited sources as
  * `url_citation` annotations over the cited text), tool calls become `tool_calls` in order.
  * Reasoning is never turned into text: it is `reasoning_content` plus the blocks, signed, in
- * `thinking_blocks`, which the request mapper sends back unchanged on the next turn (Anthropic
- * needs them, signed, before a tool result). Web searches have no chat form: their results reach
+ * `thinking_blocks` (signatures tagged by who made them: core/opaque.ts), which the request mapper
+ * sends back on the next turn (Anthropic needs them, signed, before a tool result). Web searches have no chat form: their results reach
  * the client as the cited text's annotations.
  */
 export function chatCompletionFromAnswer(answer: Answer): Record<string, unknown> {
@@ -34,10 +35,10 @@ export function chatCompletionFromAnswer(answer: Answer): Record<string, unknown
         break;
       case "reasoning":
         reasoning += block.text;
-        thinkingBlocks.push({ type: "thinking", thinking: block.text, ...(block.signature ? { signature: block.signature.value } : {}) });
+        thinkingBlocks.push({ type: "thinking", thinking: block.text, ...(block.signature ? { signature: encodeOpaque(block.signature) } : {}) });
         break;
       case "redacted-reasoning":
-        thinkingBlocks.push({ type: "redacted_thinking", data: block.data.value });
+        thinkingBlocks.push({ type: "redacted_thinking", data: encodeOpaque(block.data) });
         break;
       case "search":
         break;

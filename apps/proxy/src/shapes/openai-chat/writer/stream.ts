@@ -1,5 +1,6 @@
 import { derivedId, nowSeconds } from "../../../core/ids.ts";
 import { BufferedWriter } from "../../../core/pipeline.ts";
+import { encodeOpaque } from "../../../core/opaque.ts";
 import type { Finish, Opaque, Source, StreamWriter } from "../../../core/stream-parts.ts";
 import { sseFrame } from "../../../upstreams/sse.ts";
 import { chatFinishReasonFor } from "../finish.ts";
@@ -71,7 +72,7 @@ export class ChatStreamWriter extends BufferedWriter implements StreamWriter {
   }
 
   reasoningStart(id: string, redacted?: Opaque): void {
-    this.reasoning = redacted ? { id, redacted: redacted.value } : { id, thinking: "", signature: "" };
+    this.reasoning = redacted ? { id, redacted: encodeOpaque(redacted) } : { id, thinking: "", signature: "" };
   }
 
   reasoningDelta(id: string, delta: string): void {
@@ -82,7 +83,7 @@ export class ChatStreamWriter extends BufferedWriter implements StreamWriter {
   }
 
   reasoningSignature(id: string, signature: Opaque): void {
-    if (this.reasoning?.id === id && "signature" in this.reasoning) this.reasoning.signature = signature.value;
+    if (this.reasoning?.id === id && "signature" in this.reasoning) this.reasoning.signature = encodeOpaque(signature);
   }
 
   reasoningEnd(id: string): void {

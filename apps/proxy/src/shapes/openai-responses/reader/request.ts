@@ -6,7 +6,7 @@ import { invalid, isSet, list, unsupported } from "../../../core/fields.ts";
 import { fileFromUrl } from "../../../core/media.ts";
 import { approximateLocation, emptyRequest, type Format, type NeutralRequest, type Part, type ReasoningEffort, type RequestReadContext, type Tool, type ToolChoice, type Turn } from "../../../core/neutral-request.ts";
 import { flattenNamespaces, namespacedName } from "../namespace-tools.ts";
-import { REDACTED_THINKING_PREFIX } from "../writer/output-items.ts";
+import { decodeOpaque } from "../../../core/opaque.ts";
 import { isWebSearchTool } from "../web-search.ts";
 import { readInput, type InputItem, type InputPart } from "./input-items.ts";
 
@@ -25,9 +25,6 @@ const HANDLED = new Set([
   "stream_options",
   ...STATEFUL_FIELDS,
 ]);
-
-/** Every Fernet token (OpenAI's encrypted reasoning) starts with its version byte 0x80, base64url "gAAAAA". */
-const OPENAI_ENCRYPTED_REASONING_PREFIX = "gAAAAA";
 
 /**
  * A Responses request -> the neutral request, for an upstream of another shape (Anthropic, or
@@ -190,9 +187,9 @@ function contentPart(part: InputPart, path: string, context: RequestReadContext)
 
 /**
  * A reasoning item this gateway returned: its `encrypted_content` is the signed reasoning it came
- * from (a thinking signature, or a redacted block marked by its prefix), which only the target that
- * signed it verifies; OpenAI's own (a Fernet token, "gAAAAA...") came from a session that began on
- * an OpenAI model. One without encrypted content cannot be signed reasoning: it only informed.
+ * from (a signature or a redacted block, tagged by who made it: core/opaque.ts), which only that
+ * kind of target verifies; OpenAI's own (a Fernet token) came from a session that began on an
+ * OpenAI model. One without encrypted content cannot be signed reasoning: it only informed.
  */
 function reasoningPart(item: Extract<InputItem, { kind: "reasoning" }>, context: RequestReadContext): Part | null {
   if (!dropOrRefuse(context, "earlier-reasoning", item.field)) return null;
@@ -200,10 +197,10 @@ function reasoningPart(item: Extract<InputItem, { kind: "reasoning" }>, context:
     dropOrRefuse(context, "unsigned-reasoning", item.field, dropped("reasoning items without encrypted_content cannot be sent through another API"));
     return null;
   }
-  const origin = item.encrypted.startsWith(OPENAI_ENCRYPTED_REASONING_PREFIX) ? "openai" : "anthropic";
+  const { origin, value, redacted } = decodeOpaque(item.encrypted);
   if (origin !== context.accepts.origin && !dropOrRefuse(context, "foreign-reasoning", item.field)) return null;
-  if (item.encrypted.startsWith(REDACTED_THINKING_PREFIX)) return { type: "reasoning", text: "", redacted: { origin, value: item.encrypted.slice(REDACTED_THINKING_PREFIX.length) }, path: item.field };
-  return { type: "reasoning", text: item.summary, signature: { origin, value: item.encrypted }, path: item.field };
+  if (redacted) return { type: "reasoning", text: "", redacted: { origin, value }, path: item.field };
+  return { type: "reasoning", text: item.summary, signature: { origin, value }, path: item.field };
 }
 
 /** Tools (namespaces flattened), the tool choice and parallel calls. */

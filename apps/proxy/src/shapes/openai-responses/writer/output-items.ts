@@ -58,13 +58,14 @@ export function webSearchItemId(upstreamId: string): string {
   return `ws_${upstreamId}`;
 }
 
-/**
- * Anthropic thinking as a reasoning item: the (summarised) thinking text is the summary and the
- * signature travels in encrypted_content, so the item sent back as input becomes the same signed
- * block. A redacted block has no text; its data is marked so it comes back as redacted_thinking.
- */
-export const REDACTED_THINKING_PREFIX = "anthropic.redacted_thinking:";
+/** Kept for tests that still import it from here: the codec (core/opaque.ts) owns it. */
+export { REDACTED_THINKING_PREFIX } from "../../../core/opaque.ts";
 
+/**
+ * Reasoning as a reasoning item: the (summarised) thinking text is the summary and the signature
+ * travels in encrypted_content (core/opaque.ts: tagged by who made it), so the item sent back as
+ * input becomes the same signed block for the same kind of upstream. A redacted block has no text.
+ */
 export function reasoningItem(id: string, summary: string | null, encrypted: string | null): Record<string, unknown> {
   const item: Record<string, unknown> = { id, type: "reasoning", summary: summary === null ? [] : [{ type: "summary_text", text: summary }] };
   if (encrypted !== null) item.encrypted_content = encrypted;

@@ -4,8 +4,8 @@ import { derivedId, itemId, nowSeconds } from "../../../core/ids.ts";
 import { responsesOutcome } from "../finish.ts";
 import { CalledTools } from "../namespace-tools.ts";
 import { wantsWebSearchSources } from "../web-search.ts";
+import { encodeOpaque } from "../../../core/opaque.ts";
 import {
-  REDACTED_THINKING_PREFIX,
   customToolCallItem,
   functionCallItem,
   messageItem,
@@ -67,10 +67,10 @@ export function responseFromAnswer(answer: Answer, request: Record<string, unkno
         break;
       }
       case "reasoning":
-        output.push(reasoningItem(itemId("rs_"), block.text, block.signature?.value ?? null));
+        output.push(reasoningItem(itemId("rs_"), block.text, block.signature ? encodeOpaque(block.signature) : null));
         break;
       case "redacted-reasoning":
-        output.push(reasoningItem(itemId("rs_"), null, REDACTED_THINKING_PREFIX + block.data.value));
+        output.push(reasoningItem(itemId("rs_"), null, encodeOpaque(block.data, true)));
         break;
       default: {
         const never: never = block;

@@ -3,8 +3,9 @@ import { sseFrame } from "../../../upstreams/sse.ts";
 import { itemId, nowSeconds } from "../../../core/ids.ts";
 import type { ResponsesOutcome } from "../finish.ts";
 import { CustomInputStream } from "../../../core/custom-tools.ts";
+import { encodeOpaque } from "../../../core/opaque.ts";
+import type { Opaque } from "../../../core/stream-parts.ts";
 import {
-  REDACTED_THINKING_PREFIX,
   customToolCallItem,
   functionCallItem,
   messageItem,
@@ -88,16 +89,17 @@ export class ResponsesStreamEvents {
     return out + this.emit("response.reasoning_summary_text.delta", { ...this.at(item), summary_index: 0, delta });
   }
 
-  /** The thinking block's signature: it goes back to Anthropic in encrypted_content. */
-  reasoningSignature(signature: string): string {
+  /** The reasoning's signature, in encrypted_content tagged by who made it: it goes back to that kind of upstream only. */
+  reasoningSignature(signature: Opaque): string {
     const out = this.current?.kind === "reasoning" ? "" : this.openReasoning();
-    (this.current as Extract<OpenItem, { kind: "reasoning" }>).encrypted = signature;
+    (this.current as Extract<OpenItem, { kind: "reasoning" }>).encrypted = encodeOpaque(signature);
     return out;
   }
 
-  redactedReasoning(data: string): string {
+  /** A redacted block: its data in encrypted_content, marked redacted (the one field holds both). */
+  redactedReasoning(data: Opaque): string {
     const out = this.openReasoning();
-    (this.current as Extract<OpenItem, { kind: "reasoning" }>).encrypted = REDACTED_THINKING_PREFIX + data;
+    (this.current as Extract<OpenItem, { kind: "reasoning" }>).encrypted = encodeOpaque(data, true);
     return out + this.closeItem("completed");
   }
 

@@ -59,7 +59,7 @@ export class ResponsesStreamWriter extends BufferedWriter implements StreamWrite
   }
 
   reasoningStart(_id: string, redacted?: Opaque): void {
-    this.out += redacted ? this.events.redactedReasoning(redacted.value) : this.events.startReasoning();
+    this.out += redacted ? this.events.redactedReasoning(redacted) : this.events.startReasoning();
   }
 
   reasoningDelta(_id: string, delta: string): void {
@@ -67,7 +67,7 @@ export class ResponsesStreamWriter extends BufferedWriter implements StreamWrite
   }
 
   reasoningSignature(_id: string, signature: Opaque): void {
-    this.out += this.events.reasoningSignature(signature.value);
+    this.out += this.events.reasoningSignature(signature);
   }
 
   reasoningEnd(): void {}
