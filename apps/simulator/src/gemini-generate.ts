@@ -53,8 +53,11 @@ export function thoughtPieces(plan: Plan, input: GeminiInput): string[] {
 /** Thought tokens when `includeThoughts` asks for thoughts and no `#sim:reasoning=N` says how many. */
 export const DEFAULT_THOUGHT_TOKENS = MAX_THOUGHT_WORDS;
 
+/** What a signature this simulator issued decodes to the start of (strict mode refuses any other but Google's skip sentinel). */
+export const SIGNATURE_HEAD = 'sim-thought-signature:';
+
 function signature(): string {
-  return Buffer.from(`sim-thought-signature:${newId('')}`).toString('base64');
+  return Buffer.from(`${SIGNATURE_HEAD}${newId('')}`).toString('base64');
 }
 
 function finishReason(plan: Plan): string {

@@ -3,7 +3,7 @@ import type { IncomingMessage } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { geminiAuthError } from './context.ts';
 import { googleErrorBody } from './errors.ts';
-import { encodeStream, generateFrames, geminiPlan, jsonValue, usageMetadata } from './gemini-generate.ts';
+import { encodeStream, generateFrames, geminiPlan, jsonValue, SIGNATURE_HEAD, usageMetadata } from './gemini-generate.ts';
 import { geminiModelList } from './gemini-models.ts';
 import { isGeminiRequest, normalizeSchema, parseGeminiRoute, readGenerateRequest, unknownField, type GeminiInput } from './gemini-request.ts';
 import { makePlan } from './plan.ts';
@@ -162,10 +162,19 @@ describe('strict rules', () => {
     const call = (signature?: string): object => ({ functionCall: { name: 'f', args: {} }, ...(signature ? { thoughtSignature: signature } : {}) });
     const older = { contents: [{ role: 'user', parts: [{ text: 'a' }] }, { role: 'model', parts: [call()] }, { role: 'user', parts: [{ text: 'b' }] }] };
     expect(geminiStrictRefusal(older, 'gemini-3.1-pro-preview')).toBeNull();
-    const second = { contents: [{ role: 'user', parts: [{ text: 'a' }] }, { role: 'model', parts: [call('sig'), call()] }] };
+    const issued = Buffer.from(`${SIGNATURE_HEAD}abc`).toString('base64');
+    const second = { contents: [{ role: 'user', parts: [{ text: 'a' }] }, { role: 'model', parts: [call(issued), call()] }] };
     expect(geminiStrictRefusal(second, 'gemini-3.1-pro-preview')).toBeNull();
     const missing = { contents: [{ role: 'user', parts: [{ text: 'a' }] }, { role: 'model', parts: [{ text: 'thinking' }, call()] }] };
     expect(geminiStrictRefusal(missing, 'gemini-3.1-pro-preview')?.message).toContain('position 2');
+    // A signature Google did not issue (another provider's, or one a gateway tagged and did not untag) is corrupted; the sentinel passes.
+    for (const forged of ['c2ln', `gemini.signature:${issued}`]) {
+      const sent = { contents: [{ role: 'user', parts: [{ text: 'a' }] }, { role: 'model', parts: [call(forged)] }] };
+      expect(geminiStrictRefusal(sent, 'gemini-3.1-pro-preview')).toEqual({ status: 400, message: 'Corrupted thought signature.' });
+      expect(geminiStrictRefusal(sent, 'gemini-2.5-flash')).toBeNull();
+    }
+    const skipped = { contents: [{ role: 'user', parts: [{ text: 'a' }] }, { role: 'model', parts: [call('skip_thought_signature_validator')] }] };
+    expect(geminiStrictRefusal(skipped, 'gemini-3.1-pro-preview')).toBeNull();
   });
 });
 

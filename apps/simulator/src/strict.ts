@@ -18,11 +18,13 @@
  *   Google does not know ("Invalid JSON payload received. Unknown name ..."); a content role other
  *   than user/model; `maxOutputTokens` above the model's maximum; `thinkingBudget: 0` to a model that
  *   cannot turn thinking off (Gemini 2.5 Pro); on Gemini 3, a model turn of the current step whose
- *   first function call comes back without its `thoughtSignature`.
+ *   first function call comes back without its `thoughtSignature`, or with one Google did not issue
+ *   (altered, or another provider's: "Corrupted thought signature."; the skip sentinel passes).
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import type { ErrorSpec } from './errors.ts';
 import { capabilitiesFor, NO_SAMPLING_ANTHROPIC_VERSION } from './model-capabilities.ts';
+import { SIGNATURE_HEAD } from './gemini-generate.ts';
 import { field, lastUserContent, partsOf, unknownField, unknownFieldError } from './gemini-request.ts';
 import { asObject } from './text-extract.ts';
 
@@ -139,7 +141,13 @@ export function strictRefusal(path: string, body: Record<string, unknown>, heade
   return null;
 }
 
-/** Google's 400 for a Gemini 3 function call replayed without its signature (`skip_thought_signature_validator` passes). */
+/** Google's sentinel for a function call whose signature is lost: accepted, unverified. */
+const SKIP_SIGNATURE = 'skip_thought_signature_validator';
+
+/**
+ * Google's 400 for a Gemini 3 function call replayed without its signature, or with one Google did
+ * not issue (`skip_thought_signature_validator` passes).
+ */
 function missingSignature(contents: readonly unknown[]): ErrorSpec | null {
   const from = lastUserContent(contents).index + 1;
   for (let i = Math.max(0, from); i < contents.length; i++) {
@@ -147,7 +155,10 @@ function missingSignature(contents: readonly unknown[]): ErrorSpec | null {
     const first = partsOf(contents[i]).find((part) => field(part, 'functionCall') !== undefined);
     if (!first) continue;
     const signature = field(first, 'thoughtSignature');
-    if (typeof signature === 'string' && signature.length > 0) continue;
+    if (typeof signature === 'string' && signature.length > 0) {
+      if (signature === SKIP_SIGNATURE || Buffer.from(signature, 'base64').toString('utf8').startsWith(SIGNATURE_HEAD)) continue;
+      return { status: 400, message: 'Corrupted thought signature.' };
+    }
     const name = asObject(field(first, 'functionCall'))?.['name'];
     return {
       status: 400,
