@@ -156,7 +156,7 @@ export interface RequestReadContext {
   drops: DroppedParams;
   /** The target writer's table: what it does not take is dropped or refused while reading, in reading order. */
   accepts: RequestAccepts;
-  /** The request's one output bound (limits/output-bound.ts, computed once in the route); undefined before that. */
+  /** The request's one output bound (core/output-bound.ts, computed once in the route); undefined before that. */
   outputBound: number | undefined;
   /** The target model's capabilities, when the caller knows them (contract section 15). */
   capabilities?: ModelCapabilities;

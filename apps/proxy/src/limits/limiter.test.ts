@@ -9,7 +9,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createLogger } from "@gateway/logger";
 import { budgetCounter, LimitStore, releaseOrphanReservation, type KeyRecord, type ServerOptionRecord } from "@gateway/redis-store";
 import { TestRedis } from "@gateway/testing";
-import type { ParsedRequest } from "../upstreams/index.ts";
+import type { EndpointName, ParsedRequest } from "../upstreams/index.ts";
+import { outputBound } from "../core/output-bound.ts";
 import { Limiter, type Admission } from "./limiter.ts";
 import { requestBoundNano, unitPrices } from "./request-bound.ts";
 
@@ -56,7 +57,10 @@ const option: ServerOptionRecord = {
   strictParams: false,
 };
 
-const chat = (body: Record<string, unknown>, outputBound?: number): ParsedRequest => ({ body: { model: "m", messages: [], ...body }, model: "m", stream: false, ...(outputBound === undefined ? {} : { outputBound }) });
+/** A request as its route hands it to the limiter: with its one output bound (`bound`). */
+const chat = (body: Record<string, unknown>, bound: number): ParsedRequest => ({ body: { model: "m", messages: [], ...body }, model: "m", stream: false, outputBound: bound });
+/** The bound its route computes, for a model whose maximum is the largest count a record can hold. */
+const routed = (body: Record<string, unknown>, endpoint: EndpointName): ParsedRequest => chat(body, outputBound(body, endpoint, Number.MAX_SAFE_INTEGER, "lower"));
 const requestId = () => `req_${randomUUID()}`;
 const BYTES = 200;
 
@@ -64,13 +68,14 @@ describe("never admitted unchecked", () => {
   it("an output limit whose worst case no counter can hold is the request's 400 naming the field: no script call, nothing held", async () => {
     const { limiter, store, calls } = await processLimiter(20);
     const key = keyRecord({ quotaNano: "10000000000", tpm: 10_000_000 });
-    // The issue's request: max_tokens read first, 1e15 tokens at 15,000 nano-USD each.
-    const refused = await limiter.admit(requestId(), key, option, "m", chat({ max_tokens: 1e15, max_completion_tokens: 500 }), BYTES, "chat.completions");
-    expect(refused.refusal).toMatchObject({ status: 400, type: "invalid_request_error", param: "max_tokens" });
+    // The issue's request: the field the API obeys, 1e15 tokens at 15,000 nano-USD each.
+    const refused = await limiter.admit(requestId(), key, option, "m", routed({ max_tokens: 500, max_completion_tokens: 1e15 }, "chat.completions"), BYTES, "chat.completions");
+    expect(refused.refusal).toMatchObject({ status: 400, type: "invalid_request_error", param: "max_completion_tokens" });
+    const fields = fc.constantFrom<[EndpointName, string]>(["chat.completions", "max_tokens"], ["chat.completions", "max_completion_tokens"], ["messages", "max_tokens"], ["responses", "max_output_tokens"]);
     await fc.assert(
-      fc.asyncProperty(fc.double({ min: 1e15, max: 1e300, noNaN: true }).map(Math.floor), fc.constantFrom("max_tokens", "max_completion_tokens", "max_output_tokens"), async (huge, field) => {
+      fc.asyncProperty(fc.integer({ min: 1e15, max: Number.MAX_SAFE_INTEGER }), fields, async (huge, [endpoint, field]) => {
         const id = requestId();
-        const answer: Admission = await limiter.admit(id, key, option, "m", chat({ [field]: huge }), BYTES, "chat.completions");
+        const answer: Admission = await limiter.admit(id, key, option, "m", routed({ [field]: huge }, endpoint), BYTES, endpoint);
         // Never admitted: either its own 400 (naming the field) or a refusal of the key's limits.
         expect(answer.refusal).not.toBeNull();
         if (answer.refusal!.status === 400) expect(answer.refusal!.param).toBe(field);

@@ -2,7 +2,8 @@ import { costOfUsage, GatewayError, type BillingEvent, type ScaledPrices } from 
 import type { Logger } from "@gateway/logger";
 import { customerCounts, PLAN_WINDOW_MS, type AdmissionLease, type AdmitResult, type BudgetCounter, type CustomerLimits, type HeldReservation, type KeyRecord, type LimitStore, type ServerOptionRecord } from "@gateway/redis-store";
 import type { EndpointName, ParsedRequest } from "../upstreams/index.ts";
-import { outputBoundField, requestBoundNano, requestTokens, unitPrices } from "./request-bound.ts";
+import { outputBoundField } from "../core/output-bound.ts";
+import { requestBoundNano, requestTokens, unitPrices } from "./request-bound.ts";
 
 interface Held {
   keyId: string;
@@ -145,7 +146,7 @@ export class Limiter {
     // Checked before any script call: an amount no counter can hold is the request's own error,
     // never a failed check that would leave it unchecked.
     if (reservationNano > REDIS_INTEGER_MAX || !Number.isSafeInteger(tokens)) {
-      const field = outputBoundField(request);
+      const field = outputBoundField(request.body, endpoint);
       const message = `${field ?? "The request"}: the request's worst case is beyond what a limit can count; lower its output limit.`;
       return { headers: {}, refusal: new GatewayError("invalid_body", message, { param: field }) };
     }

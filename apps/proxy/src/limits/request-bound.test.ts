@@ -1,8 +1,9 @@
 import { costOfUsage, EMPTY_USAGE, type ScaledPrices, type UnitPrices } from "@gateway/contracts";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import type { ParsedRequest } from "../upstreams/index.ts";
-import { requestBoundNano, requestTokens } from "./request-bound.ts";
+import type { EndpointName, ParsedRequest } from "../upstreams/index.ts";
+import { outputBound } from "../core/output-bound.ts";
+import { requestBoundNano, requestOutputBound, requestTokens } from "./request-bound.ts";
 
 const price = fc.bigInt({ min: 0n, max: 10n ** 12n });
 const unitPrices: fc.Arbitrary<UnitPrices> = fc.record({
@@ -30,12 +31,17 @@ function request(body: Record<string, unknown>): ParsedRequest {
   return { body, model: "m", stream: false };
 }
 
+/** The request as its route hands it to the limiter: with its one output bound, for a model whose maximum is `maxOutputTokens`. */
+function routed(body: Record<string, unknown>, endpoint: EndpointName, maxOutputTokens: number): ParsedRequest {
+  return { ...request(body), outputBound: outputBound(body, endpoint, maxOutputTokens, "lower") };
+}
+
 describe("requestBoundNano", () => {
-  it("is the dearest way the request's tokens can be charged, at any prices and tiers", () => {
+  it("is the dearest way the request's tokens can be charged, at any prices and tiers; no output field: the model's maximum", () => {
     fc.assert(
-      fc.property(scaledPrices, fc.nat({ max: 10_000 }), fc.option(fc.integer({ min: 1, max: 100_000 }), { nil: undefined }), (prices, requestBytes, maxTokens) => {
+      fc.property(scaledPrices, fc.nat({ max: 10_000 }), fc.option(fc.integer({ min: 1, max: 100_000 }), { nil: undefined }), fc.integer({ min: 1, max: 200_000 }), (prices, requestBytes, maxTokens, max) => {
         const body = maxTokens === undefined ? {} : { max_tokens: maxTokens };
-        expect(requestBoundNano(request(body), requestBytes, prices, "chat.completions")).toBe(dearestWay(requestBytes, maxTokens ?? 4096, 0, prices));
+        expect(requestBoundNano(routed(body, "messages", max), requestBytes, prices, "messages")).toBe(dearestWay(requestBytes, Math.min(maxTokens ?? max, max), 0, prices));
       }),
       { numRuns: 2000 },
     );
@@ -44,8 +50,8 @@ describe("requestBoundNano", () => {
   it("counts images for image generation and no output for embeddings", () => {
     fc.assert(
       fc.property(scaledPrices, fc.nat({ max: 10_000 }), fc.integer({ min: 1, max: 10 }), (prices, requestBytes, n) => {
-        expect(requestBoundNano(request({ n }), requestBytes, prices, "images.generations")).toBe(dearestWay(requestBytes, 0, n, prices));
-        expect(requestBoundNano(request({ max_tokens: 50 }), requestBytes, prices, "embeddings")).toBe(dearestWay(requestBytes, 0, 0, prices));
+        expect(requestBoundNano(routed({ n }, "images.generations", 4096), requestBytes, prices, "images.generations")).toBe(dearestWay(requestBytes, 0, n, prices));
+        expect(requestBoundNano(routed({ max_tokens: 50 }, "embeddings", 4096), requestBytes, prices, "embeddings")).toBe(dearestWay(requestBytes, 0, 0, prices));
       }),
       { numRuns: 500 },
     );
@@ -65,15 +71,33 @@ describe("requestBoundNano", () => {
 describe("requestTokens", () => {
   it("is a fair input estimate (a token about four bytes) plus the output bound; embeddings and images add no output", () => {
     fc.assert(
-      fc.property(fc.nat({ max: 10_000_000 }), fc.integer({ min: 0, max: 200_000 }), (requestBytes, bound) => {
-        const parsed: ParsedRequest = { ...request({ max_tokens: 7 }), outputBound: bound };
-        expect(requestTokens(parsed, requestBytes, "messages")).toBe(Math.ceil(requestBytes / 4) + bound);
-        expect(requestTokens(parsed, requestBytes, "embeddings")).toBe(Math.ceil(requestBytes / 4));
-        expect(requestTokens(parsed, requestBytes, "images.generations")).toBe(Math.ceil(requestBytes / 4));
-        // Without the route's bound: the request's own field, as before.
-        expect(requestTokens(request({ max_tokens: 7 }), requestBytes, "messages")).toBe(Math.ceil(requestBytes / 4) + 7);
+      fc.property(fc.nat({ max: 10_000_000 }), fc.integer({ min: 1, max: 200_000 }), (requestBytes, max) => {
+        const bound = Math.min(7, max);
+        expect(requestTokens(routed({ max_tokens: 7 }, "messages", max), requestBytes, "messages")).toBe(Math.ceil(requestBytes / 4) + bound);
+        expect(requestTokens(routed({ max_tokens: 7 }, "embeddings", max), requestBytes, "embeddings")).toBe(Math.ceil(requestBytes / 4));
+        expect(requestTokens(routed({ n: 2 }, "images.generations", max), requestBytes, "images.generations")).toBe(Math.ceil(requestBytes / 4));
       }),
       { numRuns: 500 },
     );
+  });
+});
+
+describe("the reservation's output tokens (requestOutputBound)", () => {
+  it("are the route's bound times the choices the request asks for: n answers on Chat Completions, one elsewhere", () => {
+    fc.assert(
+      fc.property(fc.constantFrom("chat.completions", "messages", "responses"), fc.integer({ min: 1, max: 128 }), fc.integer({ min: 1, max: 2 ** 31 - 1 }), (endpoint, n, bound) => {
+        const parsed: ParsedRequest = { ...request({ model: "m", n }), outputBound: bound };
+        const choices = endpoint === "chat.completions" ? n : 1;
+        expect(requestOutputBound(parsed, endpoint)).toBe(bound * choices);
+        expect(Number.isSafeInteger(bound * choices)).toBe(true);
+      }),
+    );
+  });
+
+  it("read nothing but the route's bound: a request without one is refused, never reserved for a guess from its fields", () => {
+    for (const body of [{ max_tokens: 7 }, { max_completion_tokens: 7 }, { max_output_tokens: 7 }, {}]) {
+      expect(() => requestOutputBound(request(body), "chat.completions")).toThrow(/without its output bound/);
+      expect(() => requestTokens(request(body), 100, "messages")).toThrow(/without its output bound/);
+    }
   });
 });

@@ -1,13 +1,7 @@
 import { costOfUsage, pricesForInput, scaledPricesFromStrings, type ScaledPrices } from "@gateway/contracts";
 import type { ServerOptionRecord } from "@gateway/redis-store";
 import type { EndpointName, ParsedRequest } from "../upstreams/index.ts";
-import { outputChoices } from "./output-bound.ts";
-
-/** Output tokens assumed when a request reaches the limiter without the route's bound and sets none of its own. */
-export const DEFAULT_OUTPUT_BOUND = 4096;
-
-/** The output-limit fields read when a request carries no `outputBound`, in the order they were always read. */
-const OUTPUT_FIELDS = ["max_tokens", "max_completion_tokens", "max_output_tokens"] as const;
+import { outputChoices } from "../core/output-bound.ts";
 
 /** Each published price record's parsed form, kept as long as the routing snapshot holds the record. */
 const parsedPrices = new WeakMap<object, ScaledPrices>();
@@ -30,20 +24,15 @@ function positiveInteger(value: unknown): number | null {
 
 /**
  * The output tokens a request may produce: the route's one bound (`request.outputBound`, contract
- * section 14); for a request that reached the limiter without it, its own field as read before the
- * bound existed, or a default. Images are priced per image and embeddings produce no tokens: 0.
+ * section 14, core/output-bound.ts: 0 for endpoints without output tokens), times the answers it
+ * asks for. Nothing else is read: a request that reached the limiter without its bound is a bug in
+ * its route, refused rather than reserved for a guess.
  */
 export function requestOutputBound(request: ParsedRequest, endpoint: EndpointName): number {
-  if (endpoint === "images.generations" || endpoint === "embeddings") return 0;
+  const bound = request.outputBound;
+  if (bound === undefined) throw new Error(`a ${endpoint} request reached the limiter without its output bound: its route computes it (core/output-bound.ts)`);
   // n choices (Chat Completions) each run up to the bound.
-  if (request.outputBound !== undefined) return request.outputBound * outputChoices(request.body, endpoint);
-  const body = request.body;
-  return positiveInteger(body.max_tokens) ?? positiveInteger(body.max_completion_tokens) ?? positiveInteger(body.max_output_tokens) ?? DEFAULT_OUTPUT_BOUND;
-}
-
-/** The output-limit field the request set (to name in a 400 about its bound), or null when it set none. */
-export function outputBoundField(request: ParsedRequest): string | null {
-  return OUTPUT_FIELDS.find((field) => request.body[field] !== undefined && request.body[field] !== null) ?? null;
+  return bound * outputChoices(request.body, endpoint);
 }
 
 /**

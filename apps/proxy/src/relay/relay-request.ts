@@ -12,7 +12,7 @@ import { jsonAttempt } from "./json-attempt.ts";
 import { clientBetas, clientRequestDrops, withRequestDrops } from "./request-drops.ts";
 import { DROPPED_PARAMS_HEADER, droppedParamsHeaderValue } from "../core/drops.ts";
 import { streamAttempt } from "./stream-attempt.ts";
-import { loweredOutputField } from "../limits/output-bound.ts";
+import { loweredOutputField } from "../core/output-bound.ts";
 import { answeredAttempt, failedAttempt } from "./attempt-record.ts";
 import { withEncryptedReasoning } from "../responses-state/stateful-request.ts";
 

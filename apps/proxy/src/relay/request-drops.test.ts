@@ -4,7 +4,7 @@ import { WIRE_FORMATS } from "../upstreams/index.ts";
 import type { Target } from "../routing/routing-table.ts";
 import { forwardedBetas } from "./attempt-context.ts";
 import { planTargets } from "./attempt-plan.ts";
-import { clientBetas, withRequestDrops } from "./request-drops.ts";
+import { clientBetas, clientRequestDrops, countPlan, withRequestDrops } from "./request-drops.ts";
 
 const target = (name: string, shape: "openai" | "anthropic"): Target => ({
   model: `${name}-model`,
@@ -99,6 +99,41 @@ describe("withRequestDrops: mid-conversation system messages", () => {
   it("nothing to fold (no system message inside messages): the planned targets as they were", () => {
     const plan = planTargets([target("a", "anthropic")], WIRE_FORMATS.messages, messages({ system: "top-level system is not folded" }));
     expect(withRequestDrops(plan, { ...none, endpoint: "messages", foldSystem: true })).toBe(plan);
+  });
+});
+
+describe("countPlan: a token count plans as /v1/messages does", () => {
+  const capabilities = { maxOutputTokens: 4096, contextWindow: 200_000, reasoning: false, sampling: true, midConversationSystem: false, vision: true, tools: true };
+  const model = { dropParams: ["metadata"], capabilities };
+  const count = (body: Record<string, unknown>) =>
+    WIRE_FORMATS["messages.count_tokens"].parse({ model: "m", messages: [{ role: "user", content: "hi" }, { role: "system", content: "Be terse." }], ...body });
+
+  it("each target's request and listed paths: the client's drops, then cross-shape the betas, then the translation's own", () => {
+    const request = count({ metadata: { user_id: "u" }, thinking: { type: "enabled", budget_tokens: 2048 }, top_k: 3 });
+    const client = clientRequestDrops(request, "messages.count_tokens", model, false);
+    const [same, cross] = countPlan([target("a", "anthropic"), target("o", "openai")], client, model, true, false);
+    expect(same!.translation).toBeNull();
+    expect(same!.droppedParams).toEqual(["metadata", "thinking"]);
+    // Folded for a model without mid-conversation system messages, as the send is.
+    expect(same!.upstreamRequest.body).toEqual({ model: "m", top_k: 3, messages: [{ role: "user", content: "hi" }, { role: "user", content: [{ type: "text", text: "<system-reminder>\nBe terse.\n</system-reminder>" }] }] });
+    expect(cross!.translation?.name).toBe("messages-to-chat");
+    expect(cross!.droppedParams).toEqual(["metadata", "thinking", "anthropic-beta", "top_k"]);
+    // The plan is what the send makes of the same body (bar max_tokens, which a count has not).
+    const sent = messages(request.body);
+    const relayed = withRequestDrops(planTargets([target("a", "anthropic"), target("o", "openai")], WIRE_FORMATS.messages, clientRequestDrops(sent, "messages", model, false).request), {
+      modelDropped: client.dropped, dropParams: model.dropParams, betas: true, strict: false, endpoint: "messages", foldSystem: true,
+    });
+    expect(relayed.map((planned) => planned.droppedParams)).toEqual([same!.droppedParams, cross!.droppedParams]);
+  });
+
+  it("strict_params: betas toward an OpenAI-shape count are the 400 naming anthropic-beta; nothing dropped: the client's own request", () => {
+    const plain = { dropParams: [], capabilities: { ...capabilities, midConversationSystem: true } };
+    const request = count({});
+    const client = clientRequestDrops(request, "messages.count_tokens", plain, true);
+    expect(() => countPlan([target("o", "openai")], client, plain, true, true)).toThrow(expect.objectContaining({ code: "unsupported_feature", param: "anthropic-beta" }));
+    const [same] = countPlan([target("a", "anthropic")], client, plain, true, true);
+    expect(same!.upstreamRequest).toBe(request);
+    expect(same!.droppedParams).toEqual([]);
   });
 });
 

@@ -1,10 +1,12 @@
+import type { ServerResponse } from "node:http";
 import type { ModelCapabilities, ModelRecord } from "@gateway/redis-store";
-import type { EndpointName, ParsedRequest } from "../upstreams/index.ts";
+import { WIRE_FORMATS, type EndpointName, type ParsedRequest } from "../upstreams/index.ts";
+import type { Target } from "../routing/routing-table.ts";
 import { unsupported } from "../core/fields.ts";
-import { DroppedParams, withoutFields } from "../core/drops.ts";
+import { DROPPED_PARAMS_HEADER, DroppedParams, droppedParamsHeaderValue, withoutFields } from "../core/drops.ts";
 import { foldSystemMessages, hasSystemMessage } from "../core/system-reminder.ts";
 import { capabilityDrops, withoutCapabilityFields } from "./capability-drops.ts";
-import type { PlannedTarget } from "./attempt-plan.ts";
+import { planTargets, type PlannedTarget } from "./attempt-plan.ts";
 
 /** A model without mid-conversation system messages, as `withSystemFolded` reads it. */
 const FOLDED = Object.freeze({ midConversationSystem: false });
@@ -120,6 +122,30 @@ export function withRequestDrops(planned: PlannedTarget[], drops: RequestDrops):
     throw unsupported("anthropic-beta", "Anthropic betas cannot be sent to this model's upstream, which is not Anthropic-shape; strict_params is on, so they are refused instead of dropped");
   }
   return kept;
+}
+
+/**
+ * A token count's plan (routes/v1-count-tokens.ts): the targets it may use, each with the Messages
+ * request it gets and the paths it lists, made by the plan /v1/messages makes (`planTargets`, then
+ * `withRequestDrops`): a count and a send of one body drop, fold and list the same fields, and the
+ * count keeps no list of its own. `client`: the client's request after `clientRequestDrops`.
+ */
+export function countPlan(targets: readonly Target[], client: ClientDrops, model: Pick<ModelRecord, "dropParams" | "capabilities">, betas: boolean, strict: boolean): PlannedTarget[] {
+  return withRequestDrops(planTargets(targets, WIRE_FORMATS.messages, client.request, strict), {
+    modelDropped: client.dropped,
+    dropParams: model.dropParams ?? NO_FIELDS,
+    betas,
+    strict,
+    endpoint: "messages",
+    foldSystem: !model.capabilities.midConversationSystem,
+  });
+}
+
+/** `x-gateway-dropped-params` for the answer about to be written: the plan's paths, or no header when it dropped none. */
+export function setDroppedParamsHeader(response: ServerResponse, dropped: readonly string[]): void {
+  const value = droppedParamsHeaderValue(dropped);
+  if (value) response.setHeader(DROPPED_PARAMS_HEADER, value);
+  else response.removeHeader(DROPPED_PARAMS_HEADER);
 }
 
 const NO_BETAS: readonly string[] = Object.freeze([]);

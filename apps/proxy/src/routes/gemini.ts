@@ -4,7 +4,7 @@ import { addHead, discardBody, readJsonBody, sendJson, type AuthFailureThrottle,
 import type { KeyRecord, ModelRecord } from "@gateway/redis-store";
 import type { ProxyServices } from "../services.ts";
 import { authenticate } from "../auth/authenticate.ts";
-import { outputBound } from "../limits/output-bound.ts";
+import { outputBound } from "../core/output-bound.ts";
 import type { RelayInput } from "../relay/relay-request.ts";
 import { encodingForModel } from "../tokens/count-tokens.ts";
 import type { RouteFacts, WireFormat } from "../upstreams/index.ts";

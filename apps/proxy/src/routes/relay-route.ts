@@ -4,7 +4,7 @@ import { addHead, type GatewayRequest } from "@gateway/http";
 import type { KeyRecord, ModelRecord, ServerOptionRecord } from "@gateway/redis-store";
 import type { WireFormat } from "../upstreams/index.ts";
 import type { Admission } from "../limits/limiter.ts";
-import { outputBound, type AboveMaximum } from "../limits/output-bound.ts";
+import { outputBound, type AboveMaximum } from "../core/output-bound.ts";
 import type { ProxyServices } from "../services.ts";
 import { relayRequest, type RelayInput } from "../relay/relay-request.ts";
 

@@ -7,10 +7,9 @@ import type { Target } from "../routing/routing-table.ts";
 import { AttemptFailure } from "../relay/attempt-failure.ts";
 import { clientConnection, type AttemptContext } from "../relay/attempt-context.ts";
 import { jsonAttempt } from "../relay/json-attempt.ts";
-import { nextTarget } from "../relay/attempt-plan.ts";
-import { DROPPED_PARAMS_HEADER, DroppedParams, droppedParamsHeaderValue } from "../core/drops.ts";
-import { translationFor } from "../shapes/index.ts";
-import { clientBetas, clientRequestDrops, withSystemFolded } from "../relay/request-drops.ts";
+import { nextTarget, type PlannedTarget } from "../relay/attempt-plan.ts";
+import { DROPPED_PARAMS_HEADER } from "../core/drops.ts";
+import { clientBetas, clientRequestDrops, countPlan, setDroppedParamsHeader } from "../relay/request-drops.ts";
 import { encodingForModel } from "../tokens/count-tokens.ts";
 import { allowedModel } from "./relay-route.ts";
 import { checkVersionHeader } from "./v1-messages.ts";
@@ -44,17 +43,14 @@ export function countTokensRoute(services: ProxyServices): KeyedRouteHandler {
     // reasoning, sampling to one without it): removed before any upstream call and listed, or the
     // 400 under strict_params, as on /v1/messages, so the two count and send the same request.
     const client = clientRequestDrops(parsed, wire.endpoint, model, strictParams);
-    const upstreamParsed = client.request;
+    const betas = clientBetas(request.headers["anthropic-beta"]).length > 0;
     if (anthropic.length > 0) {
-      const header = droppedParamsHeaderValue(client.dropped);
-      if (header) response.setHeader(DROPPED_PARAMS_HEADER, header);
       const traceparent = services.tracing.start(request.requestId, wire.endpoint, model.name, request.headers);
       let failure: unknown = null;
       try {
-        // Mid-conversation system messages as /v1/messages sends them (contract section 15).
-        const forwarded = withSystemFolded(upstreamParsed, model.capabilities);
-        const rawBody = forwarded.body === parsed.body ? request.rawBody : null;
-        if (await forward(services, request, response, forwarded, rawBody, model.name, anthropic, traceparent, openai !== undefined)) return;
+        // Mid-conversation system messages folded as /v1/messages sends them (contract section 15).
+        const planned = countPlan(anthropic, client, model, betas, strictParams);
+        if (await forwardPlanned(services, request, response, parsed.body, request.rawBody, planned, model.name, traceparent, openai !== undefined, wire)) return;
       } catch (error) {
         failure = error;
         throw error;
@@ -67,15 +63,10 @@ export function countTokensRoute(services: ProxyServices): KeyedRouteHandler {
     if (request.bodyBytes > maxCountedBytes) {
       throw new GatewayError("request_too_large", `Token counting for ${model.name} takes request bodies up to ${maxCountedBytes} bytes.`);
     }
-    const translation = translationFor("messages", openai.upstream)!;
-    const dropped = new DroppedParams(strictParams);
-    // Betas never go cross-shape (under strict_params: the 400 naming them).
-    if (clientBetas(request.headers["anthropic-beta"]).length > 0) dropped.drop("anthropic-beta", "Anthropic betas have no meaning for a model served by an OpenAI-shape upstream");
-    const chat = translation.request(upstreamParsed, dropped);
-    const inputTokens = await services.tokenCounter.count(chat.body, encodingForModel(openai.model));
-    const header = droppedParamsHeaderValue([...client.dropped, ...dropped.paths]);
-    if (header) response.setHeader(DROPPED_PARAMS_HEADER, header);
-    else response.removeHeader(DROPPED_PARAMS_HEADER);
+    // The Chat Completions request the body translates to, betas dropped (under strict_params: the 400 naming them).
+    const local = countPlan([openai], client, model, betas, strictParams)[0]!;
+    const inputTokens = await services.tokenCounter.count(local.upstreamRequest.body, encodingForModel(openai.model));
+    setDroppedParamsHeader(response, local.droppedParams);
     sendJson(response, 200, { input_tokens: inputTokens });
   };
 }
@@ -84,9 +75,10 @@ export function countTokensRoute(services: ProxyServices): KeyedRouteHandler {
  * The Anthropic-shape targets in order until one answers (at most MAX_ATTEMPTS tries); the upstream's
  * own bytes reach the client. False when every attempt failed and `fallback` says the count can be
  * made here instead; else the last failure is thrown as the relay would. `countWire`: the count's
- * wire format (a Gemini client's countTokens forwards to Gemini-shape targets the same way).
+ * wire format (a Gemini client's countTokens forwards to Gemini-shape targets the same way), each
+ * target sent `parsed` as it came.
  */
-export async function forward(
+export function forward(
   services: ProxyServices,
   request: GatewayRequest,
   response: ServerResponse,
@@ -98,6 +90,30 @@ export async function forward(
   fallback: boolean,
   countWire: WireFormat = wire,
 ): Promise<boolean> {
+  const planned = targets.map((target): PlannedTarget => ({ target, translation: null, upstreamRequest: parsed, droppedParams: NONE_DROPPED }));
+  return forwardPlanned(services, request, response, parsed.body, rawBody, planned, modelName, traceparent, fallback, countWire);
+}
+
+/** Nothing dropped: one shared empty list. */
+const NONE_DROPPED: readonly string[] = Object.freeze([]);
+
+/**
+ * `forward` over a plan: each target gets its planned request (the client's bytes, `rawBody`, while
+ * that is still `clientBody`) and its answer lists the plan's paths in `x-gateway-dropped-params`,
+ * set before each attempt as the relay sets it.
+ */
+async function forwardPlanned(
+  services: ProxyServices,
+  request: GatewayRequest,
+  response: ServerResponse,
+  clientBody: Record<string, unknown>,
+  rawBody: Buffer | null,
+  targets: readonly PlannedTarget[],
+  modelName: string,
+  traceparent: string,
+  fallback: boolean,
+  countWire: WireFormat,
+): Promise<boolean> {
   const connection = clientConnection(response);
   let lastFailure: AttemptFailure | null = null;
   // A timed-out target is not tried again (contract section 14); made at the first timeout only.
@@ -107,7 +123,7 @@ export async function forward(
     const index = nextTarget(targets.length, from, timedOut);
     if (index === -1) break;
     from = index + 1;
-    const target = targets[index]!;
+    const { target, upstreamRequest, droppedParams } = targets[index]!;
     const context: AttemptContext = {
       client: services.upstreams,
       response,
@@ -116,11 +132,11 @@ export async function forward(
       upstreamWire: countWire,
       translation: null,
       adapter: SHAPE_ADAPTERS[countWire.shape],
-      request: parsed,
-      upstreamRequest: parsed,
-      droppedParams: [],
+      request: upstreamRequest,
+      upstreamRequest,
+      droppedParams,
       requestBytes: request.bodyBytes,
-      rawBody,
+      rawBody: upstreamRequest.body === clientBody ? rawBody : null,
       clientHeaders: request.headers,
       traceparent,
       target,
@@ -128,6 +144,7 @@ export async function forward(
       streamIdleTimeoutMs: services.config.STREAM_IDLE_TIMEOUT_MS,
       startedAt: request.startedAt,
     };
+    setDroppedParamsHeader(response, droppedParams);
     try {
       const outcome = await jsonAttempt(context);
       if (outcome.status === "ok") services.breaker.recordSuccess(target.upstream.name);
@@ -142,6 +159,8 @@ export async function forward(
     }
   }
   if (connection.gone) return true;
+  // Every attempt failed: nothing was answered with those drops.
+  if (!response.headersSent) response.removeHeader(DROPPED_PARAMS_HEADER);
   if (fallback) return false;
   if (lastFailure?.timeout) throw new GatewayError("upstream_timeout", `Every upstream attempt to count tokens for ${modelName} timed out.`);
   throw new GatewayError("upstream_error", `Every upstream attempt to count tokens for ${modelName} failed: ${lastFailure?.shown ?? "no attempt made"}.`);

@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type { EndpointName } from "@gateway/contracts";
-import { outputBound } from "../../limits/output-bound.ts";
+import { outputBound } from "../../core/output-bound.ts";
 import { fixtureEvents, fixtureJson } from "../__fixtures__/fixtures.ts";
 import type { Translation } from "../../core/pipeline.ts";
 import { translationBetween } from "../index.ts";

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { ChatCompletionStream } from "openai/lib/ChatCompletionStream";
 import { fixtureEvents, fixtureJson, payloads, runStream, sdkReadable } from "../__fixtures__/fixtures.ts";
 import { requestThrough, responseThrough, streamThrough } from "../__fixtures__/pairs.ts";
-import { outputBound } from "../../limits/output-bound.ts";
+import { outputBound } from "../../core/output-bound.ts";
 import { DroppedParams } from "../../core/drops.ts";
 
 const messagesRequestFromChat = requestThrough("chat", "messages");

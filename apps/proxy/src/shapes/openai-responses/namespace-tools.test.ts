@@ -4,7 +4,7 @@ import { ResponseStream } from "openai/lib/responses/ResponseStream";
 import type OpenAI from "openai";
 import { payloads, runStream, sdkReadable, sseEvents } from "../__fixtures__/fixtures.ts";
 import { requestThrough, responseThrough, streamThrough } from "../__fixtures__/pairs.ts";
-import { outputBound } from "../../limits/output-bound.ts";
+import { outputBound } from "../../core/output-bound.ts";
 import { DroppedParams } from "../../core/drops.ts";
 import { CUSTOM_TOOL_SCHEMA } from "../../core/custom-tools.ts";
 import { CalledTools, flattenNamespaces } from "./namespace-tools.ts";

@@ -3,7 +3,7 @@ import { ResponseStream } from "openai/lib/responses/ResponseStream";
 import type OpenAI from "openai";
 import { fixtureEvents, fixtureJson, payloads, runStream, sdkReadable, sseEvents } from "../__fixtures__/fixtures.ts";
 import { requestThrough, responseThrough, streamThrough } from "../__fixtures__/pairs.ts";
-import { outputBound } from "../../limits/output-bound.ts";
+import { outputBound } from "../../core/output-bound.ts";
 import { DroppedParams } from "../../core/drops.ts";
 import { translationBetween } from "../index.ts";
 

@@ -3,7 +3,7 @@ import type { Usage } from "@gateway/contracts";
 import type { ParsedRequest, StreamTracker, WireFormat } from "../types.ts";
 import { asRecord, optionalFiniteNumber, optionalInteger, optionalPositiveInteger, parseRequestFields, requirePositiveInteger, tryJson } from "../request-fields.ts";
 import { sseFrame } from "../sse.ts";
-import { boundedUpstreamBody } from "../../limits/output-bound.ts";
+import { boundedUpstreamBody } from "../../core/output-bound.ts";
 import { messagesUsage } from "./usage.ts";
 
 class MessagesStreamTracker implements StreamTracker {

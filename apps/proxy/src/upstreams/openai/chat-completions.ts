@@ -4,7 +4,7 @@ import type { ParsedRequest, StreamTracker, WireFormat } from "../types.ts";
 import { asRecord, optionalFiniteNumber, optionalInteger, optionalPositiveInteger, parseRequestFields, tryJson } from "../request-fields.ts";
 import { dataEndsWith, dataIncludes, dataIs, dataStartsWith, Probe, sseFrame } from "../sse.ts";
 import { chatUsage } from "./usage.ts";
-import { boundedBody } from "../../limits/output-bound.ts";
+import { boundedBody } from "../../core/output-bound.ts";
 
 function clientAskedForUsage(request: ParsedRequest): boolean {
   return asRecord(request.body.stream_options)?.include_usage === true;

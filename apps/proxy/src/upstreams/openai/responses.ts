@@ -3,7 +3,7 @@ import type { Usage } from "@gateway/contracts";
 import type { StreamTracker, WireFormat } from "../types.ts";
 import { asRecord, optionalFiniteNumber, optionalInteger, optionalPositiveInteger, parseRequestFields, tryJson } from "../request-fields.ts";
 import { sseFrame } from "../sse.ts";
-import { boundedUpstreamBody } from "../../limits/output-bound.ts";
+import { boundedUpstreamBody } from "../../core/output-bound.ts";
 import { responsesUsage } from "./usage.ts";
 
 /** Terminal events of a Responses stream; each carries the final usage. */

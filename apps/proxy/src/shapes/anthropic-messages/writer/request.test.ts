@@ -3,7 +3,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { DroppedParams } from "../../../core/drops.ts";
-import { outputBound } from "../../../limits/output-bound.ts";
+import { outputBound } from "../../../core/output-bound.ts";
 import { foldSystemMessages } from "../../../core/system-reminder.ts";
 import { requestThrough } from "../../__fixtures__/pairs.ts";
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { GatewayError } from "@gateway/contracts";
 import { DroppedParams } from "../../../core/drops.ts";
-import { outputBound } from "../../../limits/output-bound.ts";
+import { outputBound } from "../../../core/output-bound.ts";
 import { requestThrough } from "../../__fixtures__/pairs.ts";
 
 const chatRequestFromMessages = requestThrough("messages", "chat");

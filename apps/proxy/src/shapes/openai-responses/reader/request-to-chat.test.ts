@@ -3,7 +3,7 @@ import { fixtureJson } from "../../__fixtures__/fixtures.ts";
 import { requestThrough } from "../../__fixtures__/pairs.ts";
 import { CUSTOM_TOOL_SCHEMA } from "../../../core/custom-tools.ts";
 import { DroppedParams } from "../../../core/drops.ts";
-import { outputBound } from "../../../limits/output-bound.ts";
+import { outputBound } from "../../../core/output-bound.ts";
 
 const translateWith = requestThrough("responses", "chat");
 

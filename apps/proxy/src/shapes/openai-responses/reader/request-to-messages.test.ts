@@ -8,7 +8,7 @@ const translateWith = requestThrough("responses", "messages");
 
 const messagesRequestFromResponses = (request: Record<string, unknown>, strict = false) => translateWith(request, new DroppedParams(strict), bound(request));
 const responseFromMessage = responseThrough("responses", "messages");
-import { outputBound } from "../../../limits/output-bound.ts";
+import { outputBound } from "../../../core/output-bound.ts";
 
 /** The route's output bound for a model whose maximum output is 4096 tokens. */
 const bound = (request: Record<string, unknown>) => outputBound(request, "responses", 4096, "lower");

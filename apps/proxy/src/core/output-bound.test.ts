@@ -2,8 +2,7 @@ import { describe, expect, it } from "vitest";
 import fc from "fast-check";
 import { GatewayError } from "@gateway/contracts";
 import { WIRE_FORMATS, type EndpointName } from "../upstreams/index.ts";
-import { boundedBody, loweredOutputField, outputBound, outputChoices, outputFields, type AboveMaximum } from "./output-bound.ts";
-import { requestOutputBound } from "./request-bound.ts";
+import { boundedBody, loweredOutputField, outputBound, outputBoundField, outputChoices, outputFields, type AboveMaximum } from "./output-bound.ts";
 
 const TEXT_ENDPOINTS = ["chat.completions", "messages", "responses"] as const;
 const NO_OUTPUT_ENDPOINTS = ["images.generations", "embeddings", "messages.count_tokens"] as const;
@@ -108,15 +107,24 @@ describe("outputBound", () => {
   });
 });
 
-describe("the reservation's output tokens", () => {
-  it("are the bound times the choices the request asks for: n answers on Chat Completions, one elsewhere", () => {
+describe("the field a 400 about the bound names (outputBoundField)", () => {
+  it("is the field the bound was read from: the first one set in the native API's order, by its path in the body", () => {
     fc.assert(
-      fc.property(fc.constantFrom(...TEXT_ENDPOINTS), fc.integer({ min: 1, max: 128 }), fc.integer({ min: 1, max: 2 ** 31 - 1 }), (endpoint, n, bound) => {
-        const parsed = { body: { model: "m", n }, model: "m", stream: false, outputBound: bound };
-        const choices = endpoint === "chat.completions" ? n : 1;
-        expect(outputChoices(parsed.body, endpoint)).toBe(choices);
-        expect(requestOutputBound(parsed, endpoint)).toBe(bound * choices);
-        expect(Number.isSafeInteger(bound * choices)).toBe(true);
+      fc.property(body, fc.constantFrom(...TEXT_ENDPOINTS), (request, endpoint) => {
+        const obeyed = outputFields(endpoint).find((field) => isSet(request[field]));
+        expect(outputBoundField(request, endpoint)).toBe(obeyed ?? null);
+      }),
+    );
+    // Chat Completions obeys max_completion_tokens, whichever comes first in the body.
+    expect(outputBoundField({ max_tokens: 1e15, max_completion_tokens: 500 }, "chat.completions")).toBe("max_completion_tokens");
+    expect(outputBoundField({ generationConfig: { maxOutputTokens: 10 } }, "gemini.generate_content")).toBe("generationConfig.maxOutputTokens");
+    expect(outputBoundField({ max_tokens: 10 }, "embeddings")).toBeNull();
+  });
+
+  it("answers n choices on Chat Completions only (outputChoices)", () => {
+    fc.assert(
+      fc.property(fc.constantFrom(...TEXT_ENDPOINTS), fc.integer({ min: 1, max: 128 }), (endpoint, n) => {
+        expect(outputChoices({ model: "m", n }, endpoint)).toBe(endpoint === "chat.completions" ? n : 1);
       }),
     );
     expect(outputChoices({ model: "m" }, "chat.completions")).toBe(1);

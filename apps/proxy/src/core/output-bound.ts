@@ -1,13 +1,16 @@
 import { GatewayError } from "@gateway/contracts";
 import type { EndpointName, ParsedRequest } from "../upstreams/types.ts";
 import { invalidField } from "../upstreams/request-fields.ts";
-import { unsupported } from "../core/fields.ts";
+import { unsupported } from "./fields.ts";
 
 /*
  * One output bound (contract section 14): the most output tokens a request may produce, computed
- * once per request in the route (`parsed.outputBound`) and read by the limiter's reservation,
- * every translator (which sends exactly this value, in one field) and the same-shape upstream call
- * (`boundedBody`). So what is reserved is what the upstream may produce.
+ * once per request in the route (`parsed.outputBound`) and read by the limiter's reservation
+ * (limits/request-bound.ts, which reads nothing else), every translator (which sends exactly this
+ * value, in one field) and the same-shape upstream call (`boundedBody`). So what is reserved is
+ * what the upstream may produce. A client that sets no field gets the model's `max_output_tokens`
+ * (the gateway file's, or its provider family's default there: `FAMILY_CAPABILITIES`); the
+ * gateway has no output default of its own.
  */
 
 /**
@@ -113,18 +116,31 @@ export function outputBound(body: Record<string, unknown>, endpoint: EndpointNam
 }
 
 /**
+ * The output field the request set, as a path in its body (the one its native API obeys when it
+ * set two): the field a 400 about its bound names. Null when it set none.
+ */
+export function outputBoundField(body: Record<string, unknown>, endpoint: EndpointName): string | null {
+  const field = obeyedField(outputHolder(body, endpoint), endpoint);
+  return field === null ? null : fieldPath(endpoint, field);
+}
+
+/** The first of `endpoint`'s output fields set in `holder` (the one its API obeys), or null. */
+function obeyedField(holder: Record<string, unknown>, endpoint: EndpointName): string | null {
+  for (const field of OUTPUT_FIELDS[endpoint]) if (isSet(holder[field])) return field;
+  return null;
+}
+
+/**
  * The client's output field that the bound lowered (to list in `x-gateway-dropped-params`), or
  * null when the bound is what the client asked for (or it asked for nothing).
  */
 export function loweredOutputField(body: Record<string, unknown>, endpoint: EndpointName, bound: number | undefined): string | null {
   if (bound === undefined) return null;
   const holder = outputHolder(body, endpoint);
-  for (const field of OUTPUT_FIELDS[endpoint]) {
-    const value = holder[field];
-    if (!isSet(value)) continue;
-    return typeof value === "number" && value > bound ? fieldPath(endpoint, field) : null;
-  }
-  return null;
+  const field = obeyedField(holder, endpoint);
+  if (field === null) return null;
+  const value = holder[field];
+  return typeof value === "number" && value > bound ? fieldPath(endpoint, field) : null;
 }
 
 /**
