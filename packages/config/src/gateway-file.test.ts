@@ -131,6 +131,23 @@ models:
     expect(FAMILY_CAPABILITIES.anthropic).toMatchObject({ max_output_tokens: 4096, context_window: 200000, reasoning: true, mid_conversation_system: false });
   });
 
+  it("thinking_style and can_disable_thinking: a Gemini model defaults to Gemini 3's (level, cannot be off); a 2.5 model sets budget", () => {
+    const gemini = `
+upstreams:
+  - { name: up-g, shape: gemini, base_url: "http://127.0.0.1:1/v1beta" }
+models:
+  - { name: g3, prices: {}, targets: [ { upstream: up-g, model: gemini-3.1-pro-preview } ] }
+  - { name: g25, prices: {}, capabilities: { thinking_style: budget, can_disable_thinking: true }, targets: [ { upstream: up-g, model: gemini-2.5-flash } ] }
+`;
+    const models = Object.fromEntries(parseGatewayFile(gemini).models.map((m) => [m.name, m.capabilities]));
+    expect(models.g3).toMatchObject({ thinking_style: "level", can_disable_thinking: false });
+    expect(models.g25).toMatchObject({ thinking_style: "budget", can_disable_thinking: true });
+    expect(FAMILY_CAPABILITIES.gemini).toMatchObject({ thinking_style: "level", can_disable_thinking: false });
+    // Google's two field names, nothing else; a boolean, not a string.
+    expect(errorOf(gemini.replace("thinking_style: budget", "thinking_style: tokens"))).toContain("models[1].capabilities.thinking_style");
+    expect(errorOf(gemini.replace("can_disable_thinking: true", 'can_disable_thinking: "yes"'))).toContain("models[1].capabilities.can_disable_thinking");
+  });
+
   it("refuses, naming the path, what is not a capability: a bound out of range, a fraction, a string, an unknown field, output above the context", () => {
     const withCapabilities = (text: string) => twoFamilies.replace("capabilities: { max_output_tokens: 0, tools: false }", `capabilities: ${text}`);
     expect(errorOf(withCapabilities("{ max_output_tokens: -1 }"))).toContain("models[3].capabilities.max_output_tokens");

@@ -196,6 +196,19 @@ const capabilities = z.strictObject({
   sampling: z.boolean().optional(),
   /** Takes `role: "system"` inside `messages` (Claude 4.8+; OpenAI models always). */
   mid_conversation_system: z.boolean().optional(),
+  /**
+   * How the model is told how much to think, as Google names the two fields of `thinkingConfig`:
+   * `level` (`thinkingLevel` LOW/HIGH..., Gemini 3) or `budget` (`thinkingBudget` in tokens, Gemini
+   * 2.5). A Gemini-shape target is sent only that one field (Google refuses the other, and both at
+   * once); the other families' writers do not read it.
+   */
+  thinking_style: z.enum(["budget", "level"]).optional(),
+  /**
+   * Thinking can be turned off: `thinkingBudget: 0` (Gemini 2.5 Flash) or `thinkingLevel: MINIMAL`
+   * (Gemini 3 Flash). False where Google refuses both (Gemini 2.5 Pro, Gemini 3 Pro): reasoning
+   * effort `none` then asks for the least thinking the model takes (budget 128, level LOW).
+   */
+  can_disable_thinking: z.boolean().optional(),
   /** Reads images. */
   vision: z.boolean().optional(),
   /** Calls tools. */
@@ -211,15 +224,19 @@ export type ModelCapabilityFields = Required<z.infer<typeof capabilities>>;
  * real value for a newer model (gpt-4o-mini 16384, Claude Sonnet/Haiku 4.5 64000). The rest
  * describe the family's current models: OpenAI takes system messages anywhere but reasoning effort
  * only on its reasoning models; Claude takes thinking, and a mid-conversation system message only
- * from 4.8 on.
+ * from 4.8 on. Gemini defaults to its current models, Gemini 3: `thinking_style: level` and
+ * `can_disable_thinking: false` (Gemini 3 Pro takes only LOW and HIGH); a Gemini 2.5 model sets
+ * `thinking_style: budget` (and Gemini 2.5 Flash `can_disable_thinking: true`). The other families
+ * carry how they speak (OpenAI: effort levels, `none`; Anthropic and Converse: token budgets,
+ * `disabled`), which only Gemini-shape targets read.
  */
 export const FAMILY_CAPABILITIES: Readonly<Record<Shape, Readonly<ModelCapabilityFields>>> = Object.freeze({
-  openai: Object.freeze({ max_output_tokens: 4096, context_window: 128_000, reasoning: false, sampling: true, mid_conversation_system: true, vision: true, tools: true }),
-  anthropic: Object.freeze({ max_output_tokens: 4096, context_window: 200_000, reasoning: true, sampling: true, mid_conversation_system: false, vision: true, tools: true }),
+  openai: Object.freeze({ max_output_tokens: 4096, context_window: 128_000, reasoning: false, sampling: true, mid_conversation_system: true, thinking_style: "level", can_disable_thinking: true, vision: true, tools: true }),
+  anthropic: Object.freeze({ max_output_tokens: 4096, context_window: 200_000, reasoning: true, sampling: true, mid_conversation_system: false, thinking_style: "budget", can_disable_thinking: true, vision: true, tools: true }),
   // Gemini 2.5 and 3 (AI Studio): thinking, sampling, tools and images; no system turn mid-conversation.
-  gemini: Object.freeze({ max_output_tokens: 8192, context_window: 1_048_576, reasoning: true, sampling: true, mid_conversation_system: false, vision: true, tools: true }),
+  gemini: Object.freeze({ max_output_tokens: 8192, context_window: 1_048_576, reasoning: true, sampling: true, mid_conversation_system: false, thinking_style: "level", can_disable_thinking: false, vision: true, tools: true }),
   // Any model on Bedrock Converse (Nova, Llama, Mistral...): what Converse itself takes; reasoning is model-specific, off.
-  "bedrock-converse": Object.freeze({ max_output_tokens: 4096, context_window: 128_000, reasoning: false, sampling: true, mid_conversation_system: false, vision: true, tools: true }),
+  "bedrock-converse": Object.freeze({ max_output_tokens: 4096, context_window: 128_000, reasoning: false, sampling: true, mid_conversation_system: false, thinking_style: "budget", can_disable_thinking: true, vision: true, tools: true }),
 });
 
 const model = z.strictObject({

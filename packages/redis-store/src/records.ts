@@ -88,6 +88,13 @@ export const modelCapabilitiesSchema = z.object({
   sampling: z.boolean(),
   /** Takes `role: "system"` inside `messages` (Claude 4.8+). */
   midConversationSystem: z.boolean(),
+  /**
+   * `thinking_style`: a Gemini-shape target is sent `thinkingLevel` (`level`) or `thinkingBudget`
+   * (`budget`). Absent in a snapshot published before it existed: `budget`, what was sent then.
+   */
+  thinkingStyle: z.enum(["budget", "level"]).optional(),
+  /** `can_disable_thinking`: effort `none` may turn thinking off. Absent (an older snapshot): true. */
+  canDisableThinking: z.boolean().optional(),
   vision: z.boolean(),
   tools: z.boolean(),
 });

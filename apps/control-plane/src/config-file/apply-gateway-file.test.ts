@@ -109,8 +109,8 @@ describe("applying the gateway file", () => {
     await applyGatewayFile(services.db.prisma, services.records, parseGatewayFile(yaml));
     const before = (await services.records.readSnapshot())!;
     // model-a's first target is OpenAI-shape, model-b's Anthropic-shape.
-    expect(before.models["model-a"]!.capabilities).toEqual({ maxOutputTokens: 4096, contextWindow: 128000, reasoning: false, sampling: true, midConversationSystem: true, vision: true, tools: true });
-    expect(before.models["model-b"]!.capabilities).toEqual({ maxOutputTokens: 4096, contextWindow: 200000, reasoning: true, sampling: true, midConversationSystem: false, vision: true, tools: true });
+    expect(before.models["model-a"]!.capabilities).toEqual({ maxOutputTokens: 4096, contextWindow: 128000, reasoning: false, sampling: true, midConversationSystem: true, thinkingStyle: "level", canDisableThinking: true, vision: true, tools: true });
+    expect(before.models["model-b"]!.capabilities).toEqual({ maxOutputTokens: 4096, contextWindow: 200000, reasoning: true, sampling: true, midConversationSystem: false, thinkingStyle: "budget", canDisableThinking: true, vision: true, tools: true });
     const changed = yaml.replace('prices: { input: "3", output: "15" }', 'prices: { input: "3", output: "15" }\n    capabilities: { max_output_tokens: 64000, vision: false }');
     expect(await applyGatewayFile(services.db.prisma, services.records, parseGatewayFile(changed))).toMatchObject({ created: 0, updated: 1, deleted: 0 });
     const after = (await services.records.readSnapshot())!;

@@ -73,6 +73,8 @@ export function desiredState(file: GatewayFile) {
           reasoning: m.capabilities.reasoning,
           sampling: m.capabilities.sampling,
           midConversationSystem: m.capabilities.mid_conversation_system,
+          thinkingStyle: m.capabilities.thinking_style,
+          canDisableThinking: m.capabilities.can_disable_thinking,
           vision: m.capabilities.vision,
           tools: m.capabilities.tools,
         },

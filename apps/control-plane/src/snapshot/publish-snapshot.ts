@@ -48,6 +48,8 @@ export async function buildSnapshot(prisma: PrismaClient): Promise<Omit<RoutingS
             reasoning: m.reasoning,
             sampling: m.sampling,
             midConversationSystem: m.midConversationSystem,
+            thinkingStyle: m.thinkingStyle === "level" ? "level" : "budget",
+            canDisableThinking: m.canDisableThinking,
             vision: m.vision,
             tools: m.tools,
           },

@@ -2571,6 +2571,8 @@ export const ModelScalarFieldEnum = {
   reasoning: 'reasoning',
   sampling: 'sampling',
   midConversationSystem: 'midConversationSystem',
+  thinkingStyle: 'thinkingStyle',
+  canDisableThinking: 'canDisableThinking',
   vision: 'vision',
   tools: 'tools',
   createdAt: 'createdAt',

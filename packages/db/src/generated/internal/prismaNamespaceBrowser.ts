@@ -187,6 +187,8 @@ export const ModelScalarFieldEnum = {
   reasoning: 'reasoning',
   sampling: 'sampling',
   midConversationSystem: 'midConversationSystem',
+  thinkingStyle: 'thinkingStyle',
+  canDisableThinking: 'canDisableThinking',
   vision: 'vision',
   tools: 'tools',
   createdAt: 'createdAt',

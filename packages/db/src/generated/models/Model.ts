@@ -73,6 +73,8 @@ export type ModelMinAggregateOutputType = {
   reasoning: boolean | null
   sampling: boolean | null
   midConversationSystem: boolean | null
+  thinkingStyle: string | null
+  canDisableThinking: boolean | null
   vision: boolean | null
   tools: boolean | null
   createdAt: Date | null
@@ -98,6 +100,8 @@ export type ModelMaxAggregateOutputType = {
   reasoning: boolean | null
   sampling: boolean | null
   midConversationSystem: boolean | null
+  thinkingStyle: string | null
+  canDisableThinking: boolean | null
   vision: boolean | null
   tools: boolean | null
   createdAt: Date | null
@@ -126,6 +130,8 @@ export type ModelCountAggregateOutputType = {
   reasoning: number
   sampling: number
   midConversationSystem: number
+  thinkingStyle: number
+  canDisableThinking: number
   vision: number
   tools: number
   createdAt: number
@@ -181,6 +187,8 @@ export type ModelMinAggregateInputType = {
   reasoning?: true
   sampling?: true
   midConversationSystem?: true
+  thinkingStyle?: true
+  canDisableThinking?: true
   vision?: true
   tools?: true
   createdAt?: true
@@ -206,6 +214,8 @@ export type ModelMaxAggregateInputType = {
   reasoning?: true
   sampling?: true
   midConversationSystem?: true
+  thinkingStyle?: true
+  canDisableThinking?: true
   vision?: true
   tools?: true
   createdAt?: true
@@ -234,6 +244,8 @@ export type ModelCountAggregateInputType = {
   reasoning?: true
   sampling?: true
   midConversationSystem?: true
+  thinkingStyle?: true
+  canDisableThinking?: true
   vision?: true
   tools?: true
   createdAt?: true
@@ -349,6 +361,8 @@ export type ModelGroupByOutputType = {
   reasoning: boolean
   sampling: boolean
   midConversationSystem: boolean
+  thinkingStyle: string
+  canDisableThinking: boolean
   vision: boolean
   tools: boolean
   createdAt: Date
@@ -400,6 +414,8 @@ export type ModelWhereInput = {
   reasoning?: Prisma.BoolFilter<"Model"> | boolean
   sampling?: Prisma.BoolFilter<"Model"> | boolean
   midConversationSystem?: Prisma.BoolFilter<"Model"> | boolean
+  thinkingStyle?: Prisma.StringFilter<"Model"> | string
+  canDisableThinking?: Prisma.BoolFilter<"Model"> | boolean
   vision?: Prisma.BoolFilter<"Model"> | boolean
   tools?: Prisma.BoolFilter<"Model"> | boolean
   createdAt?: Prisma.DateTimeFilter<"Model"> | Date | string
@@ -430,6 +446,8 @@ export type ModelOrderByWithRelationInput = {
   reasoning?: Prisma.SortOrder
   sampling?: Prisma.SortOrder
   midConversationSystem?: Prisma.SortOrder
+  thinkingStyle?: Prisma.SortOrder
+  canDisableThinking?: Prisma.SortOrder
   vision?: Prisma.SortOrder
   tools?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
@@ -463,6 +481,8 @@ export type ModelWhereUniqueInput = Prisma.AtLeast<{
   reasoning?: Prisma.BoolFilter<"Model"> | boolean
   sampling?: Prisma.BoolFilter<"Model"> | boolean
   midConversationSystem?: Prisma.BoolFilter<"Model"> | boolean
+  thinkingStyle?: Prisma.StringFilter<"Model"> | string
+  canDisableThinking?: Prisma.BoolFilter<"Model"> | boolean
   vision?: Prisma.BoolFilter<"Model"> | boolean
   tools?: Prisma.BoolFilter<"Model"> | boolean
   createdAt?: Prisma.DateTimeFilter<"Model"> | Date | string
@@ -493,6 +513,8 @@ export type ModelOrderByWithAggregationInput = {
   reasoning?: Prisma.SortOrder
   sampling?: Prisma.SortOrder
   midConversationSystem?: Prisma.SortOrder
+  thinkingStyle?: Prisma.SortOrder
+  canDisableThinking?: Prisma.SortOrder
   vision?: Prisma.SortOrder
   tools?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
@@ -529,6 +551,8 @@ export type ModelScalarWhereWithAggregatesInput = {
   reasoning?: Prisma.BoolWithAggregatesFilter<"Model"> | boolean
   sampling?: Prisma.BoolWithAggregatesFilter<"Model"> | boolean
   midConversationSystem?: Prisma.BoolWithAggregatesFilter<"Model"> | boolean
+  thinkingStyle?: Prisma.StringWithAggregatesFilter<"Model"> | string
+  canDisableThinking?: Prisma.BoolWithAggregatesFilter<"Model"> | boolean
   vision?: Prisma.BoolWithAggregatesFilter<"Model"> | boolean
   tools?: Prisma.BoolWithAggregatesFilter<"Model"> | boolean
   createdAt?: Prisma.DateTimeWithAggregatesFilter<"Model"> | Date | string
@@ -557,6 +581,8 @@ export type ModelCreateInput = {
   reasoning?: boolean
   sampling?: boolean
   midConversationSystem?: boolean
+  thinkingStyle?: string
+  canDisableThinking?: boolean
   vision?: boolean
   tools?: boolean
   createdAt?: Date | string
@@ -587,6 +613,8 @@ export type ModelUncheckedCreateInput = {
   reasoning?: boolean
   sampling?: boolean
   midConversationSystem?: boolean
+  thinkingStyle?: string
+  canDisableThinking?: boolean
   vision?: boolean
   tools?: boolean
   createdAt?: Date | string
@@ -617,6 +645,8 @@ export type ModelUpdateInput = {
   reasoning?: Prisma.BoolFieldUpdateOperationsInput | boolean
   sampling?: Prisma.BoolFieldUpdateOperationsInput | boolean
   midConversationSystem?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  thinkingStyle?: Prisma.StringFieldUpdateOperationsInput | string
+  canDisableThinking?: Prisma.BoolFieldUpdateOperationsInput | boolean
   vision?: Prisma.BoolFieldUpdateOperationsInput | boolean
   tools?: Prisma.BoolFieldUpdateOperationsInput | boolean
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -647,6 +677,8 @@ export type ModelUncheckedUpdateInput = {
   reasoning?: Prisma.BoolFieldUpdateOperationsInput | boolean
   sampling?: Prisma.BoolFieldUpdateOperationsInput | boolean
   midConversationSystem?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  thinkingStyle?: Prisma.StringFieldUpdateOperationsInput | string
+  canDisableThinking?: Prisma.BoolFieldUpdateOperationsInput | boolean
   vision?: Prisma.BoolFieldUpdateOperationsInput | boolean
   tools?: Prisma.BoolFieldUpdateOperationsInput | boolean
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -677,6 +709,8 @@ export type ModelCreateManyInput = {
   reasoning?: boolean
   sampling?: boolean
   midConversationSystem?: boolean
+  thinkingStyle?: string
+  canDisableThinking?: boolean
   vision?: boolean
   tools?: boolean
   createdAt?: Date | string
@@ -705,6 +739,8 @@ export type ModelUpdateManyMutationInput = {
   reasoning?: Prisma.BoolFieldUpdateOperationsInput | boolean
   sampling?: Prisma.BoolFieldUpdateOperationsInput | boolean
   midConversationSystem?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  thinkingStyle?: Prisma.StringFieldUpdateOperationsInput | string
+  canDisableThinking?: Prisma.BoolFieldUpdateOperationsInput | boolean
   vision?: Prisma.BoolFieldUpdateOperationsInput | boolean
   tools?: Prisma.BoolFieldUpdateOperationsInput | boolean
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -733,6 +769,8 @@ export type ModelUncheckedUpdateManyInput = {
   reasoning?: Prisma.BoolFieldUpdateOperationsInput | boolean
   sampling?: Prisma.BoolFieldUpdateOperationsInput | boolean
   midConversationSystem?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  thinkingStyle?: Prisma.StringFieldUpdateOperationsInput | string
+  canDisableThinking?: Prisma.BoolFieldUpdateOperationsInput | boolean
   vision?: Prisma.BoolFieldUpdateOperationsInput | boolean
   tools?: Prisma.BoolFieldUpdateOperationsInput | boolean
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -761,6 +799,8 @@ export type ModelCountOrderByAggregateInput = {
   reasoning?: Prisma.SortOrder
   sampling?: Prisma.SortOrder
   midConversationSystem?: Prisma.SortOrder
+  thinkingStyle?: Prisma.SortOrder
+  canDisableThinking?: Prisma.SortOrder
   vision?: Prisma.SortOrder
   tools?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
@@ -800,6 +840,8 @@ export type ModelMaxOrderByAggregateInput = {
   reasoning?: Prisma.SortOrder
   sampling?: Prisma.SortOrder
   midConversationSystem?: Prisma.SortOrder
+  thinkingStyle?: Prisma.SortOrder
+  canDisableThinking?: Prisma.SortOrder
   vision?: Prisma.SortOrder
   tools?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
@@ -825,6 +867,8 @@ export type ModelMinOrderByAggregateInput = {
   reasoning?: Prisma.SortOrder
   sampling?: Prisma.SortOrder
   midConversationSystem?: Prisma.SortOrder
+  thinkingStyle?: Prisma.SortOrder
+  canDisableThinking?: Prisma.SortOrder
   vision?: Prisma.SortOrder
   tools?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
@@ -926,6 +970,8 @@ export type ModelCreateWithoutRoutesInput = {
   reasoning?: boolean
   sampling?: boolean
   midConversationSystem?: boolean
+  thinkingStyle?: string
+  canDisableThinking?: boolean
   vision?: boolean
   tools?: boolean
   createdAt?: Date | string
@@ -955,6 +1001,8 @@ export type ModelUncheckedCreateWithoutRoutesInput = {
   reasoning?: boolean
   sampling?: boolean
   midConversationSystem?: boolean
+  thinkingStyle?: string
+  canDisableThinking?: boolean
   vision?: boolean
   tools?: boolean
   createdAt?: Date | string
@@ -1000,6 +1048,8 @@ export type ModelUpdateWithoutRoutesInput = {
   reasoning?: Prisma.BoolFieldUpdateOperationsInput | boolean
   sampling?: Prisma.BoolFieldUpdateOperationsInput | boolean
   midConversationSystem?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  thinkingStyle?: Prisma.StringFieldUpdateOperationsInput | string
+  canDisableThinking?: Prisma.BoolFieldUpdateOperationsInput | boolean
   vision?: Prisma.BoolFieldUpdateOperationsInput | boolean
   tools?: Prisma.BoolFieldUpdateOperationsInput | boolean
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -1029,6 +1079,8 @@ export type ModelUncheckedUpdateWithoutRoutesInput = {
   reasoning?: Prisma.BoolFieldUpdateOperationsInput | boolean
   sampling?: Prisma.BoolFieldUpdateOperationsInput | boolean
   midConversationSystem?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  thinkingStyle?: Prisma.StringFieldUpdateOperationsInput | string
+  canDisableThinking?: Prisma.BoolFieldUpdateOperationsInput | boolean
   vision?: Prisma.BoolFieldUpdateOperationsInput | boolean
   tools?: Prisma.BoolFieldUpdateOperationsInput | boolean
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -1058,6 +1110,8 @@ export type ModelCreateWithoutServerOptionsInput = {
   reasoning?: boolean
   sampling?: boolean
   midConversationSystem?: boolean
+  thinkingStyle?: string
+  canDisableThinking?: boolean
   vision?: boolean
   tools?: boolean
   createdAt?: Date | string
@@ -1087,6 +1141,8 @@ export type ModelUncheckedCreateWithoutServerOptionsInput = {
   reasoning?: boolean
   sampling?: boolean
   midConversationSystem?: boolean
+  thinkingStyle?: string
+  canDisableThinking?: boolean
   vision?: boolean
   tools?: boolean
   createdAt?: Date | string
@@ -1132,6 +1188,8 @@ export type ModelUpdateWithoutServerOptionsInput = {
   reasoning?: Prisma.BoolFieldUpdateOperationsInput | boolean
   sampling?: Prisma.BoolFieldUpdateOperationsInput | boolean
   midConversationSystem?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  thinkingStyle?: Prisma.StringFieldUpdateOperationsInput | string
+  canDisableThinking?: Prisma.BoolFieldUpdateOperationsInput | boolean
   vision?: Prisma.BoolFieldUpdateOperationsInput | boolean
   tools?: Prisma.BoolFieldUpdateOperationsInput | boolean
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -1161,6 +1219,8 @@ export type ModelUncheckedUpdateWithoutServerOptionsInput = {
   reasoning?: Prisma.BoolFieldUpdateOperationsInput | boolean
   sampling?: Prisma.BoolFieldUpdateOperationsInput | boolean
   midConversationSystem?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  thinkingStyle?: Prisma.StringFieldUpdateOperationsInput | string
+  canDisableThinking?: Prisma.BoolFieldUpdateOperationsInput | boolean
   vision?: Prisma.BoolFieldUpdateOperationsInput | boolean
   tools?: Prisma.BoolFieldUpdateOperationsInput | boolean
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -1230,6 +1290,8 @@ export type ModelSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = 
   reasoning?: boolean
   sampling?: boolean
   midConversationSystem?: boolean
+  thinkingStyle?: boolean
+  canDisableThinking?: boolean
   vision?: boolean
   tools?: boolean
   createdAt?: boolean
@@ -1261,6 +1323,8 @@ export type ModelSelectCreateManyAndReturn<ExtArgs extends runtime.Types.Extensi
   reasoning?: boolean
   sampling?: boolean
   midConversationSystem?: boolean
+  thinkingStyle?: boolean
+  canDisableThinking?: boolean
   vision?: boolean
   tools?: boolean
   createdAt?: boolean
@@ -1289,6 +1353,8 @@ export type ModelSelectUpdateManyAndReturn<ExtArgs extends runtime.Types.Extensi
   reasoning?: boolean
   sampling?: boolean
   midConversationSystem?: boolean
+  thinkingStyle?: boolean
+  canDisableThinking?: boolean
   vision?: boolean
   tools?: boolean
   createdAt?: boolean
@@ -1317,13 +1383,15 @@ export type ModelSelectScalar = {
   reasoning?: boolean
   sampling?: boolean
   midConversationSystem?: boolean
+  thinkingStyle?: boolean
+  canDisableThinking?: boolean
   vision?: boolean
   tools?: boolean
   createdAt?: boolean
   updatedAt?: boolean
 }
 
-export type ModelOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "name" | "displayName" | "ownedBy" | "aliases" | "dropParams" | "position" | "inputPrice" | "outputPrice" | "cachedInputPrice" | "cacheWritePrice" | "cacheWrite1hPrice" | "imagePrice" | "requestPrice" | "webSearchPrice" | "priceTiers" | "maxOutputTokens" | "contextWindow" | "reasoning" | "sampling" | "midConversationSystem" | "vision" | "tools" | "createdAt" | "updatedAt", ExtArgs["result"]["model"]>
+export type ModelOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "name" | "displayName" | "ownedBy" | "aliases" | "dropParams" | "position" | "inputPrice" | "outputPrice" | "cachedInputPrice" | "cacheWritePrice" | "cacheWrite1hPrice" | "imagePrice" | "requestPrice" | "webSearchPrice" | "priceTiers" | "maxOutputTokens" | "contextWindow" | "reasoning" | "sampling" | "midConversationSystem" | "thinkingStyle" | "canDisableThinking" | "vision" | "tools" | "createdAt" | "updatedAt", ExtArgs["result"]["model"]>
 export type ModelInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   routes?: boolean | Prisma.Model$routesArgs<ExtArgs>
   serverOptions?: boolean | Prisma.Model$serverOptionsArgs<ExtArgs>
@@ -1406,6 +1474,14 @@ export type $ModelPayload<ExtArgs extends runtime.Types.Extensions.InternalArgs 
      * takes `role: "system"` inside `messages`
      */
     midConversationSystem: boolean
+    /**
+     * which field of Gemini's `thinkingConfig` the model takes: "budget" (`thinkingBudget`) or "level" (`thinkingLevel`)
+     */
+    thinkingStyle: string
+    /**
+     * reasoning effort `none` may turn thinking off (`thinkingBudget: 0`, `thinkingLevel: MINIMAL`)
+     */
+    canDisableThinking: boolean
     vision: boolean
     tools: boolean
     createdAt: Date
@@ -1856,6 +1932,8 @@ export interface ModelFieldRefs {
   readonly reasoning: Prisma.FieldRef<"Model", 'Boolean'>
   readonly sampling: Prisma.FieldRef<"Model", 'Boolean'>
   readonly midConversationSystem: Prisma.FieldRef<"Model", 'Boolean'>
+  readonly thinkingStyle: Prisma.FieldRef<"Model", 'String'>
+  readonly canDisableThinking: Prisma.FieldRef<"Model", 'Boolean'>
   readonly vision: Prisma.FieldRef<"Model", 'Boolean'>
   readonly tools: Prisma.FieldRef<"Model", 'Boolean'>
   readonly createdAt: Prisma.FieldRef<"Model", 'DateTime'>
