@@ -87,6 +87,59 @@ describe.each([
   });
 });
 
+/**
+ * A response as the client gets it: with `stream`, every event that carries the `response` object
+ * (created, in_progress, completed), read raw so none is skipped, and the last one's response.
+ */
+async function liveResponses(body: OpenAI.Responses.ResponseCreateParamsNonStreaming, stream: boolean): Promise<{ final: OpenAI.Responses.Response; objects: OpenAI.Responses.Response[] }> {
+  if (!stream) {
+    const final = await openai.responses.create(body);
+    return { final, objects: [final] };
+  }
+  const objects: OpenAI.Responses.Response[] = [];
+  const types: string[] = [];
+  for await (const event of await openai.responses.create({ ...body, stream: true })) {
+    if ("response" in event) {
+      objects.push(event.response);
+      types.push(event.type);
+    }
+  }
+  expect(types).toEqual(["response.created", "response.in_progress", "response.completed"]);
+  return { final: objects.at(-1)!, objects };
+}
+
+/** A response without `output_text`, which the SDK adds to what `create` (not a stream event) and `retrieve` return. */
+const withoutOutputText = ({ output_text: _text, ...response }: OpenAI.Responses.Response) => response;
+
+describe.each([
+  { model: "gpt-test", path: "/v1/responses" },
+  { model: "claude-test", path: "/v1/messages" },
+])("the live response object on $model (upstream $path)", ({ model, path }) => {
+  it.each([false, true])("says store, previous_response_id and conversation as the client asked, like the stored copy (stream: %s)", async (stream) => {
+    const first = await liveResponses({ model, input: "Remember the number 12." }, stream);
+    for (const object of first.objects) expect(object).toMatchObject({ store: true, previous_response_id: null });
+    const second = await liveResponses({ model, previous_response_id: first.final.id, input: "Which number?" }, stream);
+    for (const object of second.objects) expect(object).toMatchObject({ store: true, previous_response_id: first.final.id });
+    // The upstream was asked statelessly all the same.
+    expect(upstreamCalls().map((record) => record.path)).toEqual([path, path]);
+    if (path === "/v1/responses") expect(upstreamCalls().every((record) => (record.body as { store?: unknown }).store === false)).toBe(true);
+    expect(lastUpstreamBody()).not.toContain("previous_response_id");
+    // The stored copy is the object the client received.
+    expect(withoutOutputText(await openai.responses.retrieve(second.final.id))).toEqual(withoutOutputText(second.final));
+
+    // store: false continuing a stored response: said as asked, and not kept.
+    const third = await liveResponses({ model, previous_response_id: second.final.id, input: "Once more?", store: false }, stream);
+    for (const object of third.objects) expect(object).toMatchObject({ store: false, previous_response_id: second.final.id });
+    expect(await openai.responses.retrieve(third.final.id).catch((error: unknown) => error)).toBeInstanceOf(OpenAI.NotFoundError);
+
+    // In a conversation: its id, no previous response.
+    const conversation = await openai.conversations.create({ items: [{ type: "message", role: "user", content: "My name is Ada." }] });
+    const turn = await liveResponses({ model, conversation: conversation.id, input: "What is my name?" }, stream);
+    for (const object of turn.objects) expect(object).toMatchObject({ store: true, previous_response_id: null, conversation: { id: conversation.id } });
+    expect(withoutOutputText(await openai.responses.retrieve(turn.final.id))).toEqual(withoutOutputText(turn.final));
+  });
+});
+
 describe("input_items pagination, delete, bad ids, tenancy", () => {
   it("pages with limit/after/order exactly like the API: data, first_id, last_id, has_more", async () => {
     const { third } = await threeTurns("gpt-test", false);

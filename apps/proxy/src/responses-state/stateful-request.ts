@@ -80,6 +80,26 @@ export async function resolveStatefulRequest(store: ResponsesStateStore, key: Ke
   };
 }
 
+/** What a response object of a stateful request says of its state: `Response.store`, `.previous_response_id`, `.conversation`. */
+export interface ResponseStateFields {
+  store: boolean;
+  previous_response_id: string | null;
+  conversation: { id: string } | null;
+}
+
+/**
+ * The state fields as the API shows them, as the client asked: the one place both the live answer
+ * (capture-answer.ts) and so the stored copy get them from (every upstream was asked statelessly,
+ * so its own response object says `store: false` and no previous id or conversation).
+ */
+export function responseStateFields(request: StatefulRequest): ResponseStateFields {
+  return {
+    store: request.store,
+    previous_response_id: request.previousResponseId,
+    conversation: request.conversation === null ? null : { id: request.conversation.id },
+  };
+}
+
 const ENCRYPTED_REASONING = "reasoning.encrypted_content";
 
 /**

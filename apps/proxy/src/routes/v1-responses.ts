@@ -1,10 +1,10 @@
 import { GatewayError, type StoredResponse } from "@gateway/contracts";
-import { WIRE_FORMATS } from "../upstreams/index.ts";
+import { WIRE_FORMATS } from "../shapes/wire-formats.ts";
 import type { ProxyServices } from "../services.ts";
 import type { KeyedRouteHandler, RouteHandler } from "./route-handler.ts";
 import { relayRoute } from "./relay-route.ts";
 import { captureAnswer } from "../responses-state/capture-answer.ts";
-import { isStateful, resolveStatefulRequest, type StatefulRequest } from "../responses-state/stateful-request.ts";
+import { isStateful, resolveStatefulRequest, responseStateFields, type StatefulRequest } from "../responses-state/stateful-request.ts";
 import { withIds, type Item } from "../responses-state/items.ts";
 
 const DAY_MS = 86_400_000;
@@ -29,7 +29,8 @@ export function responsesRoute(services: ProxyServices): KeyedRouteHandler {
       request.rawBody = Buffer.from(JSON.stringify(resolved.body));
       request.bodyBytes = request.rawBody.length;
       const keeps = resolved.store || resolved.conversation !== null;
-      if (keeps) captureAnswer(response, resolved.body.stream === true, (answer) => void keep(services, key, resolved, answer, retentionMs));
+      // The client's answer says store, previous_response_id and conversation as it asked; kept as it saw it.
+      captureAnswer(response, resolved.body.stream === true, responseStateFields(resolved), keeps ? (answer) => void keep(services, key, resolved, answer, retentionMs) : null);
       return relay(request, response, key, keeps);
     });
   };
@@ -47,7 +48,7 @@ async function keep(services: ProxyServices, key: { id: string; vendorId: string
   await Promise.all([appended, saved]);
 }
 
-/** The stored response: as the API shows one (what the relay wrote says what the upstream was asked). */
+/** The stored response: the object the client received (captureAnswer gave it the state fields). */
 function storedRecord(key: { id: string; vendorId: string }, resolved: StatefulRequest, answer: Record<string, unknown>, id: string, output: Item[], now: number, retentionMs: number): StoredResponse {
   return {
     id,
@@ -57,12 +58,7 @@ function storedRecord(key: { id: string; vendorId: string }, resolved: StatefulR
     model: typeof answer.model === "string" ? answer.model : "",
     createdAt: now,
     expiresAt: now + retentionMs,
-    response: {
-      ...answer,
-      store: true,
-      previous_response_id: resolved.previousResponseId,
-      conversation: resolved.conversation === null ? null : { id: resolved.conversation.id },
-    },
+    response: answer,
     input: resolved.input,
     output,
   };
