@@ -67,7 +67,8 @@ export function responseFromAnswer(answer: Answer, request: Record<string, unkno
         break;
       }
       case "reasoning":
-        output.push(reasoningItem(itemId("rs_"), block.text, block.signature ? encodeOpaque(block.signature) : null));
+        // No summary for reasoning without text (a signature only), as the stream writer writes it.
+        output.push(reasoningItem(itemId("rs_"), block.text.length > 0 ? block.text : null, block.signature ? encodeOpaque(block.signature) : null));
         break;
       case "redacted-reasoning":
         output.push(reasoningItem(itemId("rs_"), null, encodeOpaque(block.data, true)));
