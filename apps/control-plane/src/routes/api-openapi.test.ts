@@ -36,6 +36,39 @@ async function routesIn(file: URL, call: RegExp, prefix: string): Promise<string
   return [...calls, ...rests];
 }
 
+const proxySource = (file: string) => readFile(new URL(`../../../proxy/src/${file}`, import.meta.url), "utf8");
+const VERBS = "GET|POST|PUT|PATCH|DELETE";
+
+/**
+ * The routes GET /v1 lists (routes/v1.ts: its `endpoints` and `extensions`), the proxy's own list
+ * of what it serves: `"GET|POST /v1/conversations/{id}"` is two, a `?alt=sse` or a note after the
+ * path is dropped.
+ */
+async function discoveryRoutes(): Promise<string[]> {
+  const source = await proxySource("routes/v1.ts");
+  return [...source.matchAll(new RegExp(`"((?:${VERBS})(?:\\|(?:${VERBS}))*) (/[^"\\s?]*)[^"]*"`, "g"))].flatMap(([, verbs, path]) => verbs!.split("|").map((verb) => `${verb} ${path}`));
+}
+
+/**
+ * The Gemini routes routes/gemini.ts matches, read from `matchGeminiRoute`'s patterns: each
+ * `pattern:` with its constants (`V1BETA_MODELS`), `${version}` for every API version it
+ * assigns and `${name}` for every method of its METHODS set; `list`/`get` are GETs, methods POSTs.
+ */
+async function geminiRoutes(): Promise<string[]> {
+  const source = await proxySource("routes/gemini.ts");
+  const constants = new Map([...source.matchAll(/const (\w+) = "(\/[^"]*)"/g)].map(([, name, value]) => [name!, [value!]]));
+  constants.set("version", [...source.matchAll(/version = "(\/\w+)"/g)].map(([, value]) => value!));
+  constants.set("name", [...(/const METHODS[^=]*= new Set\(\[([^\]]*)\]/.exec(source)?.[1] ?? "").matchAll(/"(\w+)"/g)].map(([, value]) => value!));
+  const expand = (template: string): string[] => {
+    const hole = /\$\{(\w+)\}/.exec(template);
+    if (!hole) return [template.replace(/\*(\w+)/g, "{$1}")];
+    return (constants.get(hole[1]!) ?? []).flatMap((value) => expand(template.replace(hole[0], value)));
+  };
+  return [...source.matchAll(/kind: "(list|get|method)", pattern: (?:(\w+)|`([^`]*)`)/g)].flatMap(([, kind, constant, template]) =>
+    expand(constant !== undefined ? `\${${constant}}` : template!).map((path) => `${kind === "method" ? "POST" : "GET"} ${path}`),
+  );
+}
+
 describe("GET /api/openapi.json", () => {
   it("serves an OpenAPI 3.1 document of /v1 and /api without auth, on this gateway's address", async () => {
     const response = await fixture.call("GET", "/api/openapi.json", { token: null });
@@ -53,7 +86,20 @@ describe("GET /api/openapi.json", () => {
         "POST /v1/responses",
         "GET /v1/responses",
         "GET /v1/responses/{id}",
+        "DELETE /v1/responses/{id}",
+        "GET /v1/responses/{id}/input_items",
         "POST /v1/responses/input_tokens",
+        "POST /v1/conversations",
+        "GET /v1/conversations/{id}",
+        "POST /v1/conversations/{id}",
+        "DELETE /v1/conversations/{id}",
+        "GET /v1/conversations/{id}/items",
+        "POST /v1/conversations/{id}/items",
+        "GET /v1/conversations/{id}/items/{item_id}",
+        "DELETE /v1/conversations/{id}/items/{item_id}",
+        "GET /v1beta/models",
+        "GET /v1beta/models/{model}",
+        ...["generateContent", "streamGenerateContent", "countTokens", "embedContent", "batchEmbedContents"].flatMap((method) => [`POST /v1beta/models/{model}:${method}`, `POST /v1/models/{model}:${method}`]),
         "POST /v1/messages",
         "POST /v1/images/generations",
         "POST /v1/messages/count_tokens",
@@ -121,12 +167,23 @@ describe("GET /api/openapi.json", () => {
 
   it("describes every /v1 route the proxy registers, and every /api route the control plane mounts", async () => {
     const described = new Set(operationsOf(document.paths));
-    const proxy = await routesIn(new URL("../../../proxy/src/app.ts", import.meta.url), /\b(get|post)\(\s*"(\/v1[^"]*)"/g, "");
-    expect(proxy).toEqual(expect.arrayContaining(["GET /v1", "POST /v1/chat/completions", "GET /v1/models/{id}"]));
+    // The route table in app.ts, the routes its hand-dispatched prefixes serve as GET /v1 lists them, and the Gemini routes.
+    const registered = await routesIn(new URL("../../../proxy/src/app.ts", import.meta.url), /\b(get|post)\(\s*"(\/v1[^"]*)"/g, "");
+    expect(registered).toEqual(expect.arrayContaining(["GET /v1", "POST /v1/chat/completions", "GET /v1/models/{id}"]));
+    const listed = await discoveryRoutes();
+    expect(listed).toEqual(expect.arrayContaining(["POST /v1/chat/completions", "DELETE /v1/responses/{id}", "POST /v1/conversations/{id}/items", "POST /v1beta/models/{model}:streamGenerateContent"]));
+    const gemini = await geminiRoutes();
+    expect(gemini).toEqual(expect.arrayContaining(["GET /v1beta/models", "GET /v1beta/models/{model}", "POST /v1beta/models/{model}:generateContent", "POST /v1/models/{model}:embedContent"]));
+    // What GET /v1 lists of the Gemini API, gemini.ts matches.
+    for (const route of listed.filter((each) => each.includes("/v1beta"))) expect(gemini, route).toContain(route);
+    // Every prefix app.ts dispatches by hand (`const RESPONSE_BY_ID = "/v1/responses/"`) serves some listed route.
+    const app = await proxySource("app.ts");
+    for (const [, prefix] of app.matchAll(/const \w+ = "(\/v1[^"]*)"/g)) expect([...registered, ...listed].some((route) => route.split(" ")[1]!.startsWith(prefix!)), prefix).toBe(true);
+    const proxy = [...new Set([...registered, ...listed, ...gemini])];
     const vendor = await routesIn(new URL("./vendor-api.ts", import.meta.url), /\brouter\.(get|post|patch|put|delete)\(\s*"([^"]+)"/g, "/api");
     expect(vendor).toEqual(expect.arrayContaining(["POST /api/keys", "PATCH /api/keys/{id}"]));
     for (const route of [...proxy, ...vendor]) expect(described.has(route), `${route} is not in the document`).toBe(true);
-    // And nothing under /v1 that the proxy does not serve.
+    // And nothing under /v1 or /v1beta that the proxy does not serve.
     expect([...described].filter((operation) => operation.includes(" /v1")).sort()).toEqual([...proxy].sort());
   });
 
@@ -162,6 +219,12 @@ describe("GET /api/openapi.json", () => {
     expect(document.paths["/api/audit-log"].get.security).toEqual([{ vendorToken: [] }]);
     expect(document.paths["/v1/chat/completions"].post.security).toEqual([{ apiKey: [] }, { apiKeyHeader: [] }]);
     expect(document.paths["/v1"].get.security).toEqual([]);
+    // The Gemini routes take the key as Google's clients send it, and the gateway's forms.
+    expect(securitySchemes.googleApiKey).toEqual(expect.objectContaining({ type: "apiKey", in: "header", name: "x-goog-api-key" }));
+    expect(securitySchemes.googleKeyQuery).toEqual(expect.objectContaining({ type: "apiKey", in: "query", name: "key" }));
+    for (const path of ["/v1beta/models/{model}:generateContent", "/v1/models/{model}:countTokens"]) {
+      expect(document.paths[path].post.security).toEqual([{ googleApiKey: [] }, { googleKeyQuery: [] }, { apiKey: [] }, { apiKeyHeader: [] }]);
+    }
     expect(document.paths["/api/openapi.json"].get.security).toEqual([]);
   });
 
@@ -201,6 +264,46 @@ describe("GET /api/openapi.json", () => {
     expect(document.paths["/v1/usage"].get.responses["200"].content["application/json"].schema).toEqual({ $ref: "#/components/schemas/KeyUsage" });
     expect(schemas.ModelList.properties.data.items).toEqual({ $ref: "#/components/schemas/Model" });
     expect(schemas.Discovery.properties.status.enum).toEqual(["ok", "degraded"]);
+  });
+
+  it("describes the stored Responses state and the Conversations API as the proxy answers them", () => {
+    const { schemas } = document.components;
+    const names = (operation: { parameters: { name: string }[] }) => operation.parameters.map((parameter) => parameter.name);
+    // list-page.ts reads limit, order and after.
+    expect(names(document.paths["/v1/responses/{id}/input_items"].get)).toEqual(["id", "limit", "order", "after"]);
+    expect(names(document.paths["/v1/conversations/{id}/items"].get)).toEqual(["id", "limit", "order", "after"]);
+    expect(schemas.ItemList.required).toEqual(["object", "data", "first_id", "last_id", "has_more"]);
+    expect(schemas.ResponseDeleted.properties.object.const).toBe("response");
+    expect(schemas.ConversationDeleted.properties.object.const).toBe("conversation.deleted");
+    expect(schemas.Conversation.properties.object.const).toBe("conversation");
+    expect(schemas.ConversationItemsRequest.required).toEqual(["items"]);
+    expect(schemas.ConversationItemsRequest.properties.items.maxItems).toBe(20);
+    const ok = (path: string, method: string) => document.paths[path][method].responses["200"].content["application/json"].schema;
+    expect(ok("/v1/responses/{id}", "delete")).toEqual({ $ref: "#/components/schemas/ResponseDeleted" });
+    expect(ok("/v1/conversations/{id}/items/{item_id}", "delete")).toEqual({ $ref: "#/components/schemas/Conversation" });
+    expect(ok("/v1/conversations/{id}/items", "post")).toEqual({ $ref: "#/components/schemas/ItemList" });
+  });
+
+  it("describes the Gemini API: Google's bodies, the SSE stream and Google's error envelope, described once", () => {
+    const { schemas, responses } = document.components;
+    expect(schemas.GenerateContentRequest.required).toEqual(["contents"]);
+    expect(schemas.GenerateContentRequest.properties).toHaveProperty("generationConfig");
+    expect(schemas.GenerateContentResponse.properties).toEqual(expect.objectContaining({ candidates: expect.any(Object), usageMetadata: expect.any(Object) }));
+    expect(schemas.GoogleError.properties.error.required).toEqual(["code", "message", "status", "details"]);
+    const stream = document.paths["/v1beta/models/{model}:streamGenerateContent"].post;
+    expect(Object.keys(stream.responses["200"].content)).toEqual(["text/event-stream"]);
+    expect(stream.parameters).toContainEqual(expect.objectContaining({ name: "alt", in: "query" }));
+    const generate = document.paths["/v1/models/{model}:generateContent"].post;
+    expect(generate.responses["400"]).toEqual({ $ref: "#/components/responses/GoogleError400" });
+    expect(responses.GoogleError400.content["application/json"].schema).toEqual({ $ref: "#/components/schemas/GoogleError" });
+    expect(responses.GoogleError429.headers).toHaveProperty("retry-after");
+    // Only the Gemini routes answer in Google's envelope.
+    for (const [path, item] of Object.entries(document.paths as Record<string, Record<string, { responses?: Record<string, { $ref?: string }> }>>)) {
+      const refs = Object.values(item).flatMap((operation) => Object.values(operation.responses ?? {}).map((response) => response.$ref ?? ""));
+      const gemini = path.startsWith("/v1beta") || path.includes("}:");
+      expect(refs.filter((ref) => ref.includes("/GoogleError")).length > 0, path).toBe(gemini);
+      if (gemini) expect(refs.filter((ref) => ref.includes("/Error"))).toEqual([]);
+    }
   });
 
   it("unknown /api routes are 404 in the same envelope", async () => {

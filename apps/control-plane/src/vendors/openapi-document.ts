@@ -22,7 +22,7 @@ export function buildOpenApiDocument(): JsonObject {
     info: {
       title: "Gateway API",
       version: "1.0.0",
-      description: "One address for the OpenAI- and Anthropic-compatible model API (`/v1`) and the vendor API (`/api`). Every error is the one envelope `Error`.",
+      description: "One address for the OpenAI-, Anthropic- and Gemini-compatible model API (`/v1`, `/v1beta`) and the vendor API (`/api`). Every error is the one envelope `Error`, except on the Gemini routes, which answer in Google's (`GoogleError`).",
     },
     servers: [{ url: "/", description: "this gateway" }],
     tags: [MODELS_TAG, VENDOR_TAG],

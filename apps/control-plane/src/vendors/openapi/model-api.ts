@@ -19,12 +19,17 @@ import {
   responseSchema,
 } from "./model-api-schemas.ts";
 import { modelAnswerHeaders, requestIdHeader } from "./responses.ts";
+import { MODELS_TAG, operation } from "./model-operation.ts";
+import { storedStatePaths, storedStateSchemas } from "./stored-state-api.ts";
+import { geminiPaths, geminiSchemas, googleKeySchemes } from "./gemini-api.ts";
 
 /**
- * The model API under /v1, served by the proxy (contracts sections 1 to 5 and 11). Only what
- * apps/proxy/src/app.ts routes is described; api-openapi.test.ts reads that file to keep it so.
+ * The model API under /v1, served by the proxy (contracts sections 1 to 5, 11, 16 and 18): its own
+ * routes here, the stored Responses state and the Conversations API in stored-state-api.ts, the
+ * Gemini API in gemini-api.ts. Only what the proxy serves is described; api-openapi.test.ts reads
+ * the proxy's route table and its GET /v1 list to keep it so.
  */
-export const MODELS_TAG = { name: "models", description: "The model API, for the official OpenAI and Anthropic SDKs and curl. Authenticated with an API key `sk-...`." };
+export { MODELS_TAG };
 
 export const modelApiSchemas: { input: NamedSchemas; output: NamedSchemas } = {
   input: [
@@ -35,6 +40,8 @@ export const modelApiSchemas: { input: NamedSchemas; output: NamedSchemas } = {
     [countTokensRequestSchema, "CountTokensRequest"],
     [embeddingRequestSchema, "EmbeddingRequest"],
     [z.strictObject({ code: z.string().describe("The redemption code, `rc_...`.") }), "RedeemRequest"],
+    ...storedStateSchemas.input,
+    ...geminiSchemas.input,
   ],
   output: [
     [discoverySchema, "Discovery"],
@@ -54,15 +61,17 @@ export const modelApiSchemas: { input: NamedSchemas; output: NamedSchemas } = {
       }),
       "Redemption",
     ],
+    ...storedStateSchemas.output,
+    ...geminiSchemas.output,
   ],
 };
 
-/** Either header, on any endpoint: current Anthropic SDKs send the bearer, older ones `x-api-key`. */
+/** Either header, on any endpoint: current Anthropic SDKs send the bearer, older ones `x-api-key`; Google's clients their own forms. */
 export const apiKeySchemes = {
   apiKey: { type: "http", scheme: "bearer", bearerFormat: "sk-...", description: "An API key, `Authorization: Bearer sk-...`." },
   apiKeyHeader: { type: "apiKey", in: "header", name: "x-api-key", description: "The same API key as `x-api-key: sk-...`." },
+  ...googleKeySchemes,
 };
-const KEYED = [{ apiKey: [] }, { apiKeyHeader: [] }];
 
 const VERSION_DATE = { type: "string", pattern: "^\\d{4}-\\d{2}-\\d{2}$", examples: ["2023-06-01"] };
 const messagesHeaders = [
@@ -70,10 +79,6 @@ const messagesHeaders = [
   { name: "shapeb-version", in: "header", required: false, description: "The same as `anthropic-version`, under the gateway's own name.", schema: VERSION_DATE },
   { name: "anthropic-beta", in: "header", required: false, description: "Forwarded to Anthropic-shape upstreams (minus the upstream's `drop_betas`); never sent cross-shape.", schema: { type: "string" } },
 ];
-
-function operation(operationId: string, summary: string, rest: JsonObject): JsonObject {
-  return { operationId, summary, tags: [MODELS_TAG.name], security: KEYED, ...rest };
-}
 
 const RELAY_ERRORS = ["400", "401", "403", "404", "413", "415", "429", "500", "502", "503", "504"];
 
@@ -128,14 +133,6 @@ export function modelApiPaths(): Record<string, JsonObject> {
       }),
       post: relay("createResponse", "OpenAI Responses", "ResponseRequest", "Response", `\`response.*\` events. ${LATE_FAILURE}`),
     },
-    "/v1/responses/{id}": {
-      get: operation("getResponse", "A stored response", {
-        description:
-          "A response your key's vendor stored (`store` defaults to true, on every model): as the API shows it. `DELETE` removes it and `GET .../input_items` pages its whole input (cursor pagination as the API); `/v1/conversations` serves the Conversations API. Another vendor's id, or an unknown, deleted or expired one, is a 404.",
-        parameters: [{ name: "id", in: "path", required: true, description: "`resp_...`.", schema: { type: "string" } }],
-        responses: { "200": jsonResponse("Response", "The stored response.", { headers: requestIdHeader }), ...errorResponses("401", "404", "500", "503") },
-      }),
-    },
     "/v1/responses/input_tokens": {
       post: operation("countResponseInputTokens", "Responses input token counting", {
         description:
@@ -176,5 +173,7 @@ export function modelApiPaths(): Record<string, JsonObject> {
         responses: { "200": jsonResponse("EmbeddingList", "The upstream's answer as it came.", { headers: modelAnswerHeaders }), ...errorResponses(...RELAY_ERRORS) },
       }),
     },
+    ...storedStatePaths(),
+    ...geminiPaths(),
   };
 }

@@ -35,9 +35,32 @@ function errorHeaders(status: string): JsonObject {
   return { headers: { "x-request-id": header("RequestId"), ...retryAfter, "x-should-retry": header("ShouldRetry") } };
 }
 
-/** `components.responses`: ErrorNNN, each the `Error` schema. */
+/** The Gemini routes' errors: the same causes, in Google's envelope `GoogleError` (its status name after the HTTP status). */
+const GOOGLE_ERRORS: Record<string, string> = {
+  "400": "INVALID_ARGUMENT: a bad body or field, or an unknown, revoked or expired key (ErrorInfo reason API_KEY_INVALID), as Google answers one.",
+  "401": "UNAUTHENTICATED: no key.",
+  "403": "PERMISSION_DENIED: the key may not call this model.",
+  "404": "NOT_FOUND: unknown model or route.",
+  "413": "INVALID_ARGUMENT: the body is over the size limit.",
+  "415": "INVALID_ARGUMENT: the body is not application/json.",
+  "429": "RESOURCE_EXHAUSTED: a rate limit (a RetryInfo says how long to wait) or the key's quota or budget.",
+  "500": "INTERNAL: internal fault.",
+  "502": "UNAVAILABLE: every upstream failed before the first byte.",
+  "503": "UNAVAILABLE: the gateway is overloaded or a dependency is down; nothing was changed.",
+  "504": "DEADLINE_EXCEEDED: the upstream timed out.",
+};
+
+/** `components.responses`: ErrorNNN, each the `Error` schema, and GoogleErrorNNN, each `GoogleError`. */
 export function errorResponseComponents(): Record<string, JsonObject> {
-  return Object.fromEntries(Object.entries(ERRORS).map(([status, description]) => [`Error${status}`, jsonResponse("Error", description, errorHeaders(status))]));
+  return {
+    ...Object.fromEntries(Object.entries(ERRORS).map(([status, description]) => [`Error${status}`, jsonResponse("Error", description, errorHeaders(status))])),
+    ...Object.fromEntries(Object.entries(GOOGLE_ERRORS).map(([status, description]) => [`GoogleError${status}`, jsonResponse("GoogleError", description, errorHeaders(status))])),
+  };
+}
+
+/** The Gemini routes' error responses (components/responses/GoogleErrorNNN) by status. */
+export function googleErrorResponses(...statuses: string[]): JsonObject {
+  return Object.fromEntries(statuses.map((status) => [status, { $ref: `#/components/responses/GoogleError${status}` }]));
 }
 
 /** The `x-request-id` header every response carries, for success responses. */
