@@ -148,6 +148,21 @@ describe('the request reader', () => {
 });
 
 describe('strict rules', () => {
+  it('thinking: a level or a budget, never both; no level before Gemini 3; only the levels the model takes; budget 0 where thinking cannot be off', () => {
+    const sent = (thinkingConfig: object, model: string) => geminiStrictRefusal({ contents: [], generationConfig: { thinkingConfig } }, model);
+    expect(sent({ thinkingLevel: 'HIGH', thinkingBudget: 1024 }, 'gemini-3.1-pro-preview')?.message).toBe('You can only set only one of thinking budget and thinking level.');
+    expect(sent({ thinkingLevel: 'LOW' }, 'gemini-2.5-flash')?.message).toBe('Thinking level is not supported for this model.');
+    expect(sent({ thinking_level: 'LOW' }, 'gemini-2.5-pro')?.status).toBe(400);
+    expect(sent({ thinkingLevel: 'MINIMAL' }, 'gemini-3.1-pro-preview')?.message).toBe('Thinking level MINIMAL is not supported for this model.');
+    expect(sent({ thinkingLevel: 'MEDIUM' }, 'gemini-3-pro-preview')?.status).toBe(400);
+    for (const level of ['LOW', 'MEDIUM', 'HIGH']) expect(sent({ thinkingLevel: level }, 'gemini-3.1-pro-preview')).toBeNull();
+    for (const level of ['MINIMAL', 'low', 'MEDIUM', 'HIGH']) expect(sent({ thinkingLevel: level }, 'gemini-3.8-flash')).toBeNull();
+    expect(sent({ thinkingBudget: 2048 }, 'gemini-2.5-flash')).toBeNull();
+    expect(sent({ thinkingBudget: 0 }, 'gemini-2.5-flash')).toBeNull();
+    expect(sent({ thinkingBudget: 0 }, 'gemini-2.5-pro')?.message).toBe('Budget 0 is invalid. This model only works in thinking mode.');
+    expect(sent({ thinkingBudget: 128 }, 'gemini-2.5-pro')).toBeNull();
+  });
+
   it('unknown top-level fields (camel or snake names known), roles, output maximum', () => {
     expect(unknownField({ contents: [], systemInstruction: {}, system_instruction: {}, generation_config: {}, safetySettings: [], cachedContent: 'c' })).toBeNull();
     expect(unknownField({ contents: [], messages: [] })).toBe('messages');

@@ -33,6 +33,12 @@ export interface ModelCapabilities {
    * each model turn of the current step must come back with its signature.
    */
   thoughtSignatures?: boolean;
+  /**
+   * Gemini 3 and later: the `thinkingLevel` values the model takes (Pro: no MINIMAL; 3.0 Pro: LOW
+   * and HIGH only). Absent: the model takes no `thinkingLevel` (Gemini 2.5: "Thinking level is not
+   * supported for this model.").
+   */
+  thinkingLevels?: readonly string[];
 }
 
 /** The `anthropic-version` under which models without sampling refuse temperature / top_p / top_k. */
@@ -148,7 +154,14 @@ function geminiCapabilities(model: string): ModelCapabilities | null {
     midConversationSystem: false,
     thinkingRequired: major === 2 && minor === 5 && tier === 'pro',
     thoughtSignatures: major >= 3,
+    ...(major >= 3 ? { thinkingLevels: geminiLevels(major, minor, tier) } : {}),
   };
+}
+
+/** Gemini 3's levels: Flash all four; Pro no MINIMAL (it cannot turn thinking off), and 3.0 Pro no MEDIUM. */
+function geminiLevels(major: number, minor: number, tier: string): readonly string[] {
+  if (tier !== 'pro') return ['MINIMAL', 'LOW', 'MEDIUM', 'HIGH'];
+  return major === 3 && minor === 0 ? ['LOW', 'HIGH'] : ['LOW', 'MEDIUM', 'HIGH'];
 }
 
 /** The capabilities of `model` (an upstream model id), or null when the table does not know it. */

@@ -17,7 +17,8 @@
  * - Gemini API (generateContent, streamGenerateContent; geminiStrictRefusal): a top-level field
  *   Google does not know ("Invalid JSON payload received. Unknown name ..."); a content role other
  *   than user/model; `maxOutputTokens` above the model's maximum; `thinkingBudget: 0` to a model that
- *   cannot turn thinking off (Gemini 2.5 Pro); on Gemini 3, a model turn of the current step whose
+ *   cannot turn thinking off (Gemini 2.5 Pro); `thinkingLevel` with `thinkingBudget`, on a model
+ *   before Gemini 3, or a level the model does not take (MINIMAL on Pro); on Gemini 3, a model turn of the current step whose
  *   first function call comes back without its `thoughtSignature`, or with one Google did not issue
  *   (altered, or another provider's: "Corrupted thought signature."; the skip sentinel passes).
  */
@@ -189,7 +190,17 @@ export function geminiStrictRefusal(body: Record<string, unknown>, model: string
       message: `Unable to submit request because it has a maxOutputTokens value of ${max} but the supported range is from 1 (inclusive) to ${caps.maxOutputTokens + 1} (exclusive). Update the value and try again.`,
     };
   }
-  if (caps.thinkingRequired && field(asObject(field(config, 'thinkingConfig')), 'thinkingBudget') === 0) {
+  const thinking = asObject(field(config, 'thinkingConfig'));
+  const budget = field(thinking, 'thinkingBudget');
+  const level = field(thinking, 'thinkingLevel');
+  if (level !== undefined && budget !== undefined) {
+    return { status: 400, message: 'You can only set only one of thinking budget and thinking level.' };
+  }
+  if (level !== undefined && !caps.thinkingLevels) return { status: 400, message: 'Thinking level is not supported for this model.' };
+  if (level !== undefined && !caps.thinkingLevels!.includes(String(level).toUpperCase())) {
+    return { status: 400, message: `Thinking level ${String(level)} is not supported for this model.` };
+  }
+  if (caps.thinkingRequired && budget === 0) {
     return { status: 400, message: 'Budget 0 is invalid. This model only works in thinking mode.' };
   }
   if (caps.thoughtSignatures) return missingSignature(contents);
