@@ -1,5 +1,5 @@
 import type { ModelCapabilities } from "@gateway/redis-store";
-import { asRecord } from "../upstreams/request-fields.ts";
+import { asRecord } from "./request-fields.ts";
 import { isSet } from "./fields.ts";
 
 /*

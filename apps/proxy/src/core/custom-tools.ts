@@ -1,4 +1,4 @@
-import { asRecord, tryJson } from "../upstreams/request-fields.ts";
+import { asRecord, tryJson } from "./request-fields.ts";
 import type { DroppedParams } from "./drops.ts";
 import { invalid } from "./fields.ts";
 

@@ -1,6 +1,6 @@
 import { GatewayError } from "@gateway/contracts";
-import type { EndpointName, ParsedRequest } from "../upstreams/types.ts";
-import { invalidField } from "../upstreams/request-fields.ts";
+import type { EndpointName, ParsedRequest } from "./wire-format.ts";
+import { invalidField } from "./request-fields.ts";
 import { unsupported } from "./fields.ts";
 
 /*

@@ -2,7 +2,7 @@ import type { Usage } from "@gateway/contracts";
 import type { EventSourceMessage } from "eventsource-parser";
 import type { StreamReader, StreamWriter } from "./stream-parts.ts";
 import type { DroppedParams } from "./drops.ts";
-import type { ParsedRequest, WireFormat } from "../upstreams/types.ts";
+import type { ParsedRequest, WireFormat } from "./wire-format.ts";
 
 /** `${client}-to-${upstream}` of the shapes' ids (`messages-to-chat`): one per pair, built from `shapes/index.ts`. */
 export type TranslationName = `${string}-to-${string}`;

@@ -1,4 +1,4 @@
-import { asRecord } from "../upstreams/request-fields.ts";
+import { asRecord } from "./request-fields.ts";
 import type { DroppedParams } from "./drops.ts";
 import { invalid, isSet } from "./fields.ts";
 

@@ -1,4 +1,4 @@
-import { asRecord } from "../upstreams/request-fields.ts";
+import { asRecord } from "./request-fields.ts";
 
 /*
  * Mid-conversation system messages (contract section 15): `{"role": "system"}` inside an Anthropic

@@ -1,4 +1,4 @@
-import { asRecord, tryJson } from "../upstreams/request-fields.ts";
+import { asRecord, tryJson } from "./request-fields.ts";
 
 /**
  * OpenAI tool-call arguments (a JSON string) -> an Anthropic `input` object. Arguments cut short

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createLogger } from "@gateway/logger";
 import { LimitStore, type KeyRecord, type ServerOptionRecord } from "@gateway/redis-store";
 import { startPrivateRedis, type PrivateRedis } from "@gateway/testing";
-import type { ParsedRequest } from "../upstreams/index.ts";
+import type { ParsedRequest } from "../core/wire-format.ts";
 import { Limiter } from "./limiter.ts";
 
 const silent = createLogger({ name: "test", level: "silent" });

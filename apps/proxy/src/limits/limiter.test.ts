@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createLogger } from "@gateway/logger";
 import { budgetCounter, LimitStore, releaseOrphanReservation, type KeyRecord, type ServerOptionRecord } from "@gateway/redis-store";
 import { TestRedis } from "@gateway/testing";
-import type { EndpointName, ParsedRequest } from "../upstreams/index.ts";
+import type { EndpointName, ParsedRequest } from "../core/wire-format.ts";
 import { outputBound } from "../core/output-bound.ts";
 import { Limiter, type Admission } from "./limiter.ts";
 import { requestBoundNano, unitPrices } from "./request-bound.ts";

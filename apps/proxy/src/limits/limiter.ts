@@ -1,7 +1,7 @@
 import { costOfUsage, GatewayError, type BillingEvent, type ScaledPrices } from "@gateway/contracts";
 import type { Logger } from "@gateway/logger";
 import { customerCounts, PLAN_WINDOW_MS, type AdmissionLease, type AdmitResult, type BudgetCounter, type CustomerLimits, type HeldReservation, type KeyRecord, type LimitStore, type ServerOptionRecord } from "@gateway/redis-store";
-import type { EndpointName, ParsedRequest } from "../upstreams/index.ts";
+import type { EndpointName, ParsedRequest } from "../core/wire-format.ts";
 import { outputBoundField } from "../core/output-bound.ts";
 import { requestBoundNano, requestTokens, unitPrices } from "./request-bound.ts";
 

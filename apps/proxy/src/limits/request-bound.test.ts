@@ -1,7 +1,7 @@
 import { costOfUsage, EMPTY_USAGE, type ScaledPrices, type UnitPrices } from "@gateway/contracts";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import type { EndpointName, ParsedRequest } from "../upstreams/index.ts";
+import type { EndpointName, ParsedRequest } from "../core/wire-format.ts";
 import { outputBound } from "../core/output-bound.ts";
 import { requestBoundNano, requestOutputBound, requestTokens } from "./request-bound.ts";
 

@@ -1,6 +1,6 @@
 import { costOfUsage, pricesForInput, scaledPricesFromStrings, type ScaledPrices } from "@gateway/contracts";
 import type { ServerOptionRecord } from "@gateway/redis-store";
-import type { EndpointName, ParsedRequest } from "../upstreams/index.ts";
+import type { EndpointName, ParsedRequest } from "../core/wire-format.ts";
 import { outputChoices } from "../core/output-bound.ts";
 
 /** Each published price record's parsed form, kept as long as the routing snapshot holds the record. */

@@ -3,7 +3,7 @@ import { costOfUsage, type BillingEvent } from "@gateway/contracts";
 import type { ServerOptionRecord } from "@gateway/redis-store";
 import { unitPrices } from "../limits/request-bound.ts";
 import { OPERATION_NAMES } from "../tracing/gen-ai-attributes.ts";
-import type { EndpointName } from "../upstreams/index.ts";
+import type { EndpointName } from "../core/wire-format.ts";
 import type { CircuitBreaker } from "../relay/circuit-breaker.ts";
 import { UpstreamWindows } from "./upstream-window.ts";
 

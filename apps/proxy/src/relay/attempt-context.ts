@@ -1,7 +1,8 @@
 import type { ServerResponse } from "node:http";
 import type { Usage } from "@gateway/contracts";
 import type { EventSourceMessage } from "eventsource-parser";
-import type { ParsedRequest, StreamTracker, UpstreamShapeAdapter, WireFormat } from "../upstreams/index.ts";
+import type { ParsedRequest, StreamTracker, WireFormat } from "../core/wire-format.ts";
+import type { UpstreamShapeAdapter } from "../upstreams/index.ts";
 import type { Target } from "../routing/routing-table.ts";
 import type { Translation } from "../core/pipeline.ts";
 import type { CallAbort, UpstreamCall, UpstreamClient } from "./upstream-client.ts";

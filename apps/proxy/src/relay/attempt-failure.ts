@@ -1,7 +1,7 @@
 import { GatewayError, type AttemptCause } from "@gateway/contracts";
 import type { AttemptOutcome } from "./attempt-context.ts";
 import type { UpstreamShapeAdapter } from "../upstreams/index.ts";
-import { tryJson } from "../upstreams/request-fields.ts";
+import { tryJson } from "../core/request-fields.ts";
 import { maskIdentifiers } from "./mask-identifiers.ts";
 import type { CallAbort } from "./upstream-client.ts";
 

@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { UpstreamRecord } from "@gateway/redis-store";
-import { WIRE_FORMATS } from "../upstreams/index.ts";
+import { WIRE_FORMATS } from "../shapes/wire-formats.ts";
 import type { Target } from "../routing/routing-table.ts";
 import { nextTarget, planTargets } from "./attempt-plan.ts";
 

@@ -1,5 +1,5 @@
 import { GatewayError } from "@gateway/contracts";
-import type { ParsedRequest, WireFormat } from "../upstreams/index.ts";
+import type { ParsedRequest, WireFormat } from "../core/wire-format.ts";
 import type { Target } from "../routing/routing-table.ts";
 import { compatDrops } from "../upstreams/dialects/index.ts";
 import { DroppedParams } from "../core/drops.ts";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { ModelCapabilities } from "@gateway/redis-store";
-import { WIRE_FORMATS } from "../upstreams/index.ts";
+import { WIRE_FORMATS } from "../shapes/wire-formats.ts";
 import { clientRequestDrops } from "./request-drops.ts";
 
 const CAPABLE: ModelCapabilities = { maxOutputTokens: 16384, contextWindow: 128_000, reasoning: true, sampling: true, midConversationSystem: true, vision: true, tools: true };

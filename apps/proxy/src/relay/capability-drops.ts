@@ -3,7 +3,7 @@ import { capabilityDrops as dropsByFields, type CapabilityDrop, type CapabilityF
 import { capabilityFields as messagesFields } from "../shapes/anthropic-messages/capabilities.ts";
 import { capabilityFields as chatFields } from "../shapes/openai-chat/capabilities.ts";
 import { capabilityFields as responsesFields } from "../shapes/openai-responses/capabilities.ts";
-import type { EndpointName } from "../upstreams/index.ts";
+import type { EndpointName } from "../core/wire-format.ts";
 
 export { withoutCapabilityFields, type CapabilityDrop } from "../core/capabilities.ts";
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { SHAPE_ADAPTERS, WIRE_FORMATS } from "../upstreams/index.ts";
+import { SHAPE_ADAPTERS } from "../upstreams/index.ts";
+import { WIRE_FORMATS } from "../shapes/wire-formats.ts";
 import { DroppedParams } from "../core/drops.ts";
 import { translationFor } from "../shapes/index.ts";
 import { fixtureEvents, payloads, sseEvents } from "../shapes/__fixtures__/fixtures.ts";

@@ -1,6 +1,6 @@
 import type { EventSourceMessage } from "eventsource-parser";
-import type { StreamTracker } from "../upstreams/index.ts";
-import { sseFrame } from "../upstreams/sse.ts";
+import type { StreamTracker } from "../core/wire-format.ts";
+import { sseFrame } from "../core/sse.ts";
 import type { StreamTranslator } from "../core/pipeline.ts";
 import type { AttemptContext } from "./attempt-context.ts";
 

@@ -2,7 +2,7 @@ import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
 import { encode } from "gpt-tokenizer/encoding/o200k_base";
 import { encode as encodeCl100k } from "gpt-tokenizer/encoding/cl100k_base";
-import { WIRE_FORMATS } from "../upstreams/index.ts";
+import { WIRE_FORMATS } from "../shapes/wire-formats.ts";
 import { countPreTokens } from "../tokens/pre-tokens.ts";
 import { TokenCounterPool, type TextTokenCounter } from "../tokens/token-counter-pool.ts";
 import { countTextTokens, type EncodingName } from "../tokens/count-tokens.ts";

@@ -1,4 +1,4 @@
-import type { StreamTracker } from "../upstreams/index.ts";
+import type { StreamTracker } from "../core/wire-format.ts";
 import { encodingForModel, type EncodingName } from "../tokens/count-tokens.ts";
 import { PreTokenCounter } from "../tokens/pre-tokens.ts";
 import type { TextTokenCounter } from "../tokens/token-counter-pool.ts";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { UpstreamRecord } from "@gateway/redis-store";
-import { WIRE_FORMATS } from "../upstreams/index.ts";
+import { WIRE_FORMATS } from "../shapes/wire-formats.ts";
 import type { Target } from "../routing/routing-table.ts";
 import { forwardedBetas } from "./attempt-context.ts";
 import { planTargets } from "./attempt-plan.ts";

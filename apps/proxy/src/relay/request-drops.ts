@@ -1,6 +1,7 @@
 import type { ServerResponse } from "node:http";
 import type { ModelCapabilities, ModelRecord } from "@gateway/redis-store";
-import { WIRE_FORMATS, type EndpointName, type ParsedRequest } from "../upstreams/index.ts";
+import { WIRE_FORMATS } from "../shapes/wire-formats.ts";
+import type { EndpointName, ParsedRequest } from "../core/wire-format.ts";
 import type { Target } from "../routing/routing-table.ts";
 import { unsupported } from "../core/fields.ts";
 import { DROPPED_PARAMS_HEADER, DroppedParams, droppedParamsHeaderValue, withoutFields } from "../core/drops.ts";

@@ -1,7 +1,7 @@
 import { createParser, type EventSourceMessage } from "eventsource-parser";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { dataEndsWith, dataIncludes, dataIs, dataStartsWith, Probe, SseBytesEvent } from "../upstreams/sse.ts";
+import { dataEndsWith, dataIncludes, dataIs, dataStartsWith, Probe, SseBytesEvent } from "../core/sse.ts";
 import { ClientChunk, UpstreamEvents } from "./upstream-events.ts";
 
 interface Seen {

@@ -1,6 +1,6 @@
 import { TextDecoder } from "node:util";
 import { createParser, type EventSourceMessage, type EventSourceParser } from "eventsource-parser";
-import { bytesStartWith, SseBytesEvent } from "../upstreams/sse.ts";
+import { bytesStartWith, SseBytesEvent } from "../core/sse.ts";
 
 const LF = 0x0a;
 const CR = 0x0d;

@@ -7,7 +7,7 @@ import { authenticate } from "../auth/authenticate.ts";
 import { outputBound } from "../core/output-bound.ts";
 import type { RelayInput } from "../relay/relay-request.ts";
 import { encodingForModel } from "../tokens/count-tokens.ts";
-import type { RouteFacts, WireFormat } from "../upstreams/index.ts";
+import type { RouteFacts, WireFormat } from "../core/wire-format.ts";
 import { batchEmbedContents, bareModel, countTokens, embedContent, generateContent } from "../shapes/gemini/wire.ts";
 import { respondWithGoogleError } from "../shapes/gemini/errors.ts";
 import { geminiCountText } from "../shapes/gemini/reader/request.ts";

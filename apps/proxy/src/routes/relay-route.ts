@@ -2,7 +2,7 @@ import type { ServerResponse } from "node:http";
 import { GatewayError } from "@gateway/contracts";
 import { addHead, type GatewayRequest } from "@gateway/http";
 import type { KeyRecord, ModelRecord, ServerOptionRecord } from "@gateway/redis-store";
-import type { WireFormat } from "../upstreams/index.ts";
+import type { WireFormat } from "../core/wire-format.ts";
 import type { Admission } from "../limits/limiter.ts";
 import { outputBound, type AboveMaximum } from "../core/output-bound.ts";
 import type { ProxyServices } from "../services.ts";

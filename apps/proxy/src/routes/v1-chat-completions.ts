@@ -1,4 +1,4 @@
-import { WIRE_FORMATS } from "../upstreams/index.ts";
+import { WIRE_FORMATS } from "../shapes/wire-formats.ts";
 import type { ProxyServices } from "../services.ts";
 import { relayRoute } from "./relay-route.ts";
 

@@ -1,7 +1,9 @@
 import type { ServerResponse } from "node:http";
 import { GatewayError } from "@gateway/contracts";
 import { addHead, sendJson, type GatewayRequest } from "@gateway/http";
-import { SHAPE_ADAPTERS, WIRE_FORMATS, type ParsedRequest, type WireFormat } from "../upstreams/index.ts";
+import { SHAPE_ADAPTERS } from "../upstreams/index.ts";
+import { WIRE_FORMATS } from "../shapes/wire-formats.ts";
+import type { ParsedRequest, WireFormat } from "../core/wire-format.ts";
 import type { ProxyServices } from "../services.ts";
 import type { Target } from "../routing/routing-table.ts";
 import { AttemptFailure } from "../relay/attempt-failure.ts";

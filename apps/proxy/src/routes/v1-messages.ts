@@ -1,6 +1,6 @@
 import type { GatewayRequest } from "@gateway/http";
 import { GatewayError } from "@gateway/contracts";
-import { WIRE_FORMATS } from "../upstreams/index.ts";
+import { WIRE_FORMATS } from "../shapes/wire-formats.ts";
 import type { ProxyServices } from "../services.ts";
 import { relayRoute } from "./relay-route.ts";
 

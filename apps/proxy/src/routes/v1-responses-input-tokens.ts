@@ -1,6 +1,6 @@
 import { GatewayError } from "@gateway/contracts";
 import { addHead, sendJson } from "@gateway/http";
-import { WIRE_FORMATS } from "../upstreams/index.ts";
+import { WIRE_FORMATS } from "../shapes/wire-formats.ts";
 import type { ProxyServices } from "../services.ts";
 import { DroppedParams } from "../core/drops.ts";
 import { translationBetween } from "../shapes/index.ts";

@@ -4,9 +4,9 @@ import { unsupported } from "../core/fields.ts";
 import type { RequestAccepts, RequestReader, RequestWriter } from "../core/neutral-request.ts";
 import { PartStream, type Translation, type TranslationName } from "../core/pipeline.ts";
 import type { PartSink, StreamReader, StreamWriter } from "../core/stream-parts.ts";
-import type { EndpointName, ParsedRequest, Shape, WireFormat } from "../upstreams/index.ts";
-import { WIRE_FORMATS } from "../upstreams/index.ts";
-import { asRecord } from "../upstreams/request-fields.ts";
+import type { EndpointName, ParsedRequest, Shape, WireFormat } from "../core/wire-format.ts";
+import { WIRE_FORMATS } from "./wire-formats.ts";
+import { asRecord } from "../core/request-fields.ts";
 import { readRequest as readMessagesRequest } from "./anthropic-messages/reader/request.ts";
 import { answerFromMessage } from "./anthropic-messages/reader/response.ts";
 import { AnthropicStreamReader } from "./anthropic-messages/reader/stream.ts";
@@ -24,7 +24,8 @@ import { ChatStreamWriter } from "./openai-chat/writer/stream.ts";
 import { readRequest as readResponsesRequest } from "./openai-responses/reader/request.ts";
 import { responseFromAnswer } from "./openai-responses/writer/response.ts";
 import { ResponsesStreamWriter } from "./openai-responses/writer/stream.ts";
-import { gemini, geminiEmbeddingsOn } from "./gemini/index.ts";
+import { gemini } from "./gemini/index.ts";
+import { geminiEmbeddingsOn } from "./gemini-embeddings.ts";
 import { bedrockConverse } from "./bedrock-converse/index.ts";
 
 /**

@@ -5,7 +5,7 @@ import { MessageStream } from "@anthropic-ai/sdk/lib/MessageStream";
 import { ChatCompletionStream } from "openai/lib/ChatCompletionStream";
 import { ResponseStream } from "openai/lib/responses/ResponseStream";
 import { DroppedParams } from "../core/drops.ts";
-import type { ParsedRequest } from "../upstreams/index.ts";
+import type { ParsedRequest } from "../core/wire-format.ts";
 import { fixtureEvents, fixtureJson, payloads, runStream, sdkReadable } from "./__fixtures__/fixtures.ts";
 import { SHAPE_LIST, translationBetween, type ShapeId } from "./index.ts";
 

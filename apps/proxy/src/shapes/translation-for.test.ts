@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { UpstreamRecord } from "@gateway/redis-store";
-import type { EndpointName } from "../upstreams/index.ts";
+import type { EndpointName } from "../core/wire-format.ts";
 import { DroppedParams } from "../core/drops.ts";
 import { translationFor } from "./index.ts";
 

@@ -1,6 +1,6 @@
 import { computeChatCompletionTokenCount, type ChatCompletionFunctionDefinition, type ChatCompletionRequest, type ChatMessage } from "gpt-tokenizer/functionCalling";
 import { modelToEncodingMap, type ModelName } from "gpt-tokenizer/mapping";
-import { asRecord } from "../upstreams/request-fields.ts";
+import { asRecord } from "../core/request-fields.ts";
 
 /**
  * Local token counts for `/v1/messages/count_tokens` on a model served by OpenAI-shape upstreams

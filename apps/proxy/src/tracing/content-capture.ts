@@ -1,6 +1,6 @@
 import type { Attributes } from "@opentelemetry/api";
-import type { EndpointName, ParsedRequest } from "../upstreams/index.ts";
-import { asRecord } from "../upstreams/request-fields.ts";
+import type { EndpointName, ParsedRequest } from "../core/wire-format.ts";
+import { asRecord } from "../core/request-fields.ts";
 
 /**
  * Prompt and completion content on spans, only with OTEL_CAPTURE_CONTENT=true (contract section

@@ -1,5 +1,5 @@
 import type { Attributes } from "@opentelemetry/api";
-import type { EndpointName, ParsedRequest, Shape } from "../upstreams/index.ts";
+import type { EndpointName, ParsedRequest, Shape } from "../core/wire-format.ts";
 
 /**
  * The OpenTelemetry GenAI semantic conventions (latest experimental, Development status:

@@ -2,7 +2,7 @@ import { ROOT_CONTEXT, SpanKind, SpanStatusCode, defaultTextMapGetter, trace, ty
 import { W3CTraceContextPropagator } from "@opentelemetry/core";
 import type { Attempt, BillingEvent } from "@gateway/contracts";
 import type { UpstreamRecord } from "@gateway/redis-store";
-import type { EndpointName, ParsedRequest, StreamTracker, WireFormat } from "../upstreams/index.ts";
+import type { EndpointName, ParsedRequest, StreamTracker, WireFormat } from "../core/wire-format.ts";
 import type { Target } from "../routing/routing-table.ts";
 import type { AttemptObserver, AttemptOutcome } from "../relay/attempt-context.ts";
 import { upstreamTraceparent } from "../relay/trace-context.ts";

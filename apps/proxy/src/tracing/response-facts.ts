@@ -1,7 +1,7 @@
 import type { EventSourceMessage } from "eventsource-parser";
-import type { EndpointName, StreamTracker } from "../upstreams/index.ts";
-import { asRecord, tryJson } from "../upstreams/request-fields.ts";
-import { dataIncludes, dataIs, Probe } from "../upstreams/sse.ts";
+import type { EndpointName, StreamTracker } from "../core/wire-format.ts";
+import { asRecord, tryJson } from "../core/request-fields.ts";
+import { dataIncludes, dataIs, Probe } from "../core/sse.ts";
 
 const DONE = new Probe("[DONE]");
 const FINISH_REASON = new Probe('"finish_reason":"');

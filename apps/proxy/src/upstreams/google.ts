@@ -1,5 +1,5 @@
-import type { UpstreamShapeAdapter } from "./types.ts";
-import { providerErrorMessage } from "./provider-error.ts";
+import type { UpstreamShapeAdapter } from "./shape-adapter.ts";
+import { providerErrorMessage } from "../core/provider-error.ts";
 
 /**
  * Gemini-shape upstreams (Google AI Studio, `base_url` ending in `/v1beta`): the key in

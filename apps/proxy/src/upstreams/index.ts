@@ -1,24 +1,17 @@
-import type { EndpointName, Shape, UpstreamShapeAdapter, WireFormat } from "./types.ts";
-import { chatCompletions, embeddings, imagesGenerations, openaiAdapter, responses } from "./openai/index.ts";
-import { anthropicAdapter, messages, messagesCountTokens } from "./anthropic/index.ts";
+import type { Shape } from "@gateway/contracts";
+import type { UpstreamShapeAdapter } from "./shape-adapter.ts";
+import { openaiAdapter } from "./openai.ts";
+import { anthropicAdapter } from "./anthropic.ts";
 import { geminiAdapter } from "./google.ts";
 import { converseAdapter } from "../shapes/bedrock-converse/adapter.ts";
-import { countTokens as geminiCountTokens, embedContent as geminiEmbedContent, generateContent as geminiGenerateContent } from "../shapes/gemini/wire.ts";
 
-export type * from "./types.ts";
+export type { UpstreamShapeAdapter };
 
-export const WIRE_FORMATS: Record<EndpointName, WireFormat> = {
-  "chat.completions": chatCompletions,
-  messages,
-  responses,
-  "images.generations": imagesGenerations,
-  embeddings,
-  "messages.count_tokens": messagesCountTokens,
-  "gemini.generate_content": geminiGenerateContent,
-  "gemini.count_tokens": geminiCountTokens,
-  "gemini.embed_content": geminiEmbedContent,
-};
-
+/**
+ * How the gateway talks to an upstream of each shape: its auth headers and how its error bodies
+ * read. Transport and auth only; what a request and its answer look like on the wire is the
+ * shape's (shapes/wire-formats.ts).
+ */
 export const SHAPE_ADAPTERS: Record<Shape, UpstreamShapeAdapter> = {
   openai: openaiAdapter,
   anthropic: anthropicAdapter,

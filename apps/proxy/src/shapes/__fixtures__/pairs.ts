@@ -1,6 +1,6 @@
 import type { DroppedParams } from "../../core/drops.ts";
 import type { StreamTranslator } from "../../core/pipeline.ts";
-import type { ParsedRequest } from "../../upstreams/index.ts";
+import type { ParsedRequest } from "../../core/wire-format.ts";
 import { translationBetween, type ShapeId } from "../index.ts";
 
 /*

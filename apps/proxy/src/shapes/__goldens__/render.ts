@@ -1,5 +1,5 @@
 import type { EventSourceMessage } from "eventsource-parser";
-import type { ParsedRequest } from "../../upstreams/index.ts";
+import type { ParsedRequest } from "../../core/wire-format.ts";
 import { DroppedParams } from "../../core/drops.ts";
 import type { StreamTranslator } from "../../core/pipeline.ts";
 

@@ -1,5 +1,5 @@
 import { TOP_LEVEL_SAMPLING, type CapabilityFields } from "../../core/capabilities.ts";
-import { asRecord } from "../../upstreams/request-fields.ts";
+import { asRecord } from "../../core/request-fields.ts";
 
 /** Where a Messages request (and a token count) says what capabilities govern (core/capabilities.ts). `thinking: {type: disabled}` asks for none: removed unlisted. */
 export const capabilityFields: CapabilityFields = {

@@ -1,4 +1,4 @@
-import { asRecord } from "../../upstreams/request-fields.ts";
+import { asRecord } from "../../core/request-fields.ts";
 import type { Source } from "../../core/stream-parts.ts";
 
 /**

@@ -1,5 +1,5 @@
-import type { UpstreamShapeAdapter } from "../../upstreams/types.ts";
-import { providerErrorMessage } from "../../upstreams/provider-error.ts";
+import type { UpstreamShapeAdapter } from "../../upstreams/shape-adapter.ts";
+import { providerErrorMessage } from "../../core/provider-error.ts";
 
 /**
  * Bedrock Converse upstreams: no key header (the bedrock transport signs every call with SigV4),

@@ -1,5 +1,5 @@
 import type { Usage } from "@gateway/contracts";
-import { asRecord, count } from "../../upstreams/request-fields.ts";
+import { asRecord, count } from "../../core/request-fields.ts";
 
 /**
  * Converse `usage` -> the gateway's `Usage` (shared/notes/wire-gemini-bedrock-vertex-azure.md

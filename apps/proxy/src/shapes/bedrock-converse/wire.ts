@@ -1,8 +1,8 @@
 import type { Usage } from "@gateway/contracts";
 import type { EventSourceMessage } from "eventsource-parser";
-import type { ParsedRequest, StreamTracker, WireFormat } from "../../upstreams/types.ts";
-import { asRecord, tryJson } from "../../upstreams/request-fields.ts";
-import { dataIncludes, dataStartsWith, Probe, sseFrame } from "../../upstreams/sse.ts";
+import type { ParsedRequest, StreamTracker, WireFormat } from "../../core/wire-format.ts";
+import { asRecord, tryJson } from "../../core/request-fields.ts";
+import { dataIncludes, dataStartsWith, Probe, sseFrame } from "../../core/sse.ts";
 import { converseUsage } from "./usage.ts";
 
 /*

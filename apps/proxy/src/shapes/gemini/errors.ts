@@ -2,7 +2,7 @@ import type { ServerResponse } from "node:http";
 import { asGatewayError, GatewayError } from "@gateway/contracts";
 import { sendJson } from "@gateway/http";
 import type { Logger } from "@gateway/logger";
-import { sseFrame } from "../../upstreams/sse.ts";
+import { sseFrame } from "../../core/sse.ts";
 
 /** Google's status names by HTTP status (ai.google.dev/gemini-api/docs/troubleshooting). */
 const STATUS_NAMES: Readonly<Record<number, string>> = {

@@ -1,4 +1,4 @@
-import { asRecord } from "../../upstreams/request-fields.ts";
+import { asRecord } from "../../core/request-fields.ts";
 
 /**
  * Google's OpenAPI-subset `Schema` (`parameters`, `responseSchema`, and the `responseJsonSchema`

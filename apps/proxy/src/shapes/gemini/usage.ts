@@ -1,5 +1,5 @@
 import type { Usage } from "@gateway/contracts";
-import { asRecord, count } from "../../upstreams/request-fields.ts";
+import { asRecord, count } from "../../core/request-fields.ts";
 
 /**
  * Gemini `usageMetadata` -> the gateway's `Usage` (shared/design/neutral-core.md section 6):

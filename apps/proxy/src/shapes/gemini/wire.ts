@@ -1,8 +1,8 @@
 import { EMPTY_USAGE, GatewayError, type Usage } from "@gateway/contracts";
 import type { EventSourceMessage } from "eventsource-parser";
-import type { ParsedRequest, RouteFacts, StreamTracker, WireFormat } from "../../upstreams/types.ts";
-import { asRecord, invalidField, optionalFiniteNumber, optionalPositiveInteger, tryJson } from "../../upstreams/request-fields.ts";
-import { dataIncludes, dataStartsWith, Probe } from "../../upstreams/sse.ts";
+import type { ParsedRequest, RouteFacts, StreamTracker, WireFormat } from "../../core/wire-format.ts";
+import { asRecord, invalidField, optionalFiniteNumber, optionalPositiveInteger, tryJson } from "../../core/request-fields.ts";
+import { dataIncludes, dataStartsWith, Probe } from "../../core/sse.ts";
 import { list } from "../../core/fields.ts";
 import { geminiUsage } from "./usage.ts";
 import { geminiStreamErrorEvent } from "./errors.ts";

@@ -1,4 +1,4 @@
-import { asRecord } from "../../upstreams/request-fields.ts";
+import { asRecord } from "../../core/request-fields.ts";
 import { invalid, list, unsupported } from "../../core/fields.ts";
 
 /**

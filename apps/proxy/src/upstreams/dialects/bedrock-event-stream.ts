@@ -1,7 +1,7 @@
 import { EventStreamCodec } from "@smithy/eventstream-codec";
 import { fromUtf8, toUtf8 } from "@smithy/util-utf8";
 import type { BodySink } from "../../relay/upstream-client.ts";
-import { sseFrame } from "../sse.ts";
+import { sseFrame } from "../../core/sse.ts";
 import { converseEventFrame } from "../../shapes/bedrock-converse/wire.ts";
 
 const codec = new EventStreamCodec(toUtf8, fromUtf8);

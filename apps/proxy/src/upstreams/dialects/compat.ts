@@ -1,6 +1,6 @@
 import type { CompatProfile, EndpointName } from "@gateway/contracts";
 import type { UpstreamRecord } from "@gateway/redis-store";
-import type { ParsedRequest } from "../types.ts";
+import type { ParsedRequest } from "../../core/wire-format.ts";
 import { withoutFields } from "../../core/drops.ts";
 import { callBody, type DialectTransport } from "./transport.ts";
 

@@ -1,4 +1,4 @@
-import { asRecord } from "../../../upstreams/request-fields.ts";
+import { asRecord } from "../../../core/request-fields.ts";
 import { withoutBookkeeping } from "../../../core/bookkeeping.ts";
 import { dropOrRefuse, dropped } from "../../../core/drop-or-refuse.ts";
 import { invalid, isSet, list, refuseUnhandledFields, unsupported } from "../../../core/fields.ts";

@@ -2,7 +2,7 @@ import type { Answer, AnswerBlock } from "../../../core/answer.ts";
 import { list } from "../../../core/fields.ts";
 import type { Source } from "../../../core/stream-parts.ts";
 import { argumentsFromToolInput } from "../../../core/tool-input.ts";
-import { asRecord } from "../../../upstreams/request-fields.ts";
+import { asRecord } from "../../../core/request-fields.ts";
 import { finishFromAnthropic } from "../finish.ts";
 import { anthropicUsage } from "../usage.ts";
 import { citationSource, searchSources, webSearchQuery } from "../web-search.ts";

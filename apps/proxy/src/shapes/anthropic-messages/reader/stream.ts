@@ -1,7 +1,7 @@
 import type { Usage } from "@gateway/contracts";
 import { list } from "../../../core/fields.ts";
 import type { PartSink, StreamReader } from "../../../core/stream-parts.ts";
-import { asRecord, tryJson } from "../../../upstreams/request-fields.ts";
+import { asRecord, tryJson } from "../../../core/request-fields.ts";
 import { finishFromAnthropic } from "../finish.ts";
 import { anthropicUsage } from "../usage.ts";
 import { citationSource, searchSources, webSearchQuery } from "../web-search.ts";

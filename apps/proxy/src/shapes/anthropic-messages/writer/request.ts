@@ -1,4 +1,4 @@
-import { asRecord, tryJson } from "../../../upstreams/request-fields.ts";
+import { asRecord, tryJson } from "../../../core/request-fields.ts";
 import { CUSTOM_TOOL_SCHEMA } from "../../../core/custom-tools.ts";
 import { invalid, isSet, list, unsupported } from "../../../core/fields.ts";
 import type { NeutralRequest, Part, RequestWriteContext, Tool, ToolChoice } from "../../../core/neutral-request.ts";

@@ -3,7 +3,7 @@ import type { Answer } from "../../../core/answer.ts";
 import { derivedId, itemId } from "../../../core/ids.ts";
 import { encodeOpaque } from "../../../core/opaque.ts";
 import { toolInputFromArguments } from "../../../core/tool-input.ts";
-import { asRecord } from "../../../upstreams/request-fields.ts";
+import { asRecord } from "../../../core/request-fields.ts";
 import { anthropicStopReasonFor } from "../finish.ts";
 import { anthropicUsageBody } from "../usage.ts";
 

@@ -3,7 +3,7 @@ import { derivedId } from "../../../core/ids.ts";
 import { BufferedWriter } from "../../../core/pipeline.ts";
 import { encodeOpaque } from "../../../core/opaque.ts";
 import type { Finish, Opaque, StreamWriter } from "../../../core/stream-parts.ts";
-import { sseFrame } from "../../../upstreams/sse.ts";
+import { sseFrame } from "../../../core/sse.ts";
 import { anthropicStopReasonFor, type AnthropicStopReasonWritten } from "../finish.ts";
 import { anthropicUsageBody } from "../usage.ts";
 

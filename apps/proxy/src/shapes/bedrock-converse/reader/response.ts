@@ -1,6 +1,6 @@
 import type { Answer, AnswerBlock } from "../../../core/answer.ts";
 import { list } from "../../../core/fields.ts";
-import { asRecord } from "../../../upstreams/request-fields.ts";
+import { asRecord } from "../../../core/request-fields.ts";
 import { finishFromConverse } from "../finish.ts";
 import { converseUsage } from "../usage.ts";
 

@@ -1,6 +1,6 @@
 import { itemId } from "../../../core/ids.ts";
 import type { PartSink, StreamReader } from "../../../core/stream-parts.ts";
-import { asRecord, tryJson } from "../../../upstreams/request-fields.ts";
+import { asRecord, tryJson } from "../../../core/request-fields.ts";
 import { finishFromConverse } from "../finish.ts";
 import { converseUsage } from "../usage.ts";
 

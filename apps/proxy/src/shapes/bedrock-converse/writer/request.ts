@@ -1,7 +1,7 @@
 import { CUSTOM_TOOL_SCHEMA } from "../../../core/custom-tools.ts";
 import { unsupported } from "../../../core/fields.ts";
 import type { NeutralRequest, Part, RequestWriteContext, Tool, ToolChoice, Turn } from "../../../core/neutral-request.ts";
-import { asRecord, tryJson } from "../../../upstreams/request-fields.ts";
+import { asRecord, tryJson } from "../../../core/request-fields.ts";
 import { systemReminder } from "../../../core/system-reminder.ts";
 
 type Message = { role: "user" | "assistant"; content: Record<string, unknown>[] };

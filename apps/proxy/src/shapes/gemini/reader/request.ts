@@ -2,7 +2,7 @@ import type { Field, Format, NeutralRequest, Part, ReasoningEffort, RequestReadC
 import { itemId } from "../../../core/ids.ts";
 import { invalid, isSet, list, unsupported } from "../../../core/fields.ts";
 import { dropOrRefuse } from "../../../core/drop-or-refuse.ts";
-import { asRecord } from "../../../upstreams/request-fields.ts";
+import { asRecord } from "../../../core/request-fields.ts";
 import { jsonSchemaFromGoogle } from "../schema.ts";
 
 /*

@@ -1,7 +1,7 @@
 import type { Answer, AnswerBlock } from "../../../core/answer.ts";
 import type { Opaque } from "../../../core/stream-parts.ts";
 import { list } from "../../../core/fields.ts";
-import { asRecord } from "../../../upstreams/request-fields.ts";
+import { asRecord } from "../../../core/request-fields.ts";
 import { finishFromBlockReason, finishFromGemini } from "../finish.ts";
 import { geminiUsage } from "../usage.ts";
 

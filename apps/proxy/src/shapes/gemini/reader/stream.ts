@@ -1,7 +1,7 @@
 import { itemId } from "../../../core/ids.ts";
 import { list } from "../../../core/fields.ts";
 import type { PartSink, StreamReader } from "../../../core/stream-parts.ts";
-import { asRecord, tryJson } from "../../../upstreams/request-fields.ts";
+import { asRecord, tryJson } from "../../../core/request-fields.ts";
 import { finishFromBlockReason, finishFromGemini } from "../finish.ts";
 import { geminiUsage } from "../usage.ts";
 

@@ -1,8 +1,8 @@
 import type { Answer } from "../../../core/answer.ts";
 import { itemId } from "../../../core/ids.ts";
 import { toolInputFromArguments } from "../../../core/tool-input.ts";
-import type { ParsedRequest } from "../../../upstreams/types.ts";
-import { asRecord } from "../../../upstreams/request-fields.ts";
+import type { ParsedRequest } from "../../../core/wire-format.ts";
+import { asRecord } from "../../../core/request-fields.ts";
 import { geminiFinishReasonFor } from "../finish.ts";
 import { geminiUsageMetadata } from "../usage.ts";
 

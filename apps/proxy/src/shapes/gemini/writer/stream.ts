@@ -1,6 +1,6 @@
 import { BufferedWriter } from "../../../core/pipeline.ts";
 import type { Finish, StreamWriter } from "../../../core/stream-parts.ts";
-import { sseFrame } from "../../../upstreams/sse.ts";
+import { sseFrame } from "../../../core/sse.ts";
 import { geminiFinishReasonFor } from "../finish.ts";
 import { geminiUsageMetadata } from "../usage.ts";
 import { responseId } from "./response.ts";

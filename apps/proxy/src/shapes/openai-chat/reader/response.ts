@@ -1,7 +1,7 @@
 import type { Answer, AnswerBlock } from "../../../core/answer.ts";
 import { list } from "../../../core/fields.ts";
-import { chatUsage } from "../../../upstreams/openai/usage.ts";
-import { asRecord } from "../../../upstreams/request-fields.ts";
+import { chatUsage } from "../usage.ts";
+import { asRecord } from "../../../core/request-fields.ts";
 import { finishFromChat } from "../finish.ts";
 
 /** A chat completion -> a neutral answer: the content, the refusal, then one tool call per `tool_calls` entry. */

@@ -1,8 +1,8 @@
 import { itemId } from "../../../core/ids.ts";
 import { list } from "../../../core/fields.ts";
 import type { PartSink, StreamReader } from "../../../core/stream-parts.ts";
-import { chatUsage } from "../../../upstreams/openai/usage.ts";
-import { asRecord, tryJson } from "../../../upstreams/request-fields.ts";
+import { chatUsage } from "../usage.ts";
+import { asRecord, tryJson } from "../../../core/request-fields.ts";
 import { finishFromChat } from "../finish.ts";
 
 /**

@@ -2,7 +2,7 @@ import { derivedId, nowSeconds } from "../../../core/ids.ts";
 import { BufferedWriter } from "../../../core/pipeline.ts";
 import { encodeOpaque } from "../../../core/opaque.ts";
 import type { Finish, Opaque, Source, StreamWriter } from "../../../core/stream-parts.ts";
-import { sseFrame } from "../../../upstreams/sse.ts";
+import { sseFrame } from "../../../core/sse.ts";
 import { chatFinishReasonFor } from "../finish.ts";
 import { chatUsageBody } from "../usage.ts";
 

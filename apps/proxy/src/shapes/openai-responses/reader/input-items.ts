@@ -1,4 +1,4 @@
-import { asRecord } from "../../../upstreams/request-fields.ts";
+import { asRecord } from "../../../core/request-fields.ts";
 import { invalid, isSet, list, unsupported } from "../../../core/fields.ts";
 
 export type InputPart =

@@ -1,4 +1,4 @@
-import { asRecord } from "../../../upstreams/request-fields.ts";
+import { asRecord } from "../../../core/request-fields.ts";
 import { screenUnhandledFields } from "../../../core/bookkeeping.ts";
 import { customToolArguments, customToolDefinition } from "../../../core/custom-tools.ts";
 import { dropOrRefuse, dropped } from "../../../core/drop-or-refuse.ts";

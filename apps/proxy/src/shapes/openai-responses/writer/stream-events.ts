@@ -1,5 +1,5 @@
 import type { Usage } from "@gateway/contracts";
-import { sseFrame } from "../../../upstreams/sse.ts";
+import { sseFrame } from "../../../core/sse.ts";
 import { itemId, nowSeconds } from "../../../core/ids.ts";
 import type { ResponsesOutcome } from "../finish.ts";
 import { CustomInputStream } from "../../../core/custom-tools.ts";

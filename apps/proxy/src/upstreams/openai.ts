@@ -1,10 +1,5 @@
-import type { UpstreamShapeAdapter } from "../types.ts";
-import { providerErrorMessage } from "../provider-error.ts";
-
-export { chatCompletions } from "./chat-completions.ts";
-export { responses } from "./responses.ts";
-export { imagesGenerations } from "./images-generations.ts";
-export { embeddings } from "./embeddings.ts";
+import type { UpstreamShapeAdapter } from "./shape-adapter.ts";
+import { providerErrorMessage } from "../core/provider-error.ts";
 
 /** OpenAI-shape upstreams: Bearer auth. */
 export const openaiAdapter: UpstreamShapeAdapter = {

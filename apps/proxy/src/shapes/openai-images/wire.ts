@@ -1,7 +1,6 @@
 import { EMPTY_USAGE, GatewayError } from "@gateway/contracts";
-import type { WireFormat } from "../types.ts";
-import { asRecord, invalidField, optionalPositiveInteger, parseRequestFields } from "../request-fields.ts";
-import { responsesUsage } from "./usage.ts";
+import type { WireFormat } from "../../core/wire-format.ts";
+import { asRecord, count, invalidField, optionalPositiveInteger, parseRequestFields } from "../../core/request-fields.ts";
 
 export const imagesGenerations: WireFormat = {
   endpoint: "images.generations",
@@ -18,10 +17,16 @@ export const imagesGenerations: WireFormat = {
     return request;
   },
   upstreamBody: (request, upstreamModel) => (request.body.model === upstreamModel ? null : { ...request.body, model: upstreamModel }),
+  /**
+   * The images made, and for the GPT image models their tokens: `usage` is `{input_tokens,
+   * output_tokens, total_tokens}` with text/image details that are priced alike
+   * (https://platform.openai.com/docs/api-reference/images/object); DALL-E sends none.
+   */
   usageFromResponse(body) {
     const record = asRecord(body);
     const images = Array.isArray(record?.data) ? record.data.length : 0;
-    return responsesUsage(record?.usage, images) ?? { ...EMPTY_USAGE, images };
+    const usage = asRecord(record?.usage);
+    return { ...EMPTY_USAGE, inputTokens: count(usage?.input_tokens), outputTokens: count(usage?.output_tokens), images };
   },
   createStreamTracker() {
     throw new Error("images.generations has no stream");

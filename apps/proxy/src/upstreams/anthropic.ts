@@ -1,8 +1,5 @@
-import type { UpstreamShapeAdapter } from "../types.ts";
-import { providerErrorMessage } from "../provider-error.ts";
-
-export { messages } from "./messages.ts";
-export { messagesCountTokens } from "./count-tokens.ts";
+import type { UpstreamShapeAdapter } from "./shape-adapter.ts";
+import { providerErrorMessage } from "../core/provider-error.ts";
 
 export const DEFAULT_ANTHROPIC_VERSION = "2023-06-01";
 

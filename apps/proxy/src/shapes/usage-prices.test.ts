@@ -2,10 +2,11 @@ import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { priceUsage, type PriceSheet, type Usage } from "@gateway/contracts";
 import { createParser, type EventSourceMessage } from "eventsource-parser";
-import { messagesUsage } from "./anthropic/usage.ts";
-import { chatUsage, responsesUsage } from "./openai/usage.ts";
-import { anthropicUsageBody } from "../shapes/anthropic-messages/usage.ts";
-import { chatUsageBody } from "../shapes/openai-chat/usage.ts";
+import { anthropicUsageBody, messagesUsage } from "./anthropic-messages/usage.ts";
+import { chatUsage, chatUsageBody } from "./openai-chat/usage.ts";
+import { responsesUsage } from "./openai-responses/usage.ts";
+import { imagesGenerations } from "./openai-images/wire.ts";
+import { embeddings } from "./openai-embeddings/wire.ts";
 
 /**
  * Recorded provider usage payloads (`__fixtures__/usage`) -> our Usage -> the ledger's cost, against
@@ -102,11 +103,27 @@ const CASES: { name: string; usage: () => Usage | null; sheet: PriceSheet; parts
   },
   {
     name: "images",
-    usage: () => responsesUsage(undefined, 2),
+    usage: () => imagesGenerations.usageFromResponse({ data: [{ url: "a" }, { url: "b" }] }),
     sheet: CLAUDE,
     parts: { images: 2 },
     // 2 x 4e10 + 1e8 = 8.01e10 pico
     costNano: 80_100_000n,
+  },
+  {
+    name: "images with the GPT image models' tokens",
+    usage: () => imagesGenerations.usageFromResponse({ data: [{ b64_json: "x" }], usage: { input_tokens: 50, input_tokens_details: { text_tokens: 40, image_tokens: 10 }, output_tokens: 4160, total_tokens: 4210 } }),
+    sheet: CLAUDE,
+    parts: { images: 1, inputTokens: 50, outputTokens: 4160, cachedInputTokens: 0 },
+    // 50 x 3e6 + 4160 x 15e6 + 4e10 + 1e8 = 1.0265e11 pico
+    costNano: 102_650_000n,
+  },
+  {
+    name: "embeddings: all of it input",
+    usage: () => embeddings.usageFromResponse({ object: "list", data: [], usage: { prompt_tokens: 8, total_tokens: 8 } }),
+    sheet: GPT,
+    parts: { inputTokens: 8, outputTokens: 0 },
+    // 8 x 150_000 = 1.2e6 pico
+    costNano: 1_200n,
   },
 ];
 

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
 import { GatewayError } from "@gateway/contracts";
-import { WIRE_FORMATS } from "./index.ts";
+import { WIRE_FORMATS } from "./wire-formats.ts";
 import { DroppedParams } from "../core/drops.ts";
-import { translationBetween } from "../shapes/index.ts";
+import { translationBetween } from "./index.ts";
 
 /*
  * Contract section 15, same shape: the proxy refuses only what it must read (the model, `messages`

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { fixtureEvents, sseEvents } from "../shapes/__fixtures__/fixtures.ts";
-import { WIRE_FORMATS } from "./index.ts";
+import { fixtureEvents, sseEvents } from "./__fixtures__/fixtures.ts";
+import { WIRE_FORMATS } from "./wire-formats.ts";
 
 /** Events 0..n of a recorded stream through the shape's tracker: what it says of usage at each step. */
 function usageAlong(endpoint: "messages" | "chat.completions" | "responses", fixture: string) {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { EventSourceMessage } from "eventsource-parser";
 import { UpstreamEvents } from "../../relay/upstream-events.ts";
-import { chatCompletions } from "./chat-completions.ts";
+import { chatCompletions } from "./wire.ts";
 
 const base = { id: "chatcmpl-1", object: "chat.completion.chunk", created: 1, model: "gpt-4o-mini" };
 const usage = { prompt_tokens: 11, completion_tokens: 7, total_tokens: 18 };

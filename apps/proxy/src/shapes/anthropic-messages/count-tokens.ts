@@ -1,6 +1,6 @@
 import { EMPTY_USAGE } from "@gateway/contracts";
-import type { WireFormat } from "../types.ts";
-import { parseMessagesBody } from "./messages.ts";
+import type { WireFormat } from "../../core/wire-format.ts";
+import { parseMessagesBody } from "./wire.ts";
 
 /**
  * POST /v1/messages/count_tokens: a Messages body without `max_tokens`, answered

@@ -1,8 +1,8 @@
 import type { EventSourceMessage } from "eventsource-parser";
 import type { Usage } from "@gateway/contracts";
-import type { ParsedRequest, StreamTracker, WireFormat } from "../types.ts";
-import { asRecord, optionalFiniteNumber, optionalInteger, optionalPositiveInteger, parseRequestFields, requirePositiveInteger, tryJson } from "../request-fields.ts";
-import { sseFrame } from "../sse.ts";
+import type { ParsedRequest, StreamTracker, WireFormat } from "../../core/wire-format.ts";
+import { asRecord, optionalFiniteNumber, optionalInteger, optionalPositiveInteger, parseRequestFields, requirePositiveInteger, tryJson } from "../../core/request-fields.ts";
+import { sseFrame } from "../../core/sse.ts";
 import { boundedUpstreamBody } from "../../core/output-bound.ts";
 import { messagesUsage } from "./usage.ts";
 

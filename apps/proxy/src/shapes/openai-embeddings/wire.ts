@@ -1,7 +1,6 @@
-import { GatewayError } from "@gateway/contracts";
-import type { WireFormat } from "../types.ts";
-import { asRecord, invalidField, optionalPositiveInteger, parseRequestFields } from "../request-fields.ts";
-import { chatUsage } from "./usage.ts";
+import { EMPTY_USAGE, GatewayError, type Usage } from "@gateway/contracts";
+import type { WireFormat } from "../../core/wire-format.ts";
+import { asRecord, count, invalidField, optionalPositiveInteger, parseRequestFields } from "../../core/request-fields.ts";
 
 /** OpenAI's own bound on the number of inputs in one embeddings request. */
 const MAX_INPUTS = 2048;
@@ -37,6 +36,15 @@ function checkInput(input: unknown): void {
   }
 }
 
+/**
+ * An embeddings answer's usage, `{prompt_tokens, total_tokens}`
+ * (https://platform.openai.com/docs/api-reference/embeddings/object): all of it input.
+ */
+function embeddingsUsage(value: unknown): Usage | null {
+  const usage = asRecord(value);
+  return usage ? { ...EMPTY_USAGE, inputTokens: count(usage.prompt_tokens) } : null;
+}
+
 /** POST /v1/embeddings: relayed to OpenAI-shape upstreams, billed at the input price. */
 export const embeddings: WireFormat = {
   endpoint: "embeddings",
@@ -56,8 +64,7 @@ export const embeddings: WireFormat = {
     return request;
   },
   upstreamBody: (request, upstreamModel) => (request.body.model === upstreamModel ? null : { ...request.body, model: upstreamModel }),
-  // `{prompt_tokens, total_tokens}`: all of it input.
-  usageFromResponse: (body) => chatUsage(asRecord(body)?.usage),
+  usageFromResponse: (body) => embeddingsUsage(asRecord(body)?.usage),
   createStreamTracker() {
     throw new Error("embeddings have no stream");
   },

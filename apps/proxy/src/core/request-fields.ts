@@ -1,5 +1,5 @@
 import { GatewayError } from "@gateway/contracts";
-import type { ParsedRequest } from "./types.ts";
+import type { ParsedRequest } from "./wire-format.ts";
 
 /**
  * Checks the few fields the gateway itself relies on; every other field passes through untouched.

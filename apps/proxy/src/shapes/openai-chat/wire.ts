@@ -1,8 +1,8 @@
 import type { EventSourceMessage } from "eventsource-parser";
 import type { Usage } from "@gateway/contracts";
-import type { ParsedRequest, StreamTracker, WireFormat } from "../types.ts";
-import { asRecord, optionalFiniteNumber, optionalInteger, optionalPositiveInteger, parseRequestFields, tryJson } from "../request-fields.ts";
-import { dataEndsWith, dataIncludes, dataIs, dataStartsWith, Probe, sseFrame } from "../sse.ts";
+import type { ParsedRequest, StreamTracker, WireFormat } from "../../core/wire-format.ts";
+import { asRecord, optionalFiniteNumber, optionalInteger, optionalPositiveInteger, parseRequestFields, tryJson } from "../../core/request-fields.ts";
+import { dataEndsWith, dataIncludes, dataIs, dataStartsWith, Probe, sseFrame } from "../../core/sse.ts";
 import { chatUsage } from "./usage.ts";
 import { boundedBody } from "../../core/output-bound.ts";
 

@@ -1,8 +1,8 @@
 import type { EventSourceMessage } from "eventsource-parser";
 import type { Usage } from "@gateway/contracts";
-import type { StreamTracker, WireFormat } from "../types.ts";
-import { asRecord, optionalFiniteNumber, optionalInteger, optionalPositiveInteger, parseRequestFields, tryJson } from "../request-fields.ts";
-import { sseFrame } from "../sse.ts";
+import type { StreamTracker, WireFormat } from "../../core/wire-format.ts";
+import { asRecord, optionalFiniteNumber, optionalInteger, optionalPositiveInteger, parseRequestFields, tryJson } from "../../core/request-fields.ts";
+import { sseFrame } from "../../core/sse.ts";
 import { boundedUpstreamBody } from "../../core/output-bound.ts";
 import { responsesUsage } from "./usage.ts";
 
