@@ -1,4 +1,4 @@
-import { expect } from "vitest";
+import { afterAll, beforeAll, beforeEach, expect } from "vitest";
 import { ApiError, GoogleGenAI } from "@google/genai";
 import { parseGatewayFile } from "@gateway/config";
 import { applyGatewayFile } from "@gateway/control-plane";
@@ -20,7 +20,7 @@ export function geminiGatewayYaml(simulatorUrl: string): string {
     `models:
   - name: gemini-test
     prices: { input: "0.30", output: "2.50", cached_input: "0.03" }
-    capabilities: { max_output_tokens: 65536 }
+    capabilities: { max_output_tokens: 65536, thinking_style: budget, can_disable_thinking: true }
     targets: [ { upstream: sim-gemini, model: gemini-2.5-flash } ]
   - name: gemini3-test
     prices: { input: "2.00", output: "12.00", cached_input: "0.20" }
@@ -60,6 +60,24 @@ export async function startGeminiStack(): Promise<GeminiStack> {
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   return { stack, key: minted.key, keyId: minted.id };
+}
+
+/**
+ * Registers one Gemini stack for the calling test file: started before its tests, closed after,
+ * the simulator's faults and records cleared before each. Read the fields inside tests.
+ */
+export function useGeminiStack(): { stack: Stack; key: string; ai: GoogleGenAI } {
+  const suite = {} as { stack: Stack; key: string; ai: GoogleGenAI };
+  beforeAll(async () => {
+    ({ stack: suite.stack, key: suite.key } = await startGeminiStack());
+    suite.ai = genai(suite.stack, suite.key);
+  });
+  afterAll(async () => suite.stack?.close());
+  beforeEach(() => {
+    suite.stack.simulator.faults.clear();
+    suite.stack.simulator.stats.clear();
+  });
+  return suite;
 }
 
 /** `@google/genai` pointed at the gateway: `/v1` by default (the SDK's 3.x), `v1beta` as Gemini CLI calls it. */

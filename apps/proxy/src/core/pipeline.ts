@@ -1,4 +1,5 @@
 import type { Usage } from "@gateway/contracts";
+import type { ModelCapabilities } from "@gateway/redis-store";
 import type { EventSourceMessage } from "eventsource-parser";
 import type { StreamReader, StreamWriter } from "./stream-parts.ts";
 import type { DroppedParams } from "./drops.ts";
@@ -20,8 +21,9 @@ export interface Translation {
   /**
    * The client's request in the upstream's shape (model still the public name). Fields that only
    * tune the answer and have no equivalent go to `dropped` (which throws under strict_params).
+   * `capabilities`: the model's, when the caller knows them (the Gemini writer's thinking field).
    */
-  request(client: ParsedRequest, dropped: DroppedParams): ParsedRequest;
+  request(client: ParsedRequest, dropped: DroppedParams, capabilities?: ModelCapabilities): ParsedRequest;
   /** The upstream's JSON body in the client's shape. */
   response(upstreamBody: unknown, client: ParsedRequest): Record<string, unknown>;
   /** A fresh stream translator for one attempt. */

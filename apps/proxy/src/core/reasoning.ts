@@ -49,9 +49,17 @@ export function anthropicThinkingFromEffort(value: unknown, field: string): { th
 }
 
 /**
+ * The nearest level to a thinking budget in tokens: below 4k tokens low, below 16k medium, else
+ * high (the budgets gateways commonly pair with those levels). The one scale between budgets and
+ * levels: OpenAI effort from Anthropic's `budget_tokens`, Gemini's `thinkingLevel` from a budget.
+ */
+export function effortFromBudget(budget: number): "low" | "medium" | "high" {
+  return budget < 4096 ? "low" : budget < 16384 ? "medium" : "high";
+}
+
+/**
  * Anthropic thinking -> OpenAI reasoning effort. `output_config.effort` maps one to one. A fixed
- * `budget_tokens` has no OpenAI equivalent, so it picks the nearest level (below 4k tokens low,
- * below 16k medium, else high: the budgets gateways commonly pair with those levels). Disabled
+ * `budget_tokens` has no OpenAI equivalent, so it picks the nearest level (`effortFromBudget`). Disabled
  * or adaptive thinking without an effort (Claude Code's `{type: "adaptive"}`) leaves the model's
  * default, which is what they mean. A thinking type this gateway does not know only tunes the
  * answer: it is dropped (listed).
@@ -70,7 +78,7 @@ export function openaiEffortFromThinking(thinking: unknown, outputEffort: unknow
     case "enabled": {
       const budget = config.budget_tokens;
       if (typeof budget !== "number") throw invalid("thinking.budget_tokens", "expected a number");
-      return budget < 4096 ? "low" : budget < 16384 ? "medium" : "high";
+      return effortFromBudget(budget);
     }
     default:
       dropped.drop("thinking", `${String(config?.type)} thinking has no OpenAI equivalent`);

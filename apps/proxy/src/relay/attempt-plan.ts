@@ -1,4 +1,5 @@
 import { GatewayError } from "@gateway/contracts";
+import type { ModelCapabilities } from "@gateway/redis-store";
 import type { ParsedRequest, WireFormat } from "../core/wire-format.ts";
 import type { Target } from "../routing/routing-table.ts";
 import { compatDrops } from "../upstreams/dialects/index.ts";
@@ -29,9 +30,10 @@ interface Translated {
  * Decides, per target and before any upstream call, whether the client's request reaches it as is
  * or translated. Each translation runs once per request. A target the request cannot be translated
  * for is left out, so a same-shape target still serves it; when none is left the client gets the
- * first refusal: a 400 naming the field the other shape cannot express.
+ * first refusal: a 400 naming the field the other shape cannot express. `capabilities`: the
+ * model's, which a writer may read (which thinking field a Gemini model takes).
  */
-export function planTargets(targets: readonly Target[], wire: WireFormat, request: ParsedRequest, strictParams = false): PlannedTarget[] {
+export function planTargets(targets: readonly Target[], wire: WireFormat, request: ParsedRequest, strictParams = false, capabilities?: ModelCapabilities): PlannedTarget[] {
   // Made for the first translation only: the common request (same shape) makes none.
   let translated: Map<TranslationName, Translated | GatewayError> | null = null;
   const planned: PlannedTarget[] = [];
@@ -46,7 +48,7 @@ export function planTargets(targets: readonly Target[], wire: WireFormat, reques
       translated ??= new Map();
       let result = translated.get(translation.name);
       if (result === undefined) {
-        result = translateOnce(translation, request, strictParams);
+        result = translateOnce(translation, request, strictParams, capabilities);
         translated.set(translation.name, result);
       }
       if (result instanceof GatewayError) throw result;
@@ -66,10 +68,10 @@ function withCompatDrops(plan: PlannedTarget, wire: WireFormat): PlannedTarget {
   return dropped.length === 0 ? plan : { ...plan, upstreamRequest: request, droppedParams: [...plan.droppedParams, ...dropped] };
 }
 
-function translateOnce(translation: Translation, request: ParsedRequest, strictParams: boolean): Translated | GatewayError {
+function translateOnce(translation: Translation, request: ParsedRequest, strictParams: boolean, capabilities: ModelCapabilities | undefined): Translated | GatewayError {
   try {
     const dropped = new DroppedParams(strictParams);
-    return { request: translation.request(request, dropped), dropped: dropped.paths };
+    return { request: translation.request(request, dropped, capabilities), dropped: dropped.paths };
   } catch (error) {
     if (error instanceof GatewayError) return error;
     throw error;

@@ -112,7 +112,7 @@ async function relayAttempts(input: RelayInput, running: RunningRequest, bill: B
     upstreamParsed = client.request;
     // The client's output field that the output bound lowered (contract section 14) is listed with them.
     const lowered = loweredOutputField(parsed.body, wire.endpoint, parsed.outputBound);
-    targets = withRequestDrops(planTargets(services.routing.order(model, services.breaker), wire, upstreamParsed, strictParams), {
+    targets = withRequestDrops(planTargets(services.routing.order(model, services.breaker), wire, upstreamParsed, strictParams, model.capabilities), {
       modelDropped: lowered === null ? client.dropped : [lowered, ...client.dropped],
       dropParams,
       betas: clientBetas(request.headers["anthropic-beta"]).length > 0,

@@ -147,8 +147,8 @@ export function pairTranslation(client: ShapeEntry & { client: ClientSide }, ups
   return {
     name: `${client.id}-to-${upstream.id}` as TranslationName,
     upstreamWire: writer.wire,
-    request: (parsed, dropped) => {
-      const context = { drops: dropped, outputBound: parsed.outputBound };
+    request: (parsed, dropped, capabilities) => {
+      const context = { drops: dropped, outputBound: parsed.outputBound, capabilities };
       const neutral = reader.readRequest(parsed.body, { ...context, accepts: writer.accepts });
       // The route's reading wins (a Gemini client names its model and streaming in the URL).
       neutral.model = parsed.model;

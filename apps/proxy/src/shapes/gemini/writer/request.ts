@@ -1,6 +1,8 @@
 import { CUSTOM_TOOL_SCHEMA } from "../../../core/custom-tools.ts";
 import { unsupported } from "../../../core/fields.ts";
-import type { Format, NeutralRequest, Part, RequestWriteContext, Tool, ToolChoice, Turn } from "../../../core/neutral-request.ts";
+import type { ModelCapabilities } from "@gateway/redis-store";
+import type { Format, NeutralRequest, Part, ReasoningEffort, RequestWriteContext, Tool, ToolChoice, Turn } from "../../../core/neutral-request.ts";
+import { effortFromBudget } from "../../../core/reasoning.ts";
 import { asRecord, tryJson } from "../../../core/request-fields.ts";
 import { systemReminder } from "../../../core/system-reminder.ts";
 
@@ -13,10 +15,12 @@ type Content = { role: "user" | "model"; parts: Record<string, unknown>[] };
 export const SKIP_SIGNATURE = "skip_thought_signature_validator";
 
 /**
- * Thinking budgets by effort, for a client that speaks in levels: Gemini 2.5 takes only budgets,
- * Gemini 3 both (a budget is the form every Gemini thinking model accepts). `none`: 0, off.
+ * Thinking budgets by effort, for a model that takes `thinkingBudget` (Gemini 2.5). `none`: 0, off.
  */
-const BUDGETS: Readonly<Record<string, number>> = { none: 0, minimal: 512, low: 2048, medium: 8192, high: 24_576, xhigh: 32_768, max: 32_768 };
+const BUDGETS: Readonly<Record<ReasoningEffort, number>> = { none: 0, minimal: 512, low: 2048, medium: 8192, high: 24_576, xhigh: 32_768, max: 32_768 };
+
+/** The least budget a model that cannot turn thinking off takes (Gemini 2.5 Pro: 128 to 32,768). */
+const LEAST_BUDGET = 128;
 
 /**
  * The neutral request -> a Gemini generateContent body (the model and the method go in the URL).
@@ -68,7 +72,7 @@ export function writeRequest(request: NeutralRequest, context: RequestWriteConte
     if (output.logprobs.value > 0) config.logprobs = output.logprobs.value;
   }
   if (output.format) Object.assign(config, responseFormat(output.format.value));
-  const thinking = thinkingConfig(request.reasoning);
+  const thinking = thinkingConfig(request.reasoning, context.capabilities);
   if (thinking) config.thinkingConfig = thinking;
   if (Object.keys(config).length > 0) body.generationConfig = config;
   return body;
@@ -228,12 +232,50 @@ function responseFormat(format: Format): Record<string, unknown> {
   }
 }
 
-function thinkingConfig(reasoning: NeutralRequest["reasoning"]): Record<string, unknown> | null {
+/**
+ * The reasoning asked for as the one field of `thinkingConfig` the model takes (its capabilities;
+ * Google refuses `thinkingLevel` on Gemini 2.5 and both fields at once): `thinkingLevel` from the
+ * effort, or from a budget by the one nearest-level rule (`effortFromBudget`); else `thinkingBudget`
+ * from the budget, or from the effort (`BUDGETS`). Off (effort `none`, budget 0) is MINIMAL or 0
+ * where thinking can be turned off, else the least the model takes (LOW, `LEAST_BUDGET`). Without
+ * capabilities (a caller that knows none): a budget, as every Gemini 2.5 and 3 model takes one.
+ */
+function thinkingConfig(reasoning: NeutralRequest["reasoning"], capabilities: ModelCapabilities | undefined): Record<string, unknown> | null {
   if (!reasoning) return null;
+  const canDisable = capabilities?.canDisableThinking ?? true;
+  const { budgetTokens, effort } = reasoning;
+  const off = budgetTokens === 0 || (budgetTokens === undefined && effort === "none");
   const config: Record<string, unknown> = {};
-  if (reasoning.budgetTokens !== undefined) config.thinkingBudget = reasoning.budgetTokens;
-  else if (reasoning.effort !== undefined) config.thinkingBudget = BUDGETS[reasoning.effort];
-  // A client that asked for reasoning sees it, unless it said otherwise; none when thinking is off.
-  if (config.thinkingBudget !== 0) config.includeThoughts = reasoning.visible ?? true;
+  if (capabilities?.thinkingStyle === "level") {
+    const level = off ? "none" : budgetTokens !== undefined ? effortFromBudget(budgetTokens) : effort;
+    if (level !== undefined) config.thinkingLevel = thinkingLevel(level, canDisable);
+  } else {
+    const budget = budgetTokens ?? (effort !== undefined ? BUDGETS[effort] : undefined);
+    if (budget !== undefined) config.thinkingBudget = budget === 0 && !canDisable ? LEAST_BUDGET : budget;
+  }
+  // A client that asked for reasoning sees it, unless it said otherwise; none when it asked for none
+  // (a model that thinks anyway keeps its few thoughts to itself).
+  if (!off) config.includeThoughts = reasoning.visible ?? true;
   return config;
+}
+
+/** Gemini 3's levels: MINIMAL (as good as off) only where the model takes it, else LOW, the least every Gemini 3 takes. */
+function thinkingLevel(effort: ReasoningEffort, canDisable: boolean): string {
+  switch (effort) {
+    case "none":
+    case "minimal":
+      return canDisable ? "MINIMAL" : "LOW";
+    case "low":
+      return "LOW";
+    case "medium":
+      return "MEDIUM";
+    case "high":
+    case "xhigh":
+    case "max":
+      return "HIGH";
+    default: {
+      const never: never = effort;
+      return never;
+    }
+  }
 }
