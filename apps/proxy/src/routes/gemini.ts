@@ -1,18 +1,16 @@
 import type { ServerResponse } from "node:http";
 import { GatewayError } from "@gateway/contracts";
-import { addHead, discardBody, readJsonBody, sendJson, type AuthFailureThrottle, type GatewayRequest, type JsonBodyOptions } from "@gateway/http";
+import { discardBody, readJsonBody, sendJson, type AuthFailureThrottle, type GatewayRequest, type JsonBodyOptions } from "@gateway/http";
 import type { KeyRecord, ModelRecord } from "@gateway/redis-store";
 import type { ProxyServices } from "../services.ts";
 import { authenticate } from "../auth/authenticate.ts";
 import { outputBound } from "../core/output-bound.ts";
 import type { RelayInput } from "../relay/relay-request.ts";
-import { encodingForModel } from "../tokens/count-tokens.ts";
 import type { RouteFacts, WireFormat } from "../core/wire-format.ts";
-import { batchEmbedContents, bareModel, countTokens, embedContent, generateContent } from "../shapes/gemini/wire.ts";
+import { batchEmbedContents, bareModel, embedContent, generateContent } from "../shapes/gemini/wire.ts";
 import { respondWithGoogleError } from "../shapes/gemini/errors.ts";
-import { geminiCountText } from "../shapes/gemini/reader/request.ts";
 import { aboveMaximum, allowedModel, relayAdmitted } from "./relay-route.ts";
-import { forward } from "./v1-count-tokens.ts";
+import { countGeminiTokens } from "./gemini-count-tokens.ts";
 
 /*
  * The Gemini API for clients (contract section 16): `@google/genai` and Gemini CLI, under `/v1beta`
@@ -211,39 +209,4 @@ async function relayGemini(services: ProxyServices, wire: WireFormat, request: G
   const admitted = await services.limiter.admit(request.requestId, key, option, model.name, parsed, request.bodyBytes, wire.endpoint);
   const input: RelayInput = { services, request, response, wire, parsed, key, model, traceparent: "" };
   await relayAdmitted(input, admitted);
-}
-
-/**
- * countTokens: forwarded to the model's Gemini-shape targets in order (failover, the upstream's
- * bytes back); a model served by another shape, or whose Gemini targets all failed while it has
- * others, is counted here (its texts, with the model family's tokenizer, on a worker thread). Never
- * billed: one slot of the key's requests per minute, refused like any request of a spent key.
- */
-async function countGeminiTokens(services: ProxyServices, request: GatewayRequest, response: ServerResponse, key: KeyRecord, route: RouteFacts): Promise<void> {
-  const parsed = countTokens.parse(request.body, route);
-  const { model, option } = allowedModel(services, key, parsed.model);
-  const targets = services.routing.order(model, services.breaker);
-  const admission = await services.limiter.admitRequestOnly(request.requestId, key, option);
-  for (const name in admission.headers) addHead(response, name, admission.headers[name]!);
-  if (admission.refusal) throw admission.refusal;
-  const gemini = targets.filter((target) => target.upstream.shape === "gemini");
-  if (gemini.length > 0) {
-    const traceparent = services.tracing.start(request.requestId, countTokens.endpoint, model.name, request.headers);
-    let failure: unknown = null;
-    try {
-      // As /v1/messages/count_tokens forwards to Anthropic-shape targets: the client's bytes, failover, never billed.
-      const rawBody = countTokens.upstreamBody(parsed, gemini[0]!.model) === null ? request.rawBody : null;
-      if (await forward(services, request, response, parsed, rawBody, model.name, gemini, traceparent, targets.length > gemini.length, countTokens)) return;
-    } catch (error) {
-      failure = error;
-      throw error;
-    } finally {
-      services.tracing.release(request.requestId, failure);
-    }
-  }
-  if (request.bodyBytes > services.config.TOKEN_COUNT_MAX_BYTES) {
-    throw new GatewayError("request_too_large", `Token counting for ${model.name} takes request bodies up to ${services.config.TOKEN_COUNT_MAX_BYTES} bytes.`);
-  }
-  const totalTokens = await services.tokenCounter.countText(geminiCountText(parsed.body), encodingForModel(targets[0]?.model ?? model.name));
-  sendJson(response, 200, { totalTokens });
 }

@@ -6,6 +6,7 @@ import { WIRE_FORMATS } from "../shapes/wire-formats.ts";
 import type { ParsedRequest, WireFormat } from "../core/wire-format.ts";
 import type { ProxyServices } from "../services.ts";
 import type { Target } from "../routing/routing-table.ts";
+import type { Translation } from "../core/pipeline.ts";
 import { AttemptFailure } from "../relay/attempt-failure.ts";
 import { clientConnection, type AttemptContext } from "../relay/attempt-context.ts";
 import { jsonAttempt } from "../relay/json-attempt.ts";
@@ -78,7 +79,8 @@ export function countTokensRoute(services: ProxyServices): KeyedRouteHandler {
  * own bytes reach the client. False when every attempt failed and `fallback` says the count can be
  * made here instead; else the last failure is thrown as the relay would. `countWire`: the count's
  * wire format (a Gemini client's countTokens forwards to Gemini-shape targets the same way), each
- * target sent `parsed` as it came.
+ * target sent `parsed` as it came. `translation`: the answer's, when the client's shape is not the
+ * count's (a Gemini countTokens on Anthropic-shape targets: `{"totalTokens": N}` back).
  */
 export function forward(
   services: ProxyServices,
@@ -91,8 +93,9 @@ export function forward(
   traceparent: string,
   fallback: boolean,
   countWire: WireFormat = wire,
+  translation: Translation | null = null,
 ): Promise<boolean> {
-  const planned = targets.map((target): PlannedTarget => ({ target, translation: null, upstreamRequest: parsed, droppedParams: NONE_DROPPED }));
+  const planned = targets.map((target): PlannedTarget => ({ target, translation, upstreamRequest: parsed, droppedParams: NONE_DROPPED }));
   return forwardPlanned(services, request, response, parsed.body, rawBody, planned, modelName, traceparent, fallback, countWire);
 }
 
@@ -125,14 +128,14 @@ async function forwardPlanned(
     const index = nextTarget(targets.length, from, timedOut);
     if (index === -1) break;
     from = index + 1;
-    const { target, upstreamRequest, droppedParams } = targets[index]!;
+    const { target, translation, upstreamRequest, droppedParams } = targets[index]!;
     const context: AttemptContext = {
       client: services.upstreams,
       response,
       requestId: request.requestId,
       wire: countWire,
       upstreamWire: countWire,
-      translation: null,
+      translation,
       adapter: SHAPE_ADAPTERS[countWire.shape],
       request: upstreamRequest,
       upstreamRequest,
