@@ -54,7 +54,7 @@ beforeEach(() => {
 type GeminiBody = { contents: Array<{ role: string; parts: Array<Record<string, unknown>> }> };
 
 /** The model content the strict simulator got last, and whether it answered it. */
-function lastModelTurn(): { parts: Array<Record<string, unknown>>; status: number | undefined } {
+function lastModelTurn(): { parts: Array<Record<string, unknown>>; status: number | null | undefined } {
   const last = strict.stats.last!;
   const model = (last.body as GeminiBody).contents.find((content) => content.role === "model")!;
   return { parts: model.parts, status: last.status };

@@ -8,7 +8,8 @@ import { gatewayFileSchema } from "../../config/src/gateway-file.ts";
 import { upstreamRecordSchema } from "../../redis-store/src/records.ts";
 import { UPSTREAM_SHAPES } from "../../db/src/domain.ts";
 import { discoverySchema } from "../../../apps/control-plane/src/vendors/openapi/model-api-schemas.ts";
-import { SHAPE_ADAPTERS, WIRE_FORMATS } from "../../../apps/proxy/src/upstreams/index.ts";
+import { SHAPE_ADAPTERS } from "../../../apps/proxy/src/upstreams/index.ts";
+import { WIRE_FORMATS } from "../../../apps/proxy/src/shapes/wire-formats.ts";
 
 describe("the shapes, declared once", () => {
   it("are the gateway file's, the Redis record's, the database's and the discovery object's shapes", () => {
