@@ -88,9 +88,9 @@ describe("a Gemini 2.5 Pro model with thinking_style: budget (cannot be off)", (
     expect(sent()).toEqual({ thinkingConfig: { thinkingBudget: 128 }, status: 200 });
   });
 
-  it("anthropic thinking.budget_tokens as a budget (the Messages reader reads it as its nearest level: medium, 8192)", async () => {
+  it("anthropic thinking.budget_tokens as a budget: the client's own number", async () => {
     await think("g25-budget", 5000);
-    expect(sent()).toEqual({ thinkingConfig: { thinkingBudget: 8192, includeThoughts: true }, status: 200 });
+    expect(sent()).toEqual({ thinkingConfig: { thinkingBudget: 5000, includeThoughts: true }, status: 200 });
   });
 
   it("a file that names the wrong style gets Google's refusal (the strict simulator tells them apart)", async () => {

@@ -49,6 +49,17 @@ export function anthropicThinkingFromEffort(value: unknown, field: string): { th
 }
 
 /**
+ * The level a writer that takes levels sends for the neutral reasoning: the client's own, else its
+ * budget's nearest level (`effortFromBudget`). A writer that takes a budget reads `budgetTokens`
+ * first, so a client's budget reaches a budget-taking model as that number, never rounded to a level.
+ */
+export function reasoningLevel(reasoning: { effort?: OpenAIEffort; budgetTokens?: number } | undefined): OpenAIEffort | undefined {
+  if (reasoning === undefined) return undefined;
+  if (reasoning.effort !== undefined) return reasoning.effort;
+  return reasoning.budgetTokens !== undefined ? effortFromBudget(reasoning.budgetTokens) : undefined;
+}
+
+/**
  * The nearest level to a thinking budget in tokens: below 4k tokens low, below 16k medium, else
  * high (the budgets gateways commonly pair with those levels). The one scale between budgets and
  * levels: OpenAI effort from Anthropic's `budget_tokens`, Gemini's `thinkingLevel` from a budget.

@@ -92,8 +92,8 @@ describe("requests of other shapes as a Converse body", () => {
     const claude = readMessagesRequest(body, { drops: new DroppedParams(false), accepts, outputBound: 2000 });
     claude.model = "anthropic.claude-sonnet-4-5-20250929-v1:0";
     const written = writeRequest(claude, { drops: new DroppedParams(false), outputBound: 2000 });
-    // The Messages reader says a budget as an effort (1024 is low): written back as that effort's budget.
-    expect(written.additionalModelRequestFields).toEqual({ thinking: { type: "enabled", budget_tokens: 2048 } });
+    // A client's budget reaches a budget-taking model as that number.
+    expect(written.additionalModelRequestFields).toEqual({ thinking: { type: "enabled", budget_tokens: 1024 } });
     expect((written.toolConfig as Record<string, unknown>).toolChoice).toEqual({ tool: { name: "f" } });
     // The Messages reader keeps no is_error (the text says it): a neutral failed result is status error.
     expect((written.messages as Array<{ content: unknown[] }>)[2]!.content).toEqual([{ toolResult: { toolUseId: "toolu_1", content: [{ text: "boom" }], status: "success" } }]);

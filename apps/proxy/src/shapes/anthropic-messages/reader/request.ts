@@ -58,7 +58,10 @@ export function readRequest(body: Record<string, unknown>, context: RequestReadC
     if (field !== "effort" && field !== "format" && isSet(outputConfig[field])) dropOrRefuse(context, "output-config", `output_config.${field}`);
   }
   const effort = openaiEffortFromThinking(request.thinking, outputConfig.effort, context.drops);
-  if (effort) neutral.reasoning = { effort, path: isSet(outputConfig.effort) ? "output_config.effort" : "thinking" };
+  // A fixed budget stays a budget (a writer that takes levels rounds it: `reasoningLevel`).
+  const budget = isSet(outputConfig.effort) ? undefined : asRecord(request.thinking)?.budget_tokens;
+  if (effort && typeof budget === "number") neutral.reasoning = { budgetTokens: budget, path: "thinking" };
+  else if (effort) neutral.reasoning = { effort, path: isSet(outputConfig.effort) ? "output_config.effort" : "thinking" };
   const format = asRecord(outputConfig.format);
   if (format) {
     if (format.type !== "json_schema" || !asRecord(format.schema)) throw invalid("output_config.format", "expected a json_schema format with a schema");

@@ -2,7 +2,7 @@ import { asRecord, tryJson } from "../../../core/request-fields.ts";
 import { CUSTOM_TOOL_SCHEMA } from "../../../core/custom-tools.ts";
 import { invalid, isSet, list, unsupported } from "../../../core/fields.ts";
 import type { NeutralRequest, Part, RequestWriteContext, Tool, ToolChoice } from "../../../core/neutral-request.ts";
-import { anthropicThinkingFromEffort } from "../../../core/reasoning.ts";
+import { anthropicThinkingFromEffort, reasoningLevel } from "../../../core/reasoning.ts";
 import { ANTHROPIC_WEB_SEARCH_NAME } from "../web-search.ts";
 import { AnthropicTurns, anthropicSystem, textBlock, type AnthropicBlock } from "./turns.ts";
 
@@ -48,7 +48,7 @@ export function writeRequest(request: NeutralRequest, context: RequestWriteConte
   if (userId !== undefined) body.metadata = { user_id: userId };
   if (request.serviceTier?.value === "auto" || request.serviceTier?.value === "default") body.service_tier = request.serviceTier.value === "auto" ? "auto" : "standard_only";
   writeTools(body, request);
-  const { thinking, effort } = anthropicThinkingFromEffort(request.reasoning?.effort, request.reasoning?.path ?? "reasoning");
+  const { thinking, effort } = anthropicThinkingFromEffort(reasoningLevel(request.reasoning), request.reasoning?.path ?? "reasoning");
   if (thinking) body.thinking = thinking;
   const config: Record<string, unknown> = {};
   if (effort) config.effort = effort;

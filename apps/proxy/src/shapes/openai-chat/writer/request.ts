@@ -1,5 +1,6 @@
 import { CUSTOM_TOOL_SCHEMA } from "../../../core/custom-tools.ts";
 import { invalid, unsupported } from "../../../core/fields.ts";
+import { reasoningLevel } from "../../../core/reasoning.ts";
 import { urlOfFile } from "../../../core/media.ts";
 import type { Format, NeutralRequest, Part, RequestWriteContext, TextPart, Tool, ToolChoice, Turn } from "../../../core/neutral-request.ts";
 
@@ -39,7 +40,8 @@ export function writeRequest(request: NeutralRequest, context: RequestWriteConte
     const format = responseFormat(request.output.format.value);
     if (format) body.response_format = format;
   }
-  if (request.reasoning?.effort) body.reasoning_effort = request.reasoning.effort;
+  const effort = reasoningLevel(request.reasoning);
+  if (effort) body.reasoning_effort = effort;
   return body;
 }
 
