@@ -240,6 +240,7 @@ describe("discovery and health", () => {
         gemini_embed_content: "POST /v1beta/models/{model}:embedContent",
         gemini_batch_embed_contents: "POST /v1beta/models/{model}:batchEmbedContents",
         gemini_models: "GET /v1beta/models",
+        gemini_model: "GET /v1beta/models/{model}",
       },
       compatible_with: ["openai", "anthropic", "gemini"],
     });

@@ -39,6 +39,7 @@ export function discoveryRoute(services: ProxyServices) {
         gemini_embed_content: "POST /v1beta/models/{model}:embedContent",
         gemini_batch_embed_contents: "POST /v1beta/models/{model}:batchEmbedContents",
         gemini_models: "GET /v1beta/models",
+        gemini_model: "GET /v1beta/models/{model}",
       },
       // Every shape is served to clients as well as reached upstream (contract section 16).
       compatible_with: CLIENT_SHAPES,
