@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import fc from "fast-check";
 import { GatewayError } from "@gateway/contracts";
 import type { EndpointName } from "./wire-format.ts";
-import { boundedBody, loweredOutputField, outputBound, outputBoundField, outputChoices, outputFields, type AboveMaximum } from "./output-bound.ts";
+import { boundedBody, loweredOutputField, outputBound, outputBoundField, outputChoices, outputFields, requestedOutput, type AboveMaximum } from "./output-bound.ts";
 
 const TEXT_ENDPOINTS = ["chat.completions", "messages", "responses"] as const;
 const NO_OUTPUT_ENDPOINTS = ["images.generations", "embeddings", "messages.count_tokens"] as const;
@@ -128,6 +128,17 @@ describe("the field a 400 about the bound names (outputBoundField)", () => {
       }),
     );
     expect(outputChoices({ model: "m" }, "chat.completions")).toBe(1);
+  });
+});
+
+describe("the value the request asked for (requestedOutput, read by tracing)", () => {
+  it("is the field the API obeys, from the same table as the bound", () => {
+    expect(requestedOutput({ max_tokens: 9, max_completion_tokens: 5 }, "chat.completions")).toBe(5);
+    expect(requestedOutput({ max_tokens: 9 }, "chat.completions")).toBe(9);
+    expect(requestedOutput({ max_output_tokens: 7, max_tokens: 3 }, "responses")).toBe(7);
+    expect(requestedOutput({ generationConfig: { maxOutputTokens: 11 } }, "gemini.generate_content")).toBe(11);
+    expect(requestedOutput({ max_tokens: 9 }, "messages.count_tokens")).toBeUndefined();
+    expect(requestedOutput({}, "messages")).toBeUndefined();
   });
 });
 

@@ -124,6 +124,13 @@ export function outputBoundField(body: Record<string, unknown>, endpoint: Endpoi
   return field === null ? null : fieldPath(endpoint, field);
 }
 
+/** The value of the output field the request set (the one its API obeys), as sent; undefined when it set none. */
+export function requestedOutput(body: Record<string, unknown>, endpoint: EndpointName): unknown {
+  const holder = outputHolder(body, endpoint);
+  const field = obeyedField(holder, endpoint);
+  return field === null ? undefined : holder[field];
+}
+
 /** The first of `endpoint`'s output fields set in `holder` (the one its API obeys), or null. */
 function obeyedField(holder: Record<string, unknown>, endpoint: EndpointName): string | null {
   for (const field of OUTPUT_FIELDS[endpoint]) if (isSet(holder[field])) return field;

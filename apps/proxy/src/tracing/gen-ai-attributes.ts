@@ -1,5 +1,6 @@
 import type { Attributes } from "@opentelemetry/api";
 import type { EndpointName, ParsedRequest, Shape } from "../core/wire-format.ts";
+import { requestedOutput } from "../core/output-bound.ts";
 
 /**
  * The OpenTelemetry GenAI semantic conventions (latest experimental, Development status:
@@ -45,22 +46,19 @@ const NUMBER_FIELDS: readonly (readonly [string, string])[] = [
   ["seed", "gen_ai.request.seed"],
 ];
 
-/** Output limits by field name, in each shape's spelling (Chat, Messages, Responses). */
-const MAX_TOKENS_FIELDS = ["max_completion_tokens", "max_tokens", "max_output_tokens"] as const;
-
 /**
  * The request's own settings as `gen_ai.request.*` attributes: a few property reads of the
  * client's parsed body (only ever called when spans are exported).
  */
-export function requestAttributes(request: ParsedRequest, attributes: Attributes): void {
+export function requestAttributes(request: ParsedRequest, endpoint: EndpointName, attributes: Attributes): void {
   const body = request.body;
   attributes["gen_ai.request.stream"] = request.stream;
   for (const [field, name] of NUMBER_FIELDS) {
     const value = body[field];
     if (typeof value === "number") attributes[name] = value;
   }
-  let maxTokens: unknown = request.outputBound;
-  for (const field of MAX_TOKENS_FIELDS) if (maxTokens === undefined && typeof body[field] === "number") maxTokens = body[field];
+  // The bound the request runs under; without one (a count), the field its API obeys (core/output-bound.ts).
+  const maxTokens = request.outputBound ?? requestedOutput(body, endpoint);
   if (typeof maxTokens === "number") attributes["gen_ai.request.max_tokens"] = maxTokens;
   const stop = body.stop ?? body.stop_sequences;
   if (typeof stop === "string") attributes["gen_ai.request.stop_sequences"] = [stop];

@@ -83,7 +83,7 @@ export class RequestTracing {
     if (!entry) return;
     entry.stream = request.stream;
     const attributes: Attributes = { "gateway.key_id": key.id, "gateway.vendor_id": key.vendorId, "gateway.server_option": key.serverOption };
-    requestAttributes(request, attributes);
+    requestAttributes(request, wire.endpoint, attributes);
     if (this.captureContent) inputContent(request, wire.endpoint, attributes);
     entry.span.setAttributes(attributes);
   }
