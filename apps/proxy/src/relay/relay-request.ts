@@ -10,8 +10,8 @@ import { nextTarget, planTargets, type PlannedTarget } from "./attempt-plan.ts";
 import { RunningRequest } from "./running-request.ts";
 import { clientConnection, type AttemptContext, type AttemptOutcome } from "./attempt-context.ts";
 import { jsonAttempt } from "./json-attempt.ts";
-import { clientBetas, clientRequestDrops, withRequestDrops } from "./request-drops.ts";
-import { DROPPED_PARAMS_HEADER, droppedParamsHeaderValue } from "../core/drops.ts";
+import { clientBetas, clientRequestDrops, setDroppedParamsHeader, withRequestDrops } from "./request-drops.ts";
+import { DROPPED_PARAMS_HEADER } from "../core/drops.ts";
 import { streamAttempt } from "./stream-attempt.ts";
 import { loweredOutputField } from "../core/output-bound.ts";
 import { answeredAttempt, failedAttempt } from "./attempt-record.ts";
@@ -177,9 +177,7 @@ async function relayAttempts(input: RelayInput, running: RunningRequest, bill: B
       startedAt: request.startedAt,
     };
     // x-gateway-dropped-params: set before the answer's head is written (JSON, stream, or the upstream's 4xx).
-    const dropped = droppedParamsHeaderValue(droppedParams);
-    if (dropped) response.setHeader(DROPPED_PARAMS_HEADER, dropped);
-    else response.removeHeader(DROPPED_PARAMS_HEADER);
+    setDroppedParamsHeader(response, droppedParams);
     try {
       const outcome = parsed.stream ? await streamAttempt(context) : await jsonAttempt(context);
       const attempt = answeredAttempt(target, outcome, attemptStart, request.startedAt, Date.now());
