@@ -33,9 +33,9 @@
 # a diagnostic, the CPU figures are not the proxy's then), BENCH_INSTRUCTIONS=1 (the proxy and the
 # floor under valgrind's callgrind, and instead of the timed rows their instructions per request on
 # the concurrency-64 rows (or BENCH_ROWS), counted after BENCH_INSTRUCTION_WARMUP (3000) requests
-# over BENCH_INSTRUCTION_REQUESTS (2000): apps/bench/src/instructions.ts; counts do not depend on
-# the machine's other work, two runs of one build agree within about 4 %: for an A/B of two builds
-# on a noisy VM), BENCH_SETTLE_TIMEOUT_S (60: longest wait
+# over BENCH_INSTRUCTION_REQUESTS (2000): apps/bench/src/instructions.ts; two back-to-back runs of
+# one build on a quiet machine agree within about 3 % (with other work running, up to 27 % apart):
+# for an A/B of two builds run back to back), BENCH_SETTLE_TIMEOUT_S (60: longest wait
 # for the ledger to catch up after a run before the bench fails). Results: bench-results/latest.json
 # and latest.md.
 #

@@ -4,9 +4,10 @@
 // proxy and the floor under `valgrind --tool=callgrind --instr-atstart=no`, then runs this driver.
 // Per row and side: warm-up requests with counting off (V8 compiles the hot paths), then counting
 // on, its counters zeroed, a fixed number of requests, and the instructions read
-// (`callgrind_control -e Ir`) and divided by them. Counts do not depend on what else the machine
-// is doing; with V8's collector on a fixed schedule (--predictable-gc-schedule, both sides) and
-// every row sent once before any is counted, two runs of one build agree within about 4 %
+// (`callgrind_control -e Ir`) and divided by them. With V8's collector on a fixed schedule
+// (--predictable-gc-schedule, both sides) and every row sent once before any is counted, two
+// back-to-back runs of one build on a quiet machine agree within about 3-4 % (other work on the
+// machine moves them: the timers fire at another rate per request; up to 27 % seen)
 // (without them, 8-20 %), where timed CPU on a shared VM moves 30-60 % within a row. The figures
 // depend on the procedure (a process's history sizes its heap): compare builds, not runs made
 // with other settings. They are not time: cache misses, the collector's memory traffic and
