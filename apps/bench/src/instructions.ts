@@ -6,9 +6,9 @@
 // on, its counters zeroed, a fixed number of requests, and the instructions read
 // (`callgrind_control -e Ir`) and divided by them. With V8's collector on a fixed schedule
 // (--predictable-gc-schedule, both sides) and every row sent once before any is counted, two
-// back-to-back runs of one build on a quiet machine agree within about 3-4 % (other work on the
-// machine moves them: the timers fire at another rate per request; up to 27 % seen)
-// (without them, 8-20 %), where timed CPU on a shared VM moves 30-60 % within a row. The figures
+// back-to-back runs of one build on a quiet machine agree within about 3-4 % (without them, 8-20 %;
+// other work on the machine moves them too, the timers firing at another rate per request: up to
+// 27 % seen), where timed CPU on a shared VM moves 30-60 % within a row. The figures
 // depend on the procedure (a process's history sizes its heap): compare builds, not runs made
 // with other settings. They are not time: cache misses, the collector's memory traffic and
 // the kernel's share (socket writes) are not in them, and timers fire more often per request at
