@@ -34,12 +34,15 @@ export const COMPAT_DROPS: Readonly<Record<CompatProfile, Partial<Record<Endpoin
   ollama: { "chat.completions": [...OPENAI_ONLY, "logit_bias", "user", "n", "parallel_tool_calls", "logprobs", "top_logprobs"], messages: ANTHROPIC_ONLY },
 };
 
+/** Nothing dropped: shared, so the common request (no compat upstream) allocates no list per target. */
+const NOTHING: readonly string[] = Object.freeze([]);
+
 /** The request a compat upstream gets: its profile's fields removed (the same request when none is present) and their names. */
 export function compatDrops(upstream: UpstreamRecord, endpoint: EndpointName, request: ParsedRequest): { request: ParsedRequest; dropped: readonly string[] } {
   const dialect = upstream.dialect;
-  if (dialect?.kind !== "compat") return { request, dropped: [] };
+  if (dialect?.kind !== "compat") return { request, dropped: NOTHING };
   const fields = COMPAT_DROPS[dialect.profile][endpoint];
-  if (fields === undefined) return { request, dropped: [] };
+  if (fields === undefined) return { request, dropped: NOTHING };
   const { body, removed } = withoutFields(request.body, fields);
   return removed.length === 0 ? { request, dropped: removed } : { request: { ...request, body }, dropped: removed };
 }
